@@ -1,0 +1,49 @@
+# The two commands of the README: `make run` and `make test`. Everything else is a helper.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+PG_TEST_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
+
+.PHONY: run test test-sqlite test-postgres lint install install-test chromium bench
+
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+install: $(BIN)/activate
+	$(BIN)/pip install --quiet -e .
+
+install-test: $(BIN)/activate
+	$(BIN)/pip install --quiet -e '.[test]'
+
+# Set up, seed the demo once, print a working share URL and serve on http://127.0.0.1:$(PORT)
+run: install
+	@FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) $(BIN)/flask --app app init-db
+	@test -s instance/demo.json || FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) \
+		$(BIN)/flask --app app seed-demo --json > instance/demo.json
+	@$(BIN)/python -c "import json; d = json.load(open('instance/demo.json')); \
+		print('\nOpen the demo share link:', d['share_links']['public']['url']); \
+		print('Email-mode link (sign in as', d['share_links']['email']['allowed_emails'][0] + '):', d['share_links']['email']['url']); \
+		print('Admin API key:', d['admin_key'], '\n')"
+	FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) $(BIN)/gunicorn -c gunicorn.conf.py \
+		--bind 127.0.0.1:$(PORT) wsgi:app
+
+# Chromium for the browser tests, from Debian's packages (needs root, as on CI).
+chromium:
+	@test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
+
+# Set up and run every test: the whole suite on SQLite, the service suite on PostgreSQL.
+test: install-test chromium lint test-sqlite test-postgres
+
+lint:
+	$(BIN)/ruff check .
+
+test-sqlite:
+	$(BIN)/python -m pytest -n 2 -q
+
+test-postgres:
+	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 -q tests/service tests/store
+
+bench: install-test
+	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script; done

@@ -1,0 +1,55 @@
+"""Command-line commands: ``seed-demo`` and ``create-org`` (``init-db`` is in app.db)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from flask import Flask
+
+from app.db import get_engine, migrate
+
+
+@click.command("create-org")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def create_org_command(name: str, as_json: bool) -> None:
+    """Create an organization with a default workspace and print its admin key."""
+    from app.store.organizations import create_organization
+
+    name = name.strip()
+    if not name or len(name) > 200:
+        raise click.BadParameter("NAME must be 1 to 200 characters", param_hint="NAME")
+    engine = get_engine()
+    migrate(engine)
+    with engine.begin() as conn:
+        org, _workspace, _key, secret = create_organization(conn, name)
+    if as_json:
+        click.echo(json.dumps({"organization_id": org.id, "admin_key": secret}))
+    else:
+        click.echo(f"Organization {org.id} created.\nAdmin key (shown once): {secret}")
+
+
+@click.command("seed-demo")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def seed_demo_command(as_json: bool) -> None:
+    """Fill the database with a demo organization, results, artifacts and share links."""
+    from app.demo import seed_demo
+
+    engine = get_engine()
+    migrate(engine)
+    summary = seed_demo(engine)
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    click.echo(f"Demo organization {summary['organization_id']} created.")
+    click.echo(f"Admin key (shown once): {summary['admin_key']}")
+    click.echo(f"Public share link: {summary['share_links']['public']['url']}")
+    email = summary["share_links"]["email"]
+    click.echo(f"Email-mode share link ({', '.join(email['allowed_emails'])}): {email['url']}")
+
+
+def init_app(app: Flask) -> None:
+    """Register the commands on the app's CLI group."""
+    app.cli.add_command(create_org_command)
+    app.cli.add_command(seed_demo_command)

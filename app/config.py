@@ -1,0 +1,75 @@
+"""Configuration defaults and the secrets generated once into the instance folder.
+
+Every setting can be overridden with a ``FLASK_``-prefixed environment variable
+(``FLASK_DATABASE_URL=...``), read by ``Flask.config.from_prefixed_env``. The table in
+README.md documents each one; this module is the single place that defines defaults.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+DEFAULTS: dict[str, object] = {
+    # Session signing; generated into the instance folder when unset (see ensure_secret_key).
+    "SECRET_KEY": None,
+    # SQLAlchemy URL; None means a SQLite file in the instance folder.
+    "DATABASE_URL": None,
+    # Public base URL of the viewer, used for share ``url`` and e-mail links.
+    "PUBLIC_URL": None,
+    # API the viewer reads from; None means the embedded service, in-process.
+    "COMPUTE_API_URL": None,
+    # Seconds the viewer waits on any API call before answering 503/504.
+    "COMPUTE_API_TIMEOUT": 10.0,
+    # Where the embedded service keeps artifact files; None means <instance>/artifacts.
+    "ARTIFACT_DIR": None,
+    # Lifetime of a presigned artifact URL, seconds.
+    "ARTIFACT_URL_TTL": 900,
+    # Origins allowed to frame ?embed=1 pages (CSP frame-ancestors syntax).
+    "EMBED_FRAME_ANCESTORS": "*",
+    # SMTP for sign-in mail; unset server means the message is written to the log.
+    "MAIL_SERVER": None,
+    "MAIL_PORT": 25,
+    "MAIL_USERNAME": None,
+    "MAIL_PASSWORD": None,
+    "MAIL_USE_TLS": False,
+    "MAIL_USE_SSL": False,
+    "MAIL_SENDER": "Share Viewer <no-reply@localhost>",
+    "PRODUCT_NAME": "Share Viewer",
+    # Share-link JWTs: the viewer signs with the private key, the service verifies with
+    # the public key (PEM) or a JWKS URL. Unset keys are generated into the instance folder.
+    "JWT_PRIVATE_KEY": None,
+    "JWT_PUBLIC_KEY": None,
+    "JWT_JWKS_URL": None,
+    "JWT_ALGORITHM": "EdDSA",
+    "JWT_ISSUER": "share-viewer",
+    "JWT_AUDIENCE": "compute-api",
+    "JWT_TTL_SECONDS": 300,
+    # Proxies in front of the app whose X-Forwarded-For is trusted (count of hops).
+    "TRUSTED_PROXY_COUNT": 0,
+    # Rate limiting storage (memory:// or redis://...).
+    "RATELIMIT_STORAGE_URI": "memory://",
+    # Largest JSON request body the service accepts, bytes.
+    "MAX_CONTENT_LENGTH": 1024 * 1024,
+}
+
+
+def ensure_instance_secret(instance_path: str, filename: str, length: int = 32) -> str:
+    """Return a secret stored in the instance folder, creating it on first use.
+
+    The file is created with mode 0600 and O_EXCL so that concurrent workers starting at
+    once agree on one value.
+    """
+    path = Path(instance_path) / filename
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        value = secrets.token_urlsafe(length)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(value)
+    return path.read_text().strip()

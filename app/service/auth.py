@@ -1,0 +1,73 @@
+"""API-key authentication for the compute API.
+
+Checks, in order: the ``x-api-key`` header is present and names a key (401), the key is
+active, not expired and its workspace not archived (401), the client address is in
+``allowed_ips`` when that list is non-empty (403), and the endpoint's key kind (403).
+
+Client address: ``request.remote_addr``. Behind proxies, set ``FLASK_TRUSTED_PROXY_COUNT``
+to the number of proxies in front of the app; werkzeug's ProxyFix then takes the address
+that many hops from the right of ``X-Forwarded-For`` (set in ``app.service.init_app``).
+With the default of 0, ``X-Forwarded-For`` is ignored, so a client cannot spoof an
+allowed address by sending the header itself.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from flask import g, request
+
+from app.db import get_conn
+from app.service.errors import forbidden, unauthorized
+from app.store import api_keys
+from app.store.records import ApiKey
+from app.timeutil import utcnow
+
+
+def ip_allowed(client: str | None, allowed: list[str]) -> bool:
+    """Tell whether ``client`` is one of ``allowed`` (empty list: everyone).
+
+    Addresses are compared as parsed objects, so ``::ffff:10.0.0.1`` matches ``10.0.0.1``
+    and different spellings of one IPv6 address match.
+    """
+    if not allowed:
+        return True
+    if not client:
+        return False
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    return any(address == ipaddress.ip_address(item) for item in allowed)
+
+
+def authenticate(require_admin: bool) -> ApiKey:
+    """Authenticate the request's ``x-api-key``; store the key in ``g.api_key``."""
+    full_key = request.headers.get("x-api-key", "").strip()
+    if not full_key:
+        raise unauthorized()
+    conn = get_conn()
+    key = api_keys.find_key_for_auth(conn, full_key)
+    now = utcnow()
+    if key is None:
+        raise unauthorized("The API key is not valid")
+    if not key.is_active:
+        raise unauthorized("The API key has been revoked")
+    if key.expires_at is not None and key.expires_at <= now:
+        raise unauthorized("The API key has expired")
+    if key.workspace_archived_at is not None:
+        raise unauthorized("The API key's workspace has been archived")
+    if not ip_allowed(request.remote_addr, key.allowed_ips):
+        raise forbidden("This API key may not be used from this IP address")
+    if require_admin and key.key_type != "admin":
+        raise forbidden("This endpoint requires an admin API key")
+    api_keys.touch_last_used(conn, key, now)
+    g.api_key = key
+    return key
+
+
+def current_key() -> ApiKey:
+    """Return the key authenticated for this request."""
+    return g.api_key

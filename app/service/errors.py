@@ -1,0 +1,103 @@
+"""The one JSON error envelope of the compute API, and the exceptions that produce it.
+
+Every error under ``/compute/v1`` (validation, auth, unknown routes, wrong methods,
+oversized bodies, unexpected exceptions) answers
+``{"statusCode": 400, "error": "Bad Request", "message": "..."}``.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+
+from flask import Flask, Response, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger(__name__)
+
+API_PREFIX = "/compute/"
+
+# The byte-identical body for every "no such link / not covered / gone" answer.
+NOT_FOUND_MESSAGE = "Not found"
+
+
+class ApiError(Exception):
+    """An error answered with the JSON envelope."""
+
+    def __init__(self, status: int, message: str, headers: dict | None = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+
+
+def bad_request(message: str) -> ApiError:
+    """Return a 400 error; the message should name the offending field."""
+    return ApiError(400, message)
+
+
+def unauthorized(message: str = "A valid API key is required (x-api-key header)") -> ApiError:
+    """Return a 401 error."""
+    return ApiError(401, message)
+
+
+def forbidden(message: str) -> ApiError:
+    """Return a 403 error."""
+    return ApiError(403, message)
+
+
+def not_found() -> ApiError:
+    """Return the 404 that unknown, foreign, gone and uncovered things all share."""
+    return ApiError(404, NOT_FOUND_MESSAGE)
+
+
+def envelope(status: int, message: str, headers: dict | None = None) -> Response:
+    """Build the JSON error response."""
+    phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "Error"
+    response = jsonify({"statusCode": status, "error": phrase, "message": message})
+    response.status_code = status
+    response.headers["Cache-Control"] = "no-store"
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _is_api_request() -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def init_app(app: Flask) -> None:
+    """Register handlers so that API paths always answer with the envelope.
+
+    Non-API paths fall through to ``app.extensions["html_error_page"]`` (set by the viewer)
+    so that visitors get pages, not JSON.
+    """
+
+    @app.errorhandler(ApiError)
+    def _api_error(error: ApiError):
+        return envelope(error.status, error.message, error.headers)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(error: HTTPException):
+        if _is_api_request():
+            message = {
+                404: "No such endpoint",
+                405: f"Method {request.method} is not allowed on this endpoint",
+                413: "Request body is too large",
+            }.get(error.code or 500, error.description or "Error")
+            headers = {}
+            if error.code == 405 and getattr(error, "valid_methods", None):
+                headers["Allow"] = ", ".join(error.valid_methods)
+            return envelope(error.code or 500, message, headers)
+        renderer = app.extensions.get("html_error_page")
+        return renderer(error.code or 500) if renderer else error
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception):
+        log.exception("unhandled error")
+        if _is_api_request():
+            return envelope(500, "Internal error; the request was not completed")
+        renderer = app.extensions.get("html_error_page")
+        if renderer:
+            return renderer(500)
+        return Response("Internal error", status=500, mimetype="text/plain")

@@ -1,0 +1,1 @@
+"""All SQL of the application: one module per resource, functions over a Connection."""

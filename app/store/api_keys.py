@@ -1,0 +1,86 @@
+"""API keys: stored as SHA-256 hashes, looked up by hash in one indexed read."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from app.ids import new_id
+from app.store import schema
+from app.store.records import ApiKey, from_row
+from app.timeutil import utcnow
+
+# A key is this prefix plus 256 bits of URL-safe base64; key_prefix is its first 12 chars.
+KEY_PREFIXES = {"live": "bz_live_", "test": "bz_test_"}
+
+
+def hash_key(full_key: str) -> str:
+    """Return the hex SHA-256 under which a key is stored.
+
+    A fast hash is right here: the key carries 256 random bits, so there is nothing to
+    brute-force, and authentication must stay one indexed lookup.
+    """
+    return hashlib.sha256(full_key.encode()).hexdigest()
+
+
+def create_api_key(
+    conn: Connection,
+    *,
+    organization_id: str,
+    workspace_id: str | None,
+    key_type: str,
+    name: str,
+    allowed_ips: list[str] | None = None,
+    expires_at: datetime | None = None,
+    livemode: bool = True,
+) -> tuple[ApiKey, str]:
+    """Create a key and return its record and the full key (shown once, never stored)."""
+    full_key = KEY_PREFIXES["live" if livemode else "test"] + secrets.token_urlsafe(32)
+    record = ApiKey(
+        id=new_id("key"),
+        organization_id=organization_id,
+        workspace_id=workspace_id,
+        key_type=key_type,
+        name=name,
+        key_prefix=full_key[:12],
+        allowed_ips=list(allowed_ips or []),
+        livemode=livemode,
+        is_active=True,
+        created_at=utcnow(),
+        expires_at=expires_at,
+        last_used_at=None,
+    )
+    values = {k: v for k, v in record.__dict__.items() if k != "workspace_archived_at"}
+    conn.execute(schema.api_keys.insert().values(key_hash=hash_key(full_key), **values))
+    return record, full_key
+
+
+def find_key_for_auth(conn: Connection, full_key: str) -> ApiKey | None:
+    """Return the key with this value and its workspace's archive time, or None."""
+    k, w = schema.api_keys, schema.workspaces
+    row = conn.execute(
+        sa.select(k, w.c.archived_at.label("workspace_archived_at"))
+        .select_from(k.outerjoin(w, k.c.workspace_id == w.c.id))
+        .where(k.c.key_hash == hash_key(full_key))
+    ).first()
+    return from_row(ApiKey, row) if row else None
+
+
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+def touch_last_used(conn: Connection, key: ApiKey, when: datetime) -> None:
+    """Record that ``key`` was used, writing at most once per ``LAST_USED_RESOLUTION``.
+
+    The decision is made from the row authentication already read, so a key in steady
+    use costs no write (and, on SQLite, takes no write lock) on most requests.
+    """
+    if key.last_used_at is not None and when - key.last_used_at < LAST_USED_RESOLUTION:
+        return
+    conn.execute(
+        schema.api_keys.update().where(schema.api_keys.c.id == key.id).values(last_used_at=when)
+    )

@@ -1,0 +1,38 @@
+"""Organizations: creation with their default workspace and first admin key."""
+
+from __future__ import annotations
+
+from sqlalchemy.engine import Connection
+
+from app.ids import new_id
+from app.store import api_keys, schema
+from app.store.records import ApiKey, Organization, Workspace
+from app.timeutil import utcnow
+
+DEFAULT_RETENTION = ("days", 7)
+
+
+def create_organization(conn: Connection, name: str) -> tuple[Organization, Workspace, ApiKey, str]:
+    """Create an organization, its default workspace and an admin key.
+
+    Returns the three records and the full admin key, which is not stored anywhere.
+    """
+    now = utcnow()
+    org = Organization(id=new_id("org"), name=name, created_at=now)
+    conn.execute(schema.organizations.insert().values(id=org.id, name=name, created_at=now))
+    workspace = Workspace(
+        id=new_id("ws"),
+        organization_id=org.id,
+        name="Default",
+        is_default=True,
+        data_retention_unit=DEFAULT_RETENTION[0],
+        data_retention_value=DEFAULT_RETENTION[1],
+        created_at=now,
+        updated_at=now,
+        archived_at=None,
+    )
+    conn.execute(schema.workspaces.insert().values(**workspace.__dict__))
+    key, secret = api_keys.create_api_key(
+        conn, organization_id=org.id, workspace_id=None, key_type="admin", name="Admin key"
+    )
+    return org, workspace, key, secret

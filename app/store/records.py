@@ -1,0 +1,53 @@
+"""Frozen dataclasses that store functions return, and the helper that builds them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def from_row(cls: type[T], row: Any) -> T:
+    """Build dataclass ``cls`` from a SQLAlchemy row, taking the columns it names."""
+    mapping = row._mapping
+    return cls(**{f.name: mapping[f.name] for f in fields(cls) if f.name in mapping})
+
+
+@dataclass(frozen=True)
+class Organization:
+    id: str
+    name: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Workspace:
+    id: str
+    organization_id: str
+    name: str
+    is_default: bool
+    data_retention_unit: str
+    data_retention_value: int
+    created_at: datetime
+    updated_at: datetime
+    archived_at: datetime | None
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    id: str
+    organization_id: str
+    workspace_id: str | None
+    key_type: str
+    name: str
+    key_prefix: str
+    allowed_ips: list
+    livemode: bool
+    is_active: bool
+    created_at: datetime
+    expires_at: datetime | None
+    last_used_at: datetime | None
+    # Filled by the authentication lookup (join); None elsewhere.
+    workspace_archived_at: datetime | None = None

@@ -1,0 +1,64 @@
+"""Gunicorn settings for production, with share ids and API keys kept out of the logs.
+
+Share ids are bearer credentials that travel in URL paths; the access log would otherwise
+record them. ``RedactingLogger`` runs every access and error line through
+``app.logging_setup.redact``. The Referer header is left out of the access log format for
+the same reason (it can carry a share URL from another page of ours).
+"""
+
+import multiprocessing
+import os
+
+from gunicorn.glogging import Logger
+
+from app.logging_setup import redact
+
+bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
+workers = int(os.environ.get("GUNICORN_WORKERS", min(4, multiprocessing.cpu_count() * 2)))
+threads = int(os.environ.get("GUNICORN_THREADS", 4))
+worker_class = "gthread"
+timeout = 60
+graceful_timeout = 20
+keepalive = 5
+accesslog = "-"
+errorlog = "-"
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(L)ss "%(a)s"'
+# Forwarded headers are trusted only as far as FLASK_TRUSTED_PROXY_COUNT says (app side).
+forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+class RedactingLogger(Logger):
+    """Gunicorn logger whose access and error lines never contain a share id."""
+
+    def access(self, resp, req, environ, request_time):
+        """Log the request with the path (and query) redacted."""
+        environ = dict(environ)
+        for key in ("PATH_INFO", "RAW_URI", "QUERY_STRING", "HTTP_REFERER"):
+            if key in environ and environ[key]:
+                environ[key] = redact(environ[key])
+        req.path = redact(req.path)
+        req.uri = redact(req.uri)
+        req.query = redact(req.query or "")
+        super().access(resp, req, environ, request_time)
+
+    def _redacted(self, msg):
+        return redact(str(msg))
+
+    def error(self, msg, *args, **kwargs):
+        """Log an error line, redacted."""
+        super().error(redact(str(msg) % args if args else str(msg)), **kwargs)
+
+    def warning(self, msg, *args, **kwargs):
+        """Log a warning line, redacted."""
+        super().warning(redact(str(msg) % args if args else str(msg)), **kwargs)
+
+    def info(self, msg, *args, **kwargs):
+        """Log an info line, redacted."""
+        super().info(redact(str(msg) % args if args else str(msg)), **kwargs)
+
+    def exception(self, msg, *args, **kwargs):
+        """Log an exception line, redacted (the traceback is redacted by the app filter)."""
+        super().exception(redact(str(msg) % args if args else str(msg)), **kwargs)
+
+
+logger_class = RedactingLogger

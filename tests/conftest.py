@@ -1,0 +1,196 @@
+"""Shared fixtures: a fresh database per test (SQLite, or PostgreSQL when
+``TEST_DATABASE_URL`` is set), the app, its clients, an organization, and a real
+gunicorn server for end-to-end tests.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+import sqlalchemy as sa
+
+from app import create_app
+from app.db import get_engine, migrate
+from app.store.organizations import create_organization
+
+ROOT = Path(__file__).resolve().parent.parent
+PG_URL = os.environ.get("TEST_DATABASE_URL")
+
+
+def _database_url(tmp_path: Path) -> tuple[str, callable]:
+    """Return a URL for an empty database and a function that drops it."""
+    if not PG_URL:
+        return f"sqlite:///{tmp_path / 'test.sqlite3'}", lambda: None
+    schema = f"t_{secrets.token_hex(6)}"
+    admin = sa.create_engine(PG_URL)
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    admin.dispose()
+    separator = "&" if "?" in PG_URL else "?"
+    url = f"{PG_URL}{separator}options=-csearch_path%3D{schema}"
+
+    def drop() -> None:
+        engine = sa.create_engine(PG_URL)
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        engine.dispose()
+
+    return url, drop
+
+
+@pytest.fixture
+def db_url(tmp_path):
+    """A URL of an empty, migrated database, dropped after the test."""
+    url, drop = _database_url(tmp_path)
+    engine = sa.create_engine(url)
+    migrate(engine)
+    engine.dispose()
+    yield url
+    drop()
+
+
+@pytest.fixture
+def app(db_url, tmp_path):
+    """The app on a fresh database, with its instance folder in ``tmp_path``."""
+    application = create_app(
+        {
+            "TESTING": True,
+            "DATABASE_URL": db_url,
+            "SECRET_KEY": "test-secret",
+            "ARTIFACT_DIR": str(tmp_path / "artifacts"),
+            "PUBLIC_URL": "http://viewer.test",
+        }
+    )
+    application.instance_path = str(tmp_path / "instance")
+    os.makedirs(application.instance_path, exist_ok=True)
+    yield application
+    get_engine(application).dispose()
+
+
+@pytest.fixture
+def client(app):
+    """A test client of the app."""
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    """A CLI runner of the app."""
+    return app.test_cli_runner()
+
+
+@dataclass(frozen=True)
+class OrgFixture:
+    """An organization made for a test: its ids and full admin key."""
+
+    organization_id: str
+    workspace_id: str
+    admin_key: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """Headers that authenticate as the admin key."""
+        return {"x-api-key": self.admin_key}
+
+
+def make_org(app, name: str = "Test Org") -> OrgFixture:
+    """Create an organization in ``app``'s database."""
+    with get_engine(app).begin() as conn:
+        org, workspace, _key, secret = create_organization(conn, name)
+    return OrgFixture(org.id, workspace.id, secret)
+
+
+@pytest.fixture
+def org(app) -> OrgFixture:
+    """An organization with a default workspace and an admin key."""
+    return make_org(app)
+
+
+@pytest.fixture
+def other_org(app) -> OrgFixture:
+    """A second organization, to prove isolation."""
+    return make_org(app, "Other Org")
+
+
+def free_port() -> int:
+    """Return a TCP port free on loopback."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class LiveServer:
+    """A gunicorn server running the app; ``url`` is its base URL."""
+
+    url: str
+    process: subprocess.Popen
+    env: dict
+    log_path: Path
+
+    def log_text(self) -> str:
+        """Return what the server has written to its log so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def start_gunicorn(env_overrides: dict, tmp_path: Path, workers: int = 2) -> LiveServer:
+    """Start ``gunicorn wsgi:app`` on a free port and wait until it answers."""
+    port = free_port()
+    log_path = tmp_path / f"gunicorn-{port}.log"
+    env = {**os.environ, **env_overrides}
+    env.setdefault("FLASK_PUBLIC_URL", f"http://127.0.0.1:{port}")
+    command = [
+        sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"),
+        "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+        "--access-logfile", str(log_path), "--error-logfile", str(log_path),
+        "wsgi:app",
+    ]
+    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited early:\n{log_path.read_text(errors='replace')}")
+        try:
+            httpx.get(f"{url}/healthz", timeout=1)
+            return LiveServer(url, process, env, log_path)
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.terminate()
+    raise RuntimeError("gunicorn did not start within 30 s")
+
+
+def stop_gunicorn(server: LiveServer) -> None:
+    """Stop the server and wait for it."""
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+
+
+@pytest.fixture
+def live_server(db_url, tmp_path):
+    """A gunicorn server on a fresh database; the test seeds what it needs."""
+    instance = tmp_path / "instance"
+    instance.mkdir(exist_ok=True)
+    server = start_gunicorn(
+        {
+            "FLASK_DATABASE_URL": db_url,
+            "FLASK_SECRET_KEY": "live-secret",
+            "FLASK_ARTIFACT_DIR": str(tmp_path / "artifacts"),
+            "FLASK_INSTANCE_PATH": str(instance),
+        },
+        tmp_path,
+    )
+    yield server
+    stop_gunicorn(server)

@@ -1,0 +1,71 @@
+"""The service's shared mechanics: the error envelope, authentication, ids."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from app.db import get_engine
+from app.ids import is_record_id, new_id, new_secret_id
+from app.store import api_keys, schema
+from app.timeutil import utcnow
+
+
+def assert_envelope(response, status: int) -> dict:
+    """Assert that ``response`` is the JSON error envelope with ``status``."""
+    assert response.status_code == status
+    assert response.is_json, response.data
+    body = response.get_json()
+    assert set(body) == {"statusCode", "error", "message"}
+    assert body["statusCode"] == status
+    assert body["message"]
+    return body
+
+
+def test_unknown_api_route_answers_envelope(client):
+    assert_envelope(client.get("/compute/v1/no-such-thing"), 404)
+
+
+def test_wrong_method_answers_envelope_with_allow(client):
+    response = client.delete("/compute/v1/share-links")
+    assert_envelope(response, 405)
+    assert "POST" in response.headers["Allow"]
+
+
+def test_record_ids_sort_in_creation_order():
+    ids = [new_id("res") for _ in range(2000)]
+    assert ids == sorted(ids)
+    assert len(set(ids)) == len(ids)
+    assert all(is_record_id(i, "res") for i in ids)
+    assert not is_record_id("res_short", "res")
+
+
+def test_secret_ids_carry_at_least_128_bits():
+    value = new_secret_id("sl_")
+    # 24 random bytes in URL-safe base64 are 32 characters: 192 bits.
+    assert len(value) - len("sl_") == 32
+    assert new_secret_id("sl_") != value
+
+
+def test_missing_key_is_401(client):
+    assert_envelope(client.get("/compute/v1/admin/workspaces"), 401)
+
+
+def test_unknown_key_is_401(client, org):
+    response = client.get("/compute/v1/admin/workspaces", headers={"x-api-key": org.admin_key + "x"})
+    assert_envelope(response, 401)
+
+
+def test_last_used_is_written_once_per_minute(app, client, org):
+    client.get("/compute/v1/admin/workspaces", headers=org.headers)
+    with get_engine(app).connect() as conn:
+        first = conn.execute(schema.api_keys.select()).first().last_used_at
+    assert first is not None
+    client.get("/compute/v1/admin/workspaces", headers=org.headers)
+    with get_engine(app).connect() as conn:
+        key = api_keys.find_key_for_auth(conn, org.admin_key)
+    assert key.last_used_at == first
+    # A use more than a minute later is recorded.
+    with get_engine(app).begin() as conn:
+        api_keys.touch_last_used(conn, key, utcnow() + timedelta(minutes=2))
+        later = api_keys.find_key_for_auth(conn, org.admin_key).last_used_at
+    assert later > first
