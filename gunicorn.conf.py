@@ -34,15 +34,12 @@ class RedactingLogger(Logger):
         """Log the request with the path (and query) redacted."""
         environ = dict(environ)
         for key in ("PATH_INFO", "RAW_URI", "QUERY_STRING", "HTTP_REFERER"):
-            if key in environ and environ[key]:
+            if environ.get(key):
                 environ[key] = redact(environ[key])
         req.path = redact(req.path)
         req.uri = redact(req.uri)
         req.query = redact(req.query or "")
         super().access(resp, req, environ, request_time)
-
-    def _redacted(self, msg):
-        return redact(str(msg))
 
     def error(self, msg, *args, **kwargs):
         """Log an error line, redacted."""

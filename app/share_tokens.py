@@ -92,7 +92,8 @@ def _verification_key(app: Flask, token: str):
     if cached is None:
         pem = app.config.get("JWT_PUBLIC_KEY")
         if pem:
-            cached = serialization.load_pem_public_key(pem.encode() if isinstance(pem, str) else pem)
+            raw = pem.encode() if isinstance(pem, str) else pem
+            cached = serialization.load_pem_public_key(raw)
         else:
             cached = private_key(app).public_key()
         app.extensions["jwt_public_key"] = cached
@@ -104,8 +105,8 @@ def public_jwk(app: Flask | None = None) -> dict:
     app = app or current_app
     algorithm = _algorithm(app)
     key = private_key(app).public_key()
-    jwk_json = (jwt.algorithms.OKPAlgorithm if algorithm == "EdDSA" else jwt.algorithms.ECAlgorithm).to_jwk(key, as_dict=True)
-    return {**jwk_json, "use": "sig", "alg": algorithm}
+    codec = jwt.algorithms.OKPAlgorithm if algorithm == "EdDSA" else jwt.algorithms.ECAlgorithm
+    return {**codec.to_jwk(key, as_dict=True), "use": "sig", "alg": algorithm}
 
 
 def mint(share_link_id: str, email: str, app: Flask | None = None) -> str:

@@ -51,7 +51,8 @@ def test_missing_key_is_401(client):
 
 
 def test_unknown_key_is_401(client, org):
-    response = client.get("/compute/v1/admin/workspaces", headers={"x-api-key": org.admin_key + "x"})
+    headers = {"x-api-key": org.admin_key + "x"}
+    response = client.get("/compute/v1/admin/workspaces", headers=headers)
     assert_envelope(response, 401)
 
 

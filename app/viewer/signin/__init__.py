@@ -1,0 +1,1 @@
+"""Sign-in for email-mode share links (placeholder until the sign-in work lands)."""
