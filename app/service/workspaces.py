@@ -1,1 +1,212 @@
-"""Placeholder: filled in by the workspaces work."""
+"""Workspace administration: create, list, retrieve, update, archive (admin keys only).
+
+Decisions the spec leaves open:
+
+- ``name`` defaults to ``"Workspace"``; it is stripped and must then hold 1 to 200 chars.
+- ``data_retention`` defaults to 7 days; ``value`` is a positive whole JSON number (``7``,
+  not ``7.0`` or ``"7"``) of at most 14 days or 336 hours.
+- Archiving is irreversible and deactivates every key of the workspace in the same
+  transaction. Archiving again answers the archived workspace unchanged. The default
+  workspace cannot be archived (409 Conflict), and an archived workspace cannot be
+  updated (409 Conflict): both requests are well-formed but clash with the state.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from app.db import get_conn
+from app.ids import is_record_id
+from app.service.api import endpoint
+from app.service.auth import current_key
+from app.service.errors import ApiError, not_found
+from app.service.pagination import PageQuery, page_envelope
+from app.store import workspaces as store
+from app.store.records import Workspace
+from app.timeutil import isoformat
+
+DEFAULT_NAME = "Workspace"
+DEFAULT_RETENTION = ("days", 7)
+MAX_RETENTION_HOURS = 14 * 24
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+
+
+class DataRetention(BaseModel):
+    """How long result data is kept before automatic deletion (at most 14 days)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    unit: Literal["hours", "days"] = Field(description="Time unit of the retention.")
+    value: int = Field(gt=0, description="Whole number of units; at most 14 days / 336 hours.")
+
+    @field_validator("value")
+    @classmethod
+    def _at_most_14_days(cls, value: int, info: ValidationInfo) -> int:
+        hours = value * (24 if info.data.get("unit") == "days" else 1)
+        if hours > MAX_RETENTION_HOURS:
+            raise PydanticCustomError(
+                "retention_too_long", "must be at most 14 days (336 hours)"
+            )
+        return value
+
+
+class WorkspaceCreate(BaseModel):
+    """Body of workspace creation."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    name: Name | None = Field(default=None, description="1-200 characters; default 'Workspace'.")
+    data_retention: DataRetention | None = Field(default=None, description="Default 7 days.")
+
+    @model_validator(mode="after")
+    def _no_explicit_nulls(self):
+        _reject_nulls(self)
+        return self
+
+
+class WorkspaceUpdate(WorkspaceCreate):
+    """Body of workspace update: fields that are given change, others stay."""
+
+
+def _reject_nulls(model: BaseModel) -> None:
+    """Refuse ``"field": null``: omitting a field is how one leaves it unchanged."""
+    for name in model.model_fields_set:
+        if getattr(model, name) is None:
+            raise PydanticCustomError("null_field", "{field} may be omitted but not null",
+                                      {"field": name})
+
+
+class DataRetentionOut(BaseModel):
+    """Retention as stored."""
+
+    unit: Literal["hours", "days"]
+    value: int
+
+
+class WorkspaceOut(BaseModel):
+    """A workspace record."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    archived_at: str | None = Field(description="When archived; null while active.")
+    created_at: str
+    data_retention: DataRetentionOut
+    is_default: bool
+    name: str
+    updated_at: str
+
+
+class WorkspacePage(BaseModel):
+    """One page of workspaces, ordered by id (creation order)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    data: list[WorkspaceOut]
+    first_id: str | None
+    last_id: str | None
+    has_more: bool
+
+
+def workspace_json(workspace: Workspace) -> dict:
+    """Serialise a workspace record for the API."""
+    return {
+        "id": workspace.id,
+        "archived_at": isoformat(workspace.archived_at),
+        "created_at": isoformat(workspace.created_at),
+        "data_retention": {
+            "unit": workspace.data_retention_unit,
+            "value": workspace.data_retention_value,
+        },
+        "is_default": workspace.is_default,
+        "name": workspace.name,
+        "updated_at": isoformat(workspace.updated_at),
+    }
+
+
+def load_workspace(workspace_id: str) -> Workspace:
+    """Return the caller's organization's workspace, or raise the shared 404."""
+    if not is_record_id(workspace_id, "ws"):
+        raise not_found()
+    workspace = store.get_workspace(get_conn(), current_key().organization_id, workspace_id)
+    if workspace is None:
+        raise not_found()
+    return workspace
+
+
+@endpoint("POST", "/admin/workspaces", summary="Create a workspace", tag="Workspaces",
+          auth="admin", body=WorkspaceCreate, response=WorkspaceOut)
+def create_workspace(body: WorkspaceCreate):
+    """Create a workspace in the caller's organization."""
+    retention = body.data_retention
+    workspace = store.create_workspace(
+        get_conn(),
+        organization_id=current_key().organization_id,
+        name=body.name or DEFAULT_NAME,
+        retention_unit=retention.unit if retention else DEFAULT_RETENTION[0],
+        retention_value=retention.value if retention else DEFAULT_RETENTION[1],
+    )
+    return workspace_json(workspace)
+
+
+@endpoint("GET", "/admin/workspaces", summary="List workspaces", tag="Workspaces",
+          auth="admin", query=PageQuery, response=WorkspacePage,
+          description="Ordered by id (creation order); archived workspaces are included.")
+def list_workspaces(query: PageQuery):
+    """List the organization's workspaces, one id-cursor page at a time."""
+    items, has_more = store.list_workspaces(
+        get_conn(), current_key().organization_id,
+        limit=query.limit, after_id=query.after_id, before_id=query.before_id,
+    )
+    return page_envelope([workspace_json(w) for w in items], has_more)
+
+
+@endpoint("GET", "/admin/workspaces/<workspace_id>", summary="Retrieve a workspace",
+          tag="Workspaces", auth="admin", response=WorkspaceOut)
+def retrieve_workspace(workspace_id: str):
+    """Return one workspace of the organization."""
+    return workspace_json(load_workspace(workspace_id))
+
+
+@endpoint("POST", "/admin/workspaces/<workspace_id>", summary="Update a workspace",
+          tag="Workspaces", auth="admin", body=WorkspaceUpdate, response=WorkspaceOut,
+          extra_statuses=(409,),
+          description="Changes the given fields. An archived workspace cannot be updated (409).")
+def update_workspace(workspace_id: str, body: WorkspaceUpdate):
+    """Change a workspace's name and/or data retention."""
+    workspace = load_workspace(workspace_id)
+    if workspace.archived_at is not None:
+        raise ApiError(409, "An archived workspace cannot be updated")
+    retention = body.data_retention
+    updated = store.update_workspace(
+        get_conn(), workspace, name=body.name,
+        retention=(retention.unit, retention.value) if retention else None,
+    )
+    return workspace_json(updated)
+
+
+@endpoint("POST", "/admin/workspaces/<workspace_id>/archive", summary="Archive a workspace",
+          tag="Workspaces", auth="admin", response=WorkspaceOut, extra_statuses=(409,),
+          description="Irreversible: deactivates every API key of the workspace. Repeating "
+                      "it returns the archived workspace unchanged. The default workspace "
+                      "cannot be archived (409).")
+def archive_workspace(workspace_id: str):
+    """Archive a workspace and deactivate its keys."""
+    workspace = load_workspace(workspace_id)
+    if workspace.is_default:
+        raise ApiError(409, "The default workspace cannot be archived")
+    if workspace.archived_at is not None:
+        return workspace_json(workspace)
+    return workspace_json(store.archive_workspace(get_conn(), workspace))

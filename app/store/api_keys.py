@@ -11,6 +11,7 @@ from sqlalchemy.engine import Connection
 
 from app.ids import new_id
 from app.store import schema
+from app.store.paging import keyset_page
 from app.store.records import ApiKey, from_row
 from app.timeutil import utcnow
 
@@ -84,3 +85,54 @@ def touch_last_used(conn: Connection, key: ApiKey, when: datetime) -> None:
     conn.execute(
         schema.api_keys.update().where(schema.api_keys.c.id == key.id).values(last_used_at=when)
     )
+
+
+# Every column of a key except its hash, which never leaves this module.
+_PUBLIC_COLUMNS = [c for c in schema.api_keys.c if c.name != "key_hash"]
+
+
+def get_api_key(conn: Connection, organization_id: str, key_id: str) -> ApiKey | None:
+    """Return the organization's key with this id, or None (also for other orgs')."""
+    k = schema.api_keys
+    row = conn.execute(
+        sa.select(*_PUBLIC_COLUMNS).where(k.c.id == key_id, k.c.organization_id == organization_id)
+    ).first()
+    return from_row(ApiKey, row) if row else None
+
+
+def list_api_keys(
+    conn: Connection,
+    organization_id: str,
+    *,
+    workspace_id: str | None = None,
+    limit: int,
+    after_id: str | None = None,
+    before_id: str | None = None,
+) -> tuple[list[ApiKey], bool]:
+    """Return one id-ordered page of the organization's keys (optionally of one workspace)."""
+    k = schema.api_keys
+    query = sa.select(*_PUBLIC_COLUMNS).where(k.c.organization_id == organization_id)
+    if workspace_id is not None:
+        query = query.where(k.c.workspace_id == workspace_id)
+    page = keyset_page(conn, query, k.c.id, limit=limit, after_id=after_id, before_id=before_id)
+    return [from_row(ApiKey, row) for row in page.rows], page.has_more
+
+
+def revoke_api_key(conn: Connection, key: ApiKey) -> ApiKey:
+    """Deactivate ``key`` (a no-op when it already is) and return its fresh record."""
+    k = schema.api_keys
+    conn.execute(
+        k.update().where(k.c.id == key.id, k.c.is_active.is_(True)).values(is_active=False)
+    )
+    return get_api_key(conn, key.organization_id, key.id)
+
+
+def deactivate_workspace_keys(conn: Connection, workspace_id: str) -> int:
+    """Deactivate every key scoped to ``workspace_id``; return how many were active."""
+    k = schema.api_keys
+    result = conn.execute(
+        k.update()
+        .where(k.c.workspace_id == workspace_id, k.c.is_active.is_(True))
+        .values(is_active=False)
+    )
+    return result.rowcount
