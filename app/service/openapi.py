@@ -1,1 +1,171 @@
-"""Placeholder: filled in by the openapi work."""
+"""The OpenAPI 3.1 document of the compute API, generated from ``api.REGISTRY``.
+
+Every route registered with ``@endpoint`` appears with the very pydantic models that
+validate its body and query and describe its response, so the document cannot drift from
+what the service enforces. Errors share one envelope schema.
+"""
+
+from __future__ import annotations
+
+import re
+from http import HTTPStatus
+
+from flask import current_app
+from pydantic import BaseModel, ConfigDict
+from pydantic.json_schema import models_json_schema
+
+from app.service.api import REGISTRY, EndpointSpec, bp, endpoint
+
+REF_TEMPLATE = "#/components/schemas/{model}"
+_RULE_PARAM = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
+
+DESCRIPTION = """\
+Share links, administration (workspaces, API keys, usage) and id-cursor pagination.
+
+* Authenticate with `x-api-key`. Admin endpoints need an admin key; share-link endpoints
+  accept admin and workspace keys. Reading through a share link needs no key; email-mode
+  links need `Authorization: Bearer <JWT>` issued by the viewer.
+* Success is `200` with a JSON body. Every error is `{statusCode, error, message}`; the
+  message names the offending field.
+* Lists are ordered by id (creation order); `limit` defaults to 20 (100 on share results),
+  at most 1000; `after_id` with `before_id` is a 400. Usage pages use the opaque `page`.
+"""
+
+
+class ErrorEnvelope(BaseModel):
+    """The body of every error response."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    statusCode: int  # camelCase: the wire name
+    error: str
+    message: str
+
+
+def openapi_path(spec: EndpointSpec) -> str:
+    """Convert the Flask rule of ``spec`` to an OpenAPI path: ``<x>`` becomes ``{x}``."""
+    return (bp.url_prefix or "") + _RULE_PARAM.sub(r"{\1}", spec.path)
+
+
+def _operation_id(spec: EndpointSpec) -> str:
+    words = re.findall(r"[A-Za-z0-9]+", _RULE_PARAM.sub(r"\1", spec.path))
+    return "_".join([spec.method.lower(), *words])
+
+
+def _error_statuses(spec: EndpointSpec) -> list[int]:
+    statuses = {500}
+    if spec.body or spec.query or _RULE_PARAM.search(spec.path):
+        statuses.add(400)
+    if spec.auth in ("admin", "any", "share"):
+        statuses.update((401, 403))
+    if _RULE_PARAM.search(spec.path) or spec.auth == "share":
+        statuses.add(404)
+    if spec.body:
+        statuses.add(413)
+    statuses.update(spec.extra_statuses)
+    return sorted(statuses)
+
+
+def _security(spec: EndpointSpec) -> list[dict]:
+    if spec.auth in ("admin", "any"):
+        return [{"ApiKeyAuth": []}]
+    if spec.auth == "share":
+        # No credential for public links; a bearer JWT for email-mode links.
+        return [{}, {"ShareToken": []}]
+    return []
+
+
+def _query_parameters(schema: dict, components: dict) -> list[dict]:
+    """Split a query model's object schema into OpenAPI query parameters."""
+    if "$ref" in schema:
+        schema = components[schema["$ref"].rsplit("/", 1)[-1]]
+    required = set(schema.get("required", []))
+    parameters = []
+    for name, prop in schema.get("properties", {}).items():
+        prop = dict(prop)
+        parameter = {"name": name, "in": "query", "required": name in required}
+        if "description" in prop:
+            parameter["description"] = prop.pop("description")
+        prop.pop("title", None)
+        parameter["schema"] = prop
+        if name.endswith("[]"):
+            # The SDK repeats the key: applications[]=a&applications[]=b.
+            parameter.update(style="form", explode=True)
+        parameters.append(parameter)
+    return parameters
+
+
+def build_document() -> dict:
+    """Build the whole document from the registry."""
+    wanted: list[tuple[type[BaseModel], str]] = [(ErrorEnvelope, "serialization")]
+    for spec in REGISTRY:
+        wanted += [(m, "validation") for m in (spec.body, spec.query) if m is not None]
+        if spec.response is not None:
+            wanted.append((spec.response, "serialization"))
+    wanted = list(dict.fromkeys(wanted))
+    refs, defs = models_json_schema(wanted, ref_template=REF_TEMPLATE)
+    components = defs.get("$defs", {})
+    error_ref = refs[(ErrorEnvelope, "serialization")]
+
+    paths: dict[str, dict] = {}
+    for spec in REGISTRY:
+        operation: dict = {
+            "operationId": _operation_id(spec),
+            "summary": spec.summary,
+            "tags": [spec.tag],
+            "security": _security(spec),
+            "parameters": [
+                {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                for name in _RULE_PARAM.findall(spec.path)
+            ],
+        }
+        if spec.description:
+            operation["description"] = spec.description
+        if spec.query is not None:
+            operation["parameters"] += _query_parameters(
+                refs[(spec.query, "validation")], components
+            )
+        if spec.body is not None:
+            operation["requestBody"] = {
+                "required": True,
+                "content": {"application/json": {"schema": refs[(spec.body, "validation")]}},
+            }
+        ok_schema = refs[(spec.response, "serialization")] if spec.response else {}
+        operation["responses"] = {
+            "200": {"description": "OK", "content": {"application/json": {"schema": ok_schema}}},
+            **{
+                str(status): {
+                    "description": HTTPStatus(status).phrase,
+                    "content": {"application/json": {"schema": error_ref}},
+                }
+                for status in _error_statuses(spec)
+            },
+        }
+        paths.setdefault(openapi_path(spec), {})[spec.method.lower()] = operation
+
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Compute API",
+            "version": "1.0.0",
+            "description": DESCRIPTION,
+        },
+        "tags": [{"name": tag} for tag in dict.fromkeys(spec.tag for spec in REGISTRY)],
+        "paths": paths,
+        "components": {
+            "schemas": components,
+            "securitySchemes": {
+                "ApiKeyAuth": {"type": "apiKey", "in": "header", "name": "x-api-key"},
+                "ShareToken": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+            },
+        },
+    }
+
+
+@endpoint("GET", "/openapi.json", summary="This OpenAPI document", tag="Meta", auth="none")
+def openapi_document():
+    """Serve the OpenAPI document (built once per process; the registry is fixed by then)."""
+    document = current_app.extensions.get("openapi_document")
+    if document is None:
+        document = current_app.extensions["openapi_document"] = build_document()
+    return document
