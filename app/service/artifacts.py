@@ -1,1 +1,108 @@
-"""Placeholder: filled in by the artifacts work."""
+"""Presigned artifact URLs and the download endpoint that honours them.
+
+A URL is ``<API base>/compute/v1/artifacts/<id>?expires=<epoch seconds>&signature=<hex>``:
+HMAC-SHA256 over the artifact id and the expiry, keyed with a key derived from
+``SECRET_KEY`` (so rotating the secret revokes every outstanding URL). It is a bearer
+capability for ``ARTIFACT_URL_TTL`` seconds (default 900) and needs no API key, so a
+remote viewer or a browser can fetch it directly. A bad or expired signature is a 403,
+an unknown artifact a 404.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+from datetime import UTC, datetime
+
+from flask import current_app, send_file, url_for
+from pydantic import BaseModel, ConfigDict, Field
+
+from app import artifact_storage
+from app.db import get_conn
+from app.service.api import endpoint
+from app.service.errors import ApiError, not_found
+from app.store import results as store
+from app.timeutil import isoformat
+
+
+def _signing_key() -> bytes:
+    """Derive the URL-signing key from SECRET_KEY (never use the secret itself twice)."""
+    secret = str(current_app.config["SECRET_KEY"]).encode()
+    return hmac.new(secret, b"share-viewer artifact-url v1", hashlib.sha256).digest()
+
+
+def signature_for(artifact_id: str, expires: int) -> str:
+    """Return the hex signature of ``artifact_id`` valid until ``expires`` (epoch seconds)."""
+    message = f"{artifact_id}\n{expires}".encode()
+    return hmac.new(_signing_key(), message, hashlib.sha256).hexdigest()
+
+
+def presign(artifact_id: str, now: float | None = None) -> dict:
+    """Return ``{"url", "url_expires_at"}`` for an artifact, absolute on this API's host."""
+    expires = int(now if now is not None else time.time()) + int(
+        current_app.config["ARTIFACT_URL_TTL"]
+    )
+    url = url_for(
+        "service.download_artifact",
+        artifact_id=artifact_id,
+        expires=expires,
+        signature=signature_for(artifact_id, expires),
+        _external=True,
+    )
+    expires_at = datetime.fromtimestamp(expires, UTC).replace(tzinfo=None)
+    return {"url": url, "url_expires_at": isoformat(expires_at)}
+
+
+class DownloadQuery(BaseModel):
+    """The presigned part of an artifact URL."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    expires: int = Field(ge=0, le=2**40, description="Expiry, seconds since the epoch.")
+    signature: str = Field(pattern=r"^[0-9a-f]{64}$", description="HMAC-SHA256, hex.")
+
+
+def _refused() -> ApiError:
+    return ApiError(403, "The download link is invalid or has expired")
+
+
+@endpoint(
+    "GET", "/artifacts/<artifact_id>",
+    summary="Download an artifact through a presigned URL", tag="Artifacts", auth="none",
+    query=DownloadQuery,
+    description="Streams the file with Content-Type, Content-Length, Content-Disposition "
+    "(attachment) and Range support. 403 for a bad or expired signature, 404 for an "
+    "unknown artifact.",
+    extra_statuses=(206, 403, 404, 416),
+)
+def download_artifact(artifact_id: str, query: DownloadQuery):
+    """Stream one artifact file if the URL's signature is valid and unexpired."""
+    expected = signature_for(artifact_id, query.expires)
+    if not hmac.compare_digest(expected, query.signature) or query.expires < time.time():
+        raise _refused()
+    artifact = store.get_artifact(get_conn(), artifact_id)
+    if artifact is None:
+        raise not_found()
+    try:
+        path = artifact_storage.path_for(current_app.config["ARTIFACT_DIR"],
+                                         artifact.storage_path)
+    except ValueError:
+        raise not_found() from None
+    if not path.is_file():
+        raise not_found()
+    response = send_file(
+        path,
+        mimetype=artifact.content_type,
+        as_attachment=True,
+        download_name=artifact.filename,
+        conditional=True,
+        etag=artifact.sha256,
+        max_age=None,
+    )
+    # The URL is a short-lived secret: keep it and the bytes out of shared caches and
+    # out of Referer headers of whatever the file links to.
+    response.headers["Cache-Control"] = "private, no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response

@@ -1,1 +1,313 @@
-"""Placeholder: filled in by the share_links work."""
+"""Share links: create, retrieve and archive (``/compute/v1/share-links``).
+
+Rules beyond the spec's limits, as documented in the OpenAPI descriptions:
+
+- ``expires_at`` is an ISO 8601 date-time with a timezone, in the future, and at most
+  ``MAX_LINK_LIFETIME`` (365 days) ahead.
+- ``access_parameters`` omitted means ``{"access_mode": "public"}``.
+- Limits count entries as sent; ids are then deduplicated keeping the first occurrence,
+  addresses case-insensitively. At least one pipeline or prediction id is required.
+- Workspace: an admin key uses ``workspace_id`` (an unarchived workspace of its
+  organization) or the default workspace; a workspace key uses its own workspace, and a
+  different ``workspace_id`` from it is a 403 (validated, not ignored).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Literal
+
+from email_validator import EmailNotValidError, validate_email
+from flask import current_app, request
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from app.db import get_conn
+from app.service.api import endpoint
+from app.service.auth import current_key
+from app.service.errors import bad_request, forbidden, not_found
+from app.store import results as results_store
+from app.store import share_links as store
+from app.timeutil import isoformat, utcnow
+
+MAX_LINK_LIFETIME = timedelta(days=365)
+MAX_IDS = 100
+MAX_EMAILS = 100
+
+ResourceId = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class PublicAccess(BaseModel):
+    """Anyone holding the link id can read."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    access_mode: Literal["public"]
+
+
+class EmailAccess(BaseModel):
+    """Only the listed addresses can read (the reader proves one with a signed JWT)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    access_mode: Literal["email"]
+    allowed_emails: list[str] = Field(
+        description="1 to 100 addresses; deduplicated case-insensitively, "
+        "syntax-checked (no deliverability check).",
+    )
+
+    @field_validator("allowed_emails")
+    @classmethod
+    def _check_emails(cls, values: list[str]) -> list[str]:
+        if not 1 <= len(values) <= MAX_EMAILS:
+            raise PydanticCustomError(
+                "emails_count", "must hold 1 to 100 addresses (got {count})",
+                {"count": len(values)},
+            )
+        normalized = []
+        for value in values:
+            try:
+                checked = validate_email(value, check_deliverability=False)
+            except EmailNotValidError:
+                raise PydanticCustomError(
+                    "email", "{value} is not a valid e-mail address",
+                    {"value": value[:320]},
+                ) from None
+            normalized.append(checked.normalized)
+        return normalized
+
+
+def _access_message(error: dict) -> str:
+    """Phrase one access_parameters error without the union tag in its location."""
+    if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        return "access_mode must be 'public' or 'email'"
+    if error["type"] == "model_type":
+        return "must be an object"
+    where = ".".join(str(part) for part in error["loc"][1:])
+    message = {"extra_forbidden": "is not a recognised field",
+               "missing": "is required"}.get(error["type"], error["msg"])
+    return f"{where} {message}" if where else message
+
+
+AccessParameters = Annotated[PublicAccess | EmailAccess, Field(discriminator="access_mode")]
+
+
+class ShareLinkCreate(BaseModel):
+    """Body of ``POST /share-links``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    expires_at: str = Field(
+        description="ISO 8601 date-time with timezone, in the future, at most 365 days ahead.",
+        examples=["2026-12-31T23:59:59Z"],
+    )
+    access_parameters: AccessParameters | None = Field(
+        default=None, description="Omitted means public."
+    )
+    pipeline_ids: list[ResourceId] = Field(default_factory=list, max_length=MAX_IDS)
+    prediction_ids: list[ResourceId] = Field(default_factory=list, max_length=MAX_IDS)
+    workspace_id: str | None = Field(
+        default=None, min_length=1, max_length=64,
+        description="Admin keys: target workspace (default workspace when omitted). "
+        "Workspace keys: must equal the key's workspace if given (403 otherwise).",
+    )
+
+    @field_validator("access_parameters", mode="wrap")
+    @classmethod
+    def _plain_access_errors(cls, value, handler):
+        # The tagged union puts its tag in error locations ("access_parameters.email.x");
+        # name the field as the client wrote it instead.
+        try:
+            return handler(value)
+        except ValidationError as error:
+            raise PydanticCustomError(
+                "access", "{message}", {"message": _access_message(error.errors()[0])}
+            ) from None
+
+    @field_validator("expires_at")
+    @classmethod
+    def _check_expiry(cls, value: str) -> str:
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            raise PydanticCustomError(
+                "date", "must be an ISO 8601 date-time such as 2026-12-31T23:59:59Z"
+            ) from None
+        if parsed.tzinfo is None:
+            raise PydanticCustomError("date", "must include a timezone (Z or +hh:mm)")
+        now = datetime.now(UTC)
+        if parsed <= now:
+            raise PydanticCustomError("date", "must be in the future")
+        if parsed - now > MAX_LINK_LIFETIME:
+            raise PydanticCustomError("date", "must be at most 365 days in the future")
+        return value
+
+    @model_validator(mode="after")
+    def _something_shared(self):
+        if not self.pipeline_ids and not self.prediction_ids:
+            raise PydanticCustomError(
+                "empty", "pipeline_ids and prediction_ids: at least one id is required"
+            )
+        return self
+
+    def expires_at_utc(self) -> datetime:
+        """Return ``expires_at`` as a naive UTC datetime."""
+        return datetime.fromisoformat(self.expires_at).astimezone(UTC).replace(tzinfo=None)
+
+
+class PublicAccessOut(BaseModel):
+    access_mode: Literal["public"]
+
+
+class EmailAccessOut(BaseModel):
+    access_mode: Literal["email"]
+    allowed_emails: list[str]
+
+
+class ShareLinkOut(BaseModel):
+    """A share link. ``id`` and ``url`` are secrets: whoever holds them can read."""
+
+    id: str
+    access_parameters: PublicAccessOut | EmailAccessOut
+    archived_at: str | None
+    created_at: str
+    expires_at: str
+    pipeline_ids: list[str]
+    prediction_ids: list[str]
+    workspace_id: str
+    url: str
+
+
+class ShareLinkArchiveOut(BaseModel):
+    """Archive response; ``archived_at`` is the time of the first archive call."""
+
+    id: str
+    archived: Literal[True]
+    archived_at: str
+
+
+def share_url(link_id: str) -> str:
+    """Return the visitable URL of a link: ``FLASK_PUBLIC_URL`` or this request's host."""
+    base = current_app.config.get("PUBLIC_URL") or request.host_url
+    return f"{base.rstrip('/')}/share/{link_id}"
+
+
+def link_json(link: store.ShareLink) -> dict:
+    """Serialise a link as the spec's ShareLink."""
+    access: dict = {"access_mode": link.access_mode}
+    if link.access_mode == "email":
+        access["allowed_emails"] = list(link.allowed_emails)
+    return {
+        "id": link.id,
+        "access_parameters": access,
+        "archived_at": isoformat(link.archived_at),
+        "created_at": isoformat(link.created_at),
+        "expires_at": isoformat(link.expires_at),
+        "pipeline_ids": list(link.pipeline_ids),
+        "prediction_ids": list(link.prediction_ids),
+        "workspace_id": link.workspace_id,
+        "url": share_url(link.id),
+    }
+
+
+def _resolve_workspace(conn, requested: str | None) -> str:
+    """Return the workspace a new link belongs to, per the key kind (see module doc)."""
+    key = current_key()
+    if key.key_type != "admin":
+        if requested is not None and requested != key.workspace_id:
+            raise forbidden(
+                f"workspace_id: this API key is scoped to workspace {key.workspace_id}"
+            )
+        return key.workspace_id
+    workspace = store.find_workspace(conn, key.organization_id, requested)
+    if workspace is None:
+        if requested is None:
+            raise bad_request("workspace_id: the organization has no default workspace")
+        raise bad_request(f"workspace_id: {requested} is not a workspace of this organization")
+    if workspace.archived_at is not None:
+        raise bad_request(f"workspace_id: workspace {workspace.id} is archived")
+    return workspace.id
+
+
+def _check_ids(conn, field: str, kind: str, workspace_id: str, ids: list[str]) -> None:
+    """Refuse ids that are not in the workspace, naming the first; never say where they are."""
+    found = results_store.existing_ids(conn, kind, workspace_id, ids)
+    for value in ids:
+        if value not in found:
+            raise bad_request(f"{field}: {value} is not a {kind} of workspace {workspace_id}")
+
+
+@endpoint(
+    "POST", "/share-links",
+    summary="Create a share link", tag="Share links", auth="any",
+    body=ShareLinkCreate, response=ShareLinkOut,
+    description=__doc__.split("\n\n", 1)[1],
+    extra_statuses=(400, 401, 403, 413),
+)
+def create_share_link(body: ShareLinkCreate):
+    """Create a link over pipelines and predictions of one workspace."""
+    conn = get_conn()
+    workspace_id = _resolve_workspace(conn, body.workspace_id)
+    pipeline_ids = list(dict.fromkeys(body.pipeline_ids))
+    prediction_ids = list(dict.fromkeys(body.prediction_ids))
+    _check_ids(conn, "pipeline_ids", "pipeline", workspace_id, pipeline_ids)
+    _check_ids(conn, "prediction_ids", "prediction", workspace_id, prediction_ids)
+    access = body.access_parameters or PublicAccess(access_mode="public")
+    link = store.create_share_link(
+        conn,
+        organization_id=current_key().organization_id,
+        workspace_id=workspace_id,
+        access_mode=access.access_mode,
+        allowed_emails=getattr(access, "allowed_emails", []),
+        pipeline_ids=pipeline_ids,
+        prediction_ids=prediction_ids,
+        expires_at=body.expires_at_utc(),
+    )
+    return link_json(link)
+
+
+def _owned_link(link_id: str) -> store.ShareLink:
+    """Return the caller's link or the shared 404 (foreign, other workspace, unknown)."""
+    key = current_key()
+    link = store.get_for_owner(
+        get_conn(), link_id,
+        organization_id=key.organization_id,
+        workspace_id=key.workspace_id if key.key_type != "admin" else None,
+    )
+    if link is None:
+        raise not_found()
+    return link
+
+
+@endpoint(
+    "GET", "/share-links/<link_id>",
+    summary="Retrieve a share link", tag="Share links", auth="any",
+    response=ShareLinkOut,
+    description="Archived and expired links are still returned. A workspace key sees only "
+    "its workspace's links; anything else is 404.",
+    extra_statuses=(401, 404),
+)
+def retrieve_share_link(link_id: str):
+    """Return a link owned by the caller's organization (and workspace, for workspace keys)."""
+    return link_json(_owned_link(link_id))
+
+
+@endpoint(
+    "POST", "/share-links/<link_id>/archive",
+    summary="Archive a share link", tag="Share links", auth="any",
+    response=ShareLinkArchiveOut,
+    description="Idempotent: repeated calls answer 200 with the first archived_at.",
+    extra_statuses=(401, 404),
+)
+def archive_share_link(link_id: str):
+    """Archive a link; it stops granting access at once."""
+    link = _owned_link(link_id)
+    archived_at = store.archive(get_conn(), link, utcnow())
+    return {"id": link.id, "archived": True, "archived_at": isoformat(archived_at)}

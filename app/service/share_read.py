@@ -1,1 +1,256 @@
-"""Placeholder: filled in by the share_read work."""
+"""Reading through a share link: what it exposes, and the results of one pipeline.
+
+No API key is needed (an ``x-api-key`` that is sent is ignored): the link id is the
+credential. Unknown, archived, expired, uncovered, or in an archived workspace: the same
+404, byte for byte. Email-mode links also need ``Authorization: Bearer <JWT>`` signed by
+the viewer (401 with ``WWW-Authenticate: Bearer`` when missing or invalid) for an address
+on the link's list (403 otherwise; compared case-insensitively).
+
+Result records follow the spec's six page shapes by pipeline kind. Optional fields
+(``warnings``, ``adme``, ``external_id``, ``artifacts.structure`` where optional,
+``artifacts.ligand_structure``) are omitted when the result has no value: never null.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+from pydantic import BaseModel, Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from app import share_tokens
+from app.db import get_conn
+from app.service.api import endpoint
+from app.service.artifacts import presign
+from app.service.errors import ApiError, forbidden, not_found
+from app.service.pagination import ResultsPageQuery, page_envelope
+from app.store import results as results_store
+from app.store import share_links as links_store
+from app.timeutil import isoformat
+
+MAX_IDS_FILTER = 200
+PROTEIN_KINDS = ("protein_design", "protein_redesign", "protein_sequence_redesign",
+                 "protein_library_screen")
+SMALL_MOLECULE_KINDS = ("small_molecule_design", "small_molecule_library_screen")
+SCREEN_KINDS = ("protein_library_screen", "small_molecule_library_screen")
+RESULT_ARTIFACT_ROLES = ("archive", "structure", "ligand_structure")
+PRIVATE_HEADERS = {"Cache-Control": "private, no-store", "Referrer-Policy": "no-referrer"}
+
+
+def live_link_for_reader(link_id: str) -> links_store.ShareLink:
+    """Return the live link this request may read, or raise the 404 / 401 / 403."""
+    link = links_store.get_live(get_conn(), link_id)
+    if link is None:
+        raise not_found()
+    if link.access_mode == "email":
+        email = _bearer_email(link.id)
+        allowed = {address.lower() for address in link.allowed_emails}
+        if email.lower() not in allowed:
+            raise forbidden("This share link is not shared with the signed-in address")
+    return link
+
+
+def _bearer_email(link_id: str) -> str:
+    """Return the address proven by the request's bearer JWT for ``link_id``."""
+    challenge = {"WWW-Authenticate": 'Bearer realm="share-link"'}
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "This share link needs a signed-in address (Bearer token)",
+                       challenge)
+    try:
+        return share_tokens.verify(token.strip(), link_id)
+    except share_tokens.InvalidShareToken:
+        raise ApiError(401, "The bearer token is invalid or has expired",
+                       {"WWW-Authenticate": 'Bearer realm="share-link", error="invalid_token"'}
+                       ) from None
+
+
+def _private(body: dict) -> tuple[dict, int, dict]:
+    return body, 200, PRIVATE_HEADERS
+
+
+class ShareReadPipeline(BaseModel):
+    id: str
+    kind: str
+    status: str
+    created_at: str
+    result_count: int
+    name: str | None = Field(default=None, description="Omitted when the pipeline has none.")
+
+
+class ShareReadArtifact(BaseModel):
+    name: str
+    url: str
+    url_expires_at: str
+    filename: str
+    size: int
+    content_type: str
+
+
+class ShareReadPrediction(BaseModel):
+    id: str
+    application: str
+    status: str
+    created_at: str
+    inputs: Any
+    outputs: Any
+    artifacts: list[ShareReadArtifact]
+
+
+class ShareReadOut(BaseModel):
+    """What a live link exposes, in the order its ids were registered."""
+
+    id: str
+    created_at: str
+    expires_at: str
+    workspace_id: str
+    access_mode: str
+    pipelines: list[ShareReadPipeline]
+    predictions: list[ShareReadPrediction]
+
+
+@endpoint(
+    "GET", "/share/<link_id>",
+    summary="Read what a share link exposes", tag="Share links", auth="share",
+    response=ShareReadOut, description=__doc__.split("\n\n", 1)[1],
+    extra_statuses=(401, 403, 404),
+)
+def read_share_link(link_id: str):
+    """Return the link's pipelines and predictions (no API key; bearer JWT for email mode)."""
+    link = live_link_for_reader(link_id)
+    conn = get_conn()
+    pipelines = results_store.pipelines_in_order(conn, link.workspace_id, link.pipeline_ids)
+    predictions = results_store.predictions_in_order(conn, link.workspace_id,
+                                                     link.prediction_ids)
+    artifacts = results_store.artifacts_for_predictions(conn, [p.id for p in predictions])
+    return _private({
+        "id": link.id,
+        "created_at": isoformat(link.created_at),
+        "expires_at": isoformat(link.expires_at),
+        "workspace_id": link.workspace_id,
+        "access_mode": link.access_mode,
+        "pipelines": [_pipeline_json(p) for p in pipelines],
+        "predictions": [_prediction_json(p, artifacts.get(p.id, [])) for p in predictions],
+    })
+
+
+def _pipeline_json(pipeline: results_store.Pipeline) -> dict:
+    body = {
+        "id": pipeline.id,
+        "kind": pipeline.kind,
+        "status": pipeline.status,
+        "created_at": isoformat(pipeline.created_at),
+        "result_count": pipeline.result_count,
+    }
+    if pipeline.name is not None:
+        body["name"] = pipeline.name
+    return body
+
+
+def _prediction_json(prediction: results_store.Prediction, artifacts: list) -> dict:
+    return {
+        "id": prediction.id,
+        "application": prediction.application,
+        "status": prediction.status,
+        "created_at": isoformat(prediction.created_at),
+        "inputs": prediction.inputs,
+        "outputs": prediction.outputs,
+        "artifacts": [
+            {"name": a.role, **presign(a.id), "filename": a.filename, "size": a.size,
+             "content_type": a.content_type}
+            for a in artifacts
+        ],
+    }
+
+
+class ShareResultsQuery(ResultsPageQuery):
+    """Paging of a link's pipeline results, plus the ``ids`` filter."""
+
+    ids: str | None = Field(
+        default=None, max_length=200 * 65,
+        description="Comma-separated result ids (1 to 200); only those are returned, "
+        "missing ids are skipped. Applied before pagination.",
+    )
+
+    @field_validator("ids")
+    @classmethod
+    def _check_ids(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = [part.strip() for part in value.split(",")]
+        if not parts or any(not part for part in parts):
+            raise PydanticCustomError("ids", "must be comma-separated ids without empty entries")
+        if len(parts) > MAX_IDS_FILTER:
+            raise PydanticCustomError("ids", "at most 200 ids (got {count})",
+                                      {"count": len(parts)})
+        for part in parts:
+            if len(part) > 64 or not part.replace("_", "").replace("-", "").isalnum() \
+                    or not part.isascii():
+                raise PydanticCustomError("ids", "{part} is not a result id",
+                                          {"part": part[:64]})
+        return ",".join(parts)
+
+    def id_list(self) -> list[str] | None:
+        """Return the filter as a deduplicated list, or None when there is no filter."""
+        return list(dict.fromkeys(self.ids.split(","))) if self.ids is not None else None
+
+
+class ResultsPageOut(BaseModel):
+    """One page of results; record fields depend on the pipeline kind (six page shapes)."""
+
+    data: list[dict[str, Any]]
+    first_id: str | None
+    last_id: str | None
+    has_more: bool
+
+
+@endpoint(
+    "GET", "/share/<link_id>/pipelines/<pipeline_id>/results",
+    summary="List results of a pipeline exposed by a share link", tag="Share links",
+    auth="share", query=ShareResultsQuery, response=ResultsPageOut,
+    description="Ordered by id. `ids` filters before pagination; `after_id` and `before_id` "
+    "together are a 400; `limit` 1-1000 (default 100). " + __doc__.split("\n\n", 1)[1],
+    extra_statuses=(400, 401, 403, 404),
+)
+def list_share_results(link_id: str, pipeline_id: str, query: ShareResultsQuery):
+    """Return one page of a covered pipeline's results, shaped by the pipeline's kind."""
+    link = live_link_for_reader(link_id)
+    if pipeline_id not in link.pipeline_ids:
+        raise not_found()
+    conn = get_conn()
+    pipeline = results_store.get_pipeline(conn, link.workspace_id, pipeline_id)
+    if pipeline is None:
+        raise not_found()
+    page = results_store.results_page(
+        conn, pipeline.id, limit=query.limit, after_id=query.after_id,
+        before_id=query.before_id, ids=query.id_list(),
+    )
+    artifacts = results_store.artifacts_for_results(conn, [r.id for r in page.rows])
+    data = [result_json(pipeline.kind, r, artifacts.get(r.id, [])) for r in page.rows]
+    return _private(page_envelope(data, page.has_more))
+
+
+def result_json(kind: str, result: results_store.Result, artifacts: list) -> dict:
+    """Shape one result as the record of its pipeline kind's page shape."""
+    body: dict[str, Any] = {
+        "id": result.id,
+        "artifacts": {
+            a.role: presign(a.id) for a in artifacts if a.role in RESULT_ARTIFACT_ROLES
+        },
+        "created_at": isoformat(result.created_at),
+    }
+    if kind in PROTEIN_KINDS:
+        body["entities"] = result.entities or []
+    if kind == "protein_sequence_redesign":
+        body["type"] = result.variant or "binder"
+    body["metrics"] = result.metrics
+    if kind in SMALL_MOLECULE_KINDS:
+        body["smiles"] = result.smiles
+        if result.adme is not None:
+            body["adme"] = result.adme
+    if kind in SCREEN_KINDS and result.external_id is not None:
+        body["external_id"] = result.external_id
+    if result.warnings is not None:
+        body["warnings"] = result.warnings
+    return body

@@ -1,0 +1,183 @@
+"""Reading pipelines, predictions, their results and artifact files.
+
+Everything here is read-only: creation belongs to the compute engine (and, here, the demo
+seeder). Results pages are keyset pages over the ``(pipeline_id, id)`` index; the
+artifacts of a whole page come back from one query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from app.store import schema
+from app.store.paging import Page, keyset_page
+from app.store.records import from_row
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """A pipeline: its result kind, status and how many results it holds."""
+
+    id: str
+    workspace_id: str
+    kind: str
+    name: str | None
+    status: str
+    result_count: int
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A prediction with its inputs and outputs as stored (JSON)."""
+
+    id: str
+    workspace_id: str
+    application: str
+    name: str | None
+    status: str
+    inputs: Any
+    outputs: Any
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Result:
+    """One pipeline result; which fields are set depends on the pipeline's kind."""
+
+    id: str
+    pipeline_id: str
+    created_at: datetime
+    variant: str | None
+    entities: Any
+    metrics: Any
+    warnings: Any
+    smiles: str | None
+    adme: Any
+    external_id: str | None
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A stored file owned by a result or a prediction."""
+
+    id: str
+    result_id: str | None
+    prediction_id: str | None
+    role: str
+    filename: str
+    content_type: str
+    size: int
+    sha256: str
+    storage_path: str
+    created_at: datetime
+
+
+_TABLES = {"pipeline": schema.pipelines, "prediction": schema.predictions}
+
+
+def existing_ids(conn: Connection, kind: str, workspace_id: str, ids: list[str]) -> set[str]:
+    """Return which of ``ids`` are pipelines (``kind="pipeline"``) or predictions of the
+    workspace, in one query."""
+    if not ids:
+        return set()
+    table = _TABLES[kind]
+    return set(
+        conn.execute(
+            sa.select(table.c.id).where(table.c.workspace_id == workspace_id,
+                                        table.c.id.in_(ids))
+        ).scalars()
+    )
+
+
+def pipelines_in_order(conn: Connection, workspace_id: str, ids: list[str]) -> list[Pipeline]:
+    """Return the workspace's pipelines among ``ids`` in the order of ``ids``.
+
+    Ids that no longer exist (deleted by retention) are skipped.
+    """
+    if not ids:
+        return []
+    p = schema.pipelines
+    rows = conn.execute(sa.select(p).where(p.c.workspace_id == workspace_id, p.c.id.in_(ids)))
+    found = {row.id: from_row(Pipeline, row) for row in rows}
+    return [found[i] for i in ids if i in found]
+
+
+def predictions_in_order(
+    conn: Connection, workspace_id: str, ids: list[str]
+) -> list[Prediction]:
+    """Return the workspace's predictions among ``ids`` in the order of ``ids``."""
+    if not ids:
+        return []
+    p = schema.predictions
+    rows = conn.execute(sa.select(p).where(p.c.workspace_id == workspace_id, p.c.id.in_(ids)))
+    found = {row.id: from_row(Prediction, row) for row in rows}
+    return [found[i] for i in ids if i in found]
+
+
+def get_pipeline(conn: Connection, workspace_id: str, pipeline_id: str) -> Pipeline | None:
+    """Return the pipeline if it belongs to ``workspace_id``."""
+    p = schema.pipelines
+    row = conn.execute(
+        sa.select(p).where(p.c.id == pipeline_id, p.c.workspace_id == workspace_id)
+    ).first()
+    return from_row(Pipeline, row) if row else None
+
+
+def results_page(
+    conn: Connection,
+    pipeline_id: str,
+    *,
+    limit: int,
+    after_id: str | None = None,
+    before_id: str | None = None,
+    ids: list[str] | None = None,
+) -> Page:
+    """Return one keyset page of the pipeline's results as ``Result`` records.
+
+    ``ids`` filters in SQL before the page is cut (``id IN (...)`` plus the cursor), so a
+    filtered walk pages over matching results only.
+    """
+    r = schema.results
+    query = sa.select(r).where(r.c.pipeline_id == pipeline_id)
+    if ids is not None:
+        query = query.where(r.c.id.in_(ids))
+    page = keyset_page(conn, query, r.c.id, limit=limit, after_id=after_id,
+                       before_id=before_id)
+    return Page(rows=[from_row(Result, row) for row in page.rows], has_more=page.has_more)
+
+
+def artifacts_for_results(conn: Connection, result_ids: Iterable[str]) -> dict[str, list[Artifact]]:
+    """Return the artifacts of many results, keyed by result id, in one query."""
+    return _artifacts_by(conn, schema.artifacts.c.result_id, list(result_ids))
+
+
+def artifacts_for_predictions(
+    conn: Connection, prediction_ids: Iterable[str]
+) -> dict[str, list[Artifact]]:
+    """Return the artifacts of many predictions, keyed by prediction id, in one query."""
+    return _artifacts_by(conn, schema.artifacts.c.prediction_id, list(prediction_ids))
+
+
+def _artifacts_by(conn: Connection, owner: sa.Column, owner_ids: list[str]) -> dict:
+    if not owner_ids:
+        return {}
+    a = schema.artifacts
+    grouped: dict[str, list[Artifact]] = {}
+    rows = conn.execute(sa.select(a).where(owner.in_(owner_ids)).order_by(a.c.id))
+    for row in rows:
+        grouped.setdefault(getattr(row, owner.name), []).append(from_row(Artifact, row))
+    return grouped
+
+
+def get_artifact(conn: Connection, artifact_id: str) -> Artifact | None:
+    """Return one artifact by id."""
+    a = schema.artifacts
+    row = conn.execute(sa.select(a).where(a.c.id == artifact_id)).first()
+    return from_row(Artifact, row) if row else None
