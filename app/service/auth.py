@@ -61,9 +61,11 @@ def authenticate(require_admin: bool) -> ApiKey:
         raise unauthorized("The API key's workspace has been archived")
     if not ip_allowed(request.remote_addr, key.allowed_ips):
         raise forbidden("This API key may not be used from this IP address")
+    # The key is genuine and usable from here: that counts as a use, even if this
+    # endpoint then refuses its kind (the refusal is committed like any 4xx answer).
+    api_keys.touch_last_used(conn, key, now)
     if require_admin and key.key_type != "admin":
         raise forbidden("This endpoint requires an admin API key")
-    api_keys.touch_last_used(conn, key, now)
     g.api_key = key
     return key
 

@@ -1,0 +1,43 @@
+"""Helpers shared by the administration tests: the error envelope, keys made in the DB."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from app.db import get_engine
+from app.store import api_keys
+
+
+def assert_envelope(response, status: int) -> dict:
+    """Assert that ``response`` is the JSON error envelope with ``status``; return it."""
+    assert response.status_code == status, (response.status_code, response.data[:300])
+    assert response.is_json, response.data[:300]
+    body = response.get_json()
+    assert set(body) == {"statusCode", "error", "message"}
+    assert body["statusCode"] == status
+    assert isinstance(body["error"], str) and body["error"]
+    assert isinstance(body["message"], str) and body["message"]
+    return body
+
+
+def make_key(
+    app,
+    org,
+    *,
+    workspace_id: str | None = None,
+    key_type: str = "workspace",
+    allowed_ips: list[str] | None = None,
+    expires_at: datetime | None = None,
+) -> str:
+    """Create a key straight in the database and return the full key."""
+    with get_engine(app).begin() as conn:
+        _record, secret = api_keys.create_api_key(
+            conn,
+            organization_id=org.organization_id,
+            workspace_id=(workspace_id or org.workspace_id) if key_type == "workspace" else None,
+            key_type=key_type,
+            name="made by a test",
+            allowed_ips=allowed_ips,
+            expires_at=expires_at,
+        )
+    return secret
