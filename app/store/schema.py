@@ -166,6 +166,25 @@ share_link_emails = sa.Table(
     sa.Column("email_normalized", sa.String(320), nullable=False),
 )
 
+# Pending e-mail sign-ins (app/store/signin_codes.py): only hashes of the link token, the
+# code, the share link id and the requesting browser's nonce are kept, never the secrets.
+signin_requests = sa.Table(
+    "signin_requests",
+    metadata,
+    sa.Column("id", ID, primary_key=True),
+    sa.Column("share_link_hash", sa.String(64), nullable=False),
+    sa.Column("email", sa.String(320), nullable=False),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("code_hash", sa.String(64), nullable=False),
+    sa.Column("browser_hash", sa.String(64), nullable=False),
+    sa.Column("next_path", sa.String(2000), nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("expires_at", sa.DateTime, nullable=False),
+    sa.Column("used_at", sa.DateTime, nullable=True),
+    sa.Index("ix_signin_requests_expires_at", "expires_at"),
+)
+
 usage_records = sa.Table(
     "usage_records",
     metadata,

@@ -8,16 +8,17 @@ visitor), ``sign_in_required(link_id)`` when the API answers 401, and
 
 from __future__ import annotations
 
-from flask import Response, abort, session
+from flask import Response, redirect, request, url_for
 
 from app import share_tokens
+from app.viewer.signin import navigation, pages, state
 
-SESSION_EMAIL_KEY = "verified_email"
+SESSION_EMAIL_KEY = state.EMAIL_KEY
 
 
 def verified_email() -> str | None:
-    """Return the address this browser proved, or None."""
-    return session.get(SESSION_EMAIL_KEY)
+    """Return the address this browser proved (and whose proof is recent), or None."""
+    return state.verified_email()
 
 
 def bearer_for(link_id: str) -> str | None:
@@ -26,11 +27,21 @@ def bearer_for(link_id: str) -> str | None:
     return share_tokens.mint(link_id, email) if email else None
 
 
+def _current_path() -> str | None:
+    """Return the page being asked for, to come back to after sign-in (GET only)."""
+    if request.method != "GET":
+        return None
+    query = request.query_string.decode("latin-1")
+    return request.path + (f"?{query}" if query else "")
+
+
 def sign_in_required(link_id: str) -> Response:
-    """Answer a page that needs a verified address (replaced by the sign-in flow)."""
-    abort(401)
+    """Send the visitor to the sign-in page, remembering the page they asked for."""
+    next_path = navigation.safe_next(link_id, _current_path())
+    return redirect(url_for("signin.request_form", link_id=link_id, next=next_path,
+                            embed=navigation.embed_arg()))
 
 
 def access_denied(link_id: str) -> Response:
-    """Answer a page whose visitor's address is not on the link's list."""
-    abort(403)
+    """Answer the no-access page: the address, what to do, and nothing of the link."""
+    return pages.render("signin/no_access.html", link_id, 403, email=verified_email())

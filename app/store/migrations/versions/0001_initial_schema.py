@@ -98,6 +98,24 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['workspace_id'], ['workspaces.id'], name=op.f('fk_share_links_workspace_id_workspaces')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_share_links'))
     )
+    op.create_table('signin_requests',
+    sa.Column('id', sa.String(length=64), nullable=False),
+    sa.Column('share_link_hash', sa.String(length=64), nullable=False),
+    sa.Column('email', sa.String(length=320), nullable=False),
+    sa.Column('token_hash', sa.String(length=64), nullable=False),
+    sa.Column('code_hash', sa.String(length=64), nullable=False),
+    sa.Column('browser_hash', sa.String(length=64), nullable=False),
+    sa.Column('next_path', sa.String(length=2000), nullable=False),
+    sa.Column('attempts', sa.Integer(), nullable=False),
+    sa.Column('created_at', sa.DateTime(), nullable=False),
+    sa.Column('expires_at', sa.DateTime(), nullable=False),
+    sa.Column('used_at', sa.DateTime(), nullable=True),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_signin_requests')),
+    sa.UniqueConstraint('token_hash', name=op.f('uq_signin_requests_token_hash'))
+    )
+    with op.batch_alter_table('signin_requests', schema=None) as batch_op:
+        batch_op.create_index('ix_signin_requests_expires_at', ['expires_at'], unique=False)
+
     op.create_table('usage_records',
     sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
     sa.Column('organization_id', sa.String(length=64), nullable=False),
@@ -190,6 +208,10 @@ def downgrade() -> None:
         batch_op.drop_index('ix_usage_records_org_time')
 
     op.drop_table('usage_records')
+    with op.batch_alter_table('signin_requests', schema=None) as batch_op:
+        batch_op.drop_index('ix_signin_requests_expires_at')
+
+    op.drop_table('signin_requests')
     op.drop_table('share_links')
     op.drop_table('predictions')
     op.drop_table('pipelines')

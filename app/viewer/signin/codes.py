@@ -1,0 +1,162 @@
+"""One-time sign-in secrets: the link token and the short code of one message.
+
+Each message carries two forms of one credential: a link token (256 random bits, in the
+URL) and a short code (8 characters, about 40 bits, typed by hand). Either redeems the
+pending sign-in once. The link alone works only in the browser that asked for it; anywhere
+else the code is needed as well, so a link that leaks through a proxy log, a browser sync
+or a mail scanner is not enough on its own.
+
+Only keyed hashes (HMAC-SHA256 with the app's secret key) are stored: a copy of the
+database does not reveal a live code, and the short code cannot be brute-forced offline.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from flask import current_app
+
+from app.db import get_conn
+from app.store import signin_codes
+from app.store.signin_codes import SigninRequest
+from app.timeutil import utcnow
+
+# No 0/O, 1/I/L: a code read off a phone screen is typed right the first time.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 8
+
+
+class Outcome(enum.Enum):
+    """What happened to a code or link; each has its own message for the visitor."""
+
+    OK = "ok"
+    WRONG = "wrong"
+    EXPIRED = "expired"
+    USED = "used"
+    LOCKED = "locked"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A pending sign-in just created, with the secrets that go into the message."""
+
+    request: SigninRequest
+    token: str
+    code: str
+
+
+def keyed_hash(purpose: str, value: str) -> str:
+    """Return the hex HMAC-SHA256 of ``value`` under the app secret, separated by purpose."""
+    key = current_app.config["SECRET_KEY"]
+    key_bytes = key.encode() if isinstance(key, str) else key
+    message = f"signin:{purpose}:{value}".encode()
+    return hmac.new(key_bytes, message, hashlib.sha256).hexdigest()
+
+
+def link_hash(link_id: str) -> str:
+    """Return the stored form of a share link id (the id itself is a credential)."""
+    return keyed_hash("link", link_id)
+
+
+def normalize_code(typed: str) -> str:
+    """Return the code as stored: upper case, without spaces or dashes."""
+    return "".join(ch for ch in typed.upper() if ch.isalnum())
+
+
+def format_code(code: str) -> str:
+    """Return the code as shown in the message, e.g. ``ABCD-EFGH``."""
+    return f"{code[:4]}-{code[4:]}"
+
+
+def issue(link_id: str, email: str, browser_nonce: str, next_path: str) -> Issued:
+    """Create a pending sign-in for ``email`` on ``link_id``, bound to this browser."""
+    token = secrets.token_urlsafe(32)
+    code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+    request_id = secrets.token_urlsafe(16)
+    record = signin_codes.create_request(
+        get_conn(),
+        request_id=request_id,
+        share_link_hash=link_hash(link_id),
+        email=email,
+        token_hash=keyed_hash("token", token),
+        # The request id is mixed in so that equal codes of two requests hash apart.
+        code_hash=keyed_hash("code", f"{request_id}:{code}"),
+        browser_hash=keyed_hash("browser", browser_nonce),
+        next_path=next_path,
+        ttl=timedelta(seconds=int(current_app.config["SIGNIN_CODE_TTL_SECONDS"])),
+    )
+    return Issued(record, token, code)
+
+
+def pending(request_id: str, link_id: str) -> SigninRequest | None:
+    """Return the pending sign-in ``request_id`` if it belongs to ``link_id``."""
+    record = signin_codes.get_request(get_conn(), request_id)
+    if record is None or not hmac.compare_digest(record.share_link_hash, link_hash(link_id)):
+        return None
+    return record
+
+
+def by_token(token: str, link_id: str) -> SigninRequest | None:
+    """Return the pending sign-in of a link token if it belongs to ``link_id``."""
+    record = signin_codes.find_by_token_hash(get_conn(), keyed_hash("token", token))
+    if record is None or not hmac.compare_digest(record.share_link_hash, link_hash(link_id)):
+        return None
+    return record
+
+
+def same_browser(record: SigninRequest, browser_nonce: str | None) -> bool:
+    """Tell whether this browser is the one that asked for the message."""
+    if not browser_nonce:
+        return False
+    return hmac.compare_digest(record.browser_hash, keyed_hash("browser", browser_nonce))
+
+
+def max_attempts() -> int:
+    """Return how many codes may be typed for one message before it locks."""
+    return int(current_app.config["SIGNIN_MAX_CODE_ATTEMPTS"])
+
+
+def state(record: SigninRequest) -> Outcome:
+    """Return why ``record`` can no longer be redeemed, or OK when it still can."""
+    if record.used_at is not None:
+        return Outcome.USED
+    if record.expires_at <= utcnow():
+        return Outcome.EXPIRED
+    if record.attempts >= max_attempts():
+        return Outcome.LOCKED
+    return Outcome.OK
+
+
+def attempts_left(record: SigninRequest) -> int:
+    """Return how many more codes may be typed (after a refreshed read of the row)."""
+    fresh = signin_codes.get_request(get_conn(), record.id) or record
+    return max(0, max_attempts() - fresh.attempts)
+
+
+def check_code(record: SigninRequest, typed: str) -> Outcome:
+    """Redeem ``record`` with a typed code: counts the attempt, then consumes on a match."""
+    current = state(record)
+    if current is not Outcome.OK:
+        return current
+    conn = get_conn()
+    if not signin_codes.count_attempt(conn, record.id, max_attempts()):
+        return state(signin_codes.get_request(conn, record.id) or record)
+    expected = keyed_hash("code", f"{record.id}:{normalize_code(typed)}")
+    if not hmac.compare_digest(expected, record.code_hash):
+        fresh = signin_codes.get_request(conn, record.id) or record
+        return Outcome.LOCKED if fresh.attempts >= max_attempts() else Outcome.WRONG
+    return Outcome.OK if signin_codes.consume(conn, record.id) else Outcome.USED
+
+
+def redeem_in_same_browser(record: SigninRequest) -> Outcome:
+    """Redeem ``record`` through its link, in the browser that asked (checked by caller)."""
+    current = state(record)
+    if current is not Outcome.OK:
+        return current
+    return Outcome.OK if signin_codes.consume(get_conn(), record.id) else Outcome.USED

@@ -1,0 +1,91 @@
+"""Sending the sign-in message: SMTP when configured, otherwise the log (development).
+
+Settings (``FLASK_`` prefix in the environment): ``MAIL_SERVER``, ``MAIL_PORT``,
+``MAIL_USE_TLS`` (STARTTLS), ``MAIL_USE_SSL`` (implicit TLS), ``MAIL_USERNAME`` and
+``MAIL_PASSWORD`` (login only when both are set), ``MAIL_SENDER``, ``MAIL_TIMEOUT``
+(seconds), ``PRODUCT_NAME``.
+
+With no ``MAIL_SERVER`` the message is not sent. Instead the app log gets a warning with
+the address and the code; the log filter redacts share ids, so the link in that line is
+not usable, but the code is, in the browser that asked. With ``FLASK_DEBUG`` on, the whole
+text part (link included) is also printed to stderr, outside the redacting logger, as a
+deliberate development convenience; production servers never run in debug mode.
+"""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+import ssl
+import sys
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+from flask import current_app, render_template
+
+log = logging.getLogger(__name__)
+
+
+class MailNotSent(Exception):
+    """The SMTP server could not be reached or refused the message."""
+
+
+def build_message(*, to: str, link_url: str, code: str, minutes: int) -> EmailMessage:
+    """Build the sign-in message: a plain-text part and an HTML alternative."""
+    config = current_app.config
+    product = config.get("PRODUCT_NAME") or "Share Viewer"
+    context = {"product_name": product, "link_url": link_url, "code": code, "minutes": minutes,
+               "email": to}
+    message = EmailMessage()
+    message["Subject"] = f"Your {product} sign-in code: {code}"
+    message["From"] = config["MAIL_SENDER"]
+    message["To"] = to
+    sender_domain = str(config["MAIL_SENDER"]).rsplit("@", 1)[-1].strip(">") or "localhost"
+    message["Message-ID"] = make_msgid(domain=sender_domain)
+    # Ask mail clients and auto-responders to keep quiet about a one-time message.
+    message["Auto-Submitted"] = "auto-generated"
+    message.set_content(render_template("signin/mail.txt", **context))
+    message.add_alternative(render_template("signin/mail.html", **context), subtype="html")
+    return message
+
+
+def _smtp_send(message: EmailMessage) -> None:
+    config = current_app.config
+    host, port = config["MAIL_SERVER"], int(config.get("MAIL_PORT") or 25)
+    timeout = float(config.get("MAIL_TIMEOUT") or 10)
+    context = ssl.create_default_context()
+    if config.get("MAIL_USE_SSL"):
+        smtp: smtplib.SMTP = smtplib.SMTP_SSL(host, port, timeout=timeout, context=context)
+    else:
+        smtp = smtplib.SMTP(host, port, timeout=timeout)
+    with smtp:
+        if config.get("MAIL_USE_TLS") and not config.get("MAIL_USE_SSL"):
+            smtp.starttls(context=context)
+        if config.get("MAIL_USERNAME") and config.get("MAIL_PASSWORD"):
+            smtp.login(config["MAIL_USERNAME"], config["MAIL_PASSWORD"])
+        smtp.send_message(message)
+
+
+def _log_instead(message: EmailMessage, code: str) -> None:
+    log.warning(
+        "MAIL_SERVER is not set: sign-in message to %s was not sent. Its code is %s "
+        "(type it in the browser that asked).",
+        message["To"], code,
+    )
+    if current_app.debug:
+        text = message.get_body(("plain",)).get_content()
+        print(f"----- sign-in message (debug, not sent) -----\n{text}\n-----",
+              file=sys.stderr, flush=True)
+
+
+def send(message: EmailMessage, code: str) -> None:
+    """Send ``message`` (or log it in development); raise MailNotSent on failure."""
+    if not current_app.config.get("MAIL_SERVER"):
+        _log_instead(message, code)
+        return
+    try:
+        _smtp_send(message)
+    except (smtplib.SMTPException, OSError, ssl.SSLError) as error:
+        # The address is personal data; the error class and text say what went wrong.
+        log.error("sign-in mail could not be sent: %s: %s", type(error).__name__, error)
+        raise MailNotSent(str(error)) from error

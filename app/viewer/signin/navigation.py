@@ -1,0 +1,62 @@
+"""Where a visitor goes after signing in, and how embed mode follows them.
+
+``next`` comes from the query string or a form, so it is untrusted: it is accepted only as
+a local path under the same share link (``/share/<id>`` or below), with no scheme, host,
+backslash, control character, dot segment or double slash. Anything else falls back to
+the link's overview, so there is no open redirect and no hop to another link.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlsplit
+
+from flask import request
+
+MAX_NEXT_LENGTH = 2000
+
+
+def is_embed() -> bool:
+    """Tell whether this request renders inside an iframe (``?embed=1``)."""
+    return request.args.get("embed") == "1"
+
+
+def embed_arg() -> int | None:
+    """Return the ``embed`` value for ``url_for`` (None drops it from the URL)."""
+    return 1 if is_embed() else None
+
+
+def overview_path(link_id: str) -> str:
+    """Return the link's overview path, keeping embed mode."""
+    return f"/share/{link_id}" + ("?embed=1" if is_embed() else "")
+
+
+def _is_safe(link_id: str, candidate: str) -> bool:
+    if not candidate or len(candidate) > MAX_NEXT_LENGTH:
+        return False
+    if "\\" in candidate or any(ord(ch) < 32 or ord(ch) == 127 for ch in candidate):
+        return False
+    parts = urlsplit(candidate)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/"):
+        return False
+    base = f"/share/{link_id}"
+    if parts.path != base and not parts.path.startswith(base + "/"):
+        return False
+    segments = parts.path.split("/")[1:]
+    if any(segment in ("", ".", "..") for segment in segments):
+        return False
+    # Back to a sign-in page would loop: send the visitor to the overview instead.
+    return not parts.path.startswith(base + "/sign-")
+
+
+def safe_next(link_id: str, candidate: str | None) -> str:
+    """Return ``candidate`` if it is a safe local path for ``link_id``, else the overview.
+
+    Embed mode is carried over: a visitor signing in inside an iframe stays embedded.
+    """
+    if not candidate or not _is_safe(link_id, candidate):
+        return overview_path(link_id)
+    parts = urlsplit(candidate)
+    query = parts.query
+    if is_embed() and ("embed", "1") not in parse_qsl(query):
+        query = f"{query}&embed=1" if query else "embed=1"
+    return parts.path + ("?" + query if query else "")

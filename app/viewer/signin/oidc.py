@@ -1,0 +1,117 @@
+"""Optional sign-in through OpenID Connect providers (authlib, discovery).
+
+Configured with ``FLASK_OIDC_PROVIDERS``, a JSON list of
+``{"name", "label", "server_metadata_url", "client_id", "client_secret"}`` (optional
+``"scope"``, default ``openid email profile``). Each provider must accept the redirect
+URI ``<FLASK_PUBLIC_URL>/sign-in/oidc/<name>/callback``: one fixed URL per provider, so
+no share id is ever sent to the provider; the link and the page to return to wait in the
+signed session cookie. authlib checks ``state``, the ``nonce`` and the id_token (signature
+from the provider's JWKS, ``iss``, ``aud``, ``exp``). Only ``email_verified: true``
+counts: a provider that does not vouch for the address gets a clear refusal.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from authlib.common.errors import AuthlibBaseError
+from authlib.integrations.flask_client import OAuth
+from flask import Flask, abort, current_app, redirect, request, session, url_for
+
+from app.viewer.signin import navigation, pages, state
+from app.viewer.signin.views import bp
+
+log = logging.getLogger(__name__)
+
+RETURN_KEY = "oidc_return"
+REQUIRED_FIELDS = ("name", "label", "server_metadata_url", "client_id", "client_secret")
+
+
+def configured_providers(app: Flask) -> list[dict]:
+    """Return the provider list from ``OIDC_PROVIDERS`` (a list or its JSON text)."""
+    raw = app.config.get("OIDC_PROVIDERS") or []
+    providers = json.loads(raw) if isinstance(raw, str) else list(raw)
+    for provider in providers:
+        missing = [field for field in REQUIRED_FIELDS if not provider.get(field)]
+        if missing:
+            raise RuntimeError(f"FLASK_OIDC_PROVIDERS entry lacks {', '.join(missing)}")
+    return providers
+
+
+def init_app(app: Flask) -> None:
+    """Register each configured provider with an authlib client of this app."""
+    oauth = OAuth(app)
+    providers = configured_providers(app)
+    for provider in providers:
+        oauth.register(
+            name=provider["name"],
+            client_id=provider["client_id"],
+            client_secret=provider["client_secret"],
+            server_metadata_url=provider["server_metadata_url"],
+            client_kwargs={"scope": provider.get("scope") or "openid email profile",
+                           "timeout": 10},
+        )
+    app.extensions["signin_oauth"] = oauth
+    app.extensions["signin_providers"] = [
+        {"name": p["name"], "label": p["label"]} for p in providers
+    ]
+
+
+def providers() -> list[dict]:
+    """Return ``[{"name", "label"}]`` of the configured providers, for templates."""
+    return current_app.extensions.get("signin_providers", [])
+
+
+def _client(name: str):
+    if name not in {p["name"] for p in providers()}:
+        abort(404)
+    return current_app.extensions["signin_oauth"].create_client(name)
+
+
+def _label(name: str) -> str:
+    return next((p["label"] for p in providers() if p["name"] == name), name)
+
+
+def _callback_url(name: str) -> str:
+    path = url_for("signin.oidc_callback", provider=name)
+    base = current_app.config.get("PUBLIC_URL")
+    return str(base).rstrip("/") + path if base else url_for(
+        "signin.oidc_callback", provider=name, _external=True
+    )
+
+
+@bp.get("/share/<link_id>/sign-in/oidc/<provider>")
+def oidc_start(link_id: str, provider: str):
+    """Send the visitor to the provider (only a random state and nonce are stored)."""
+    client = _client(provider)
+    next_path = navigation.safe_next(link_id, request.args.get("next"))
+    session[RETURN_KEY] = {"link_id": link_id, "next": next_path, "provider": provider}
+    try:
+        return client.authorize_redirect(_callback_url(provider))
+    except (AuthlibBaseError, OSError, ValueError) as error:
+        log.error("OIDC provider %s discovery failed: %s", provider, type(error).__name__)
+        return pages.problem(link_id, "provider", 502, provider=_label(provider))
+
+
+@bp.get("/sign-in/oidc/<provider>/callback")
+def oidc_callback(provider: str):
+    """Finish the provider's sign-in; only a provider-verified address signs in."""
+    client = _client(provider)
+    back = session.pop(RETURN_KEY, None)
+    if not back or back.get("provider") != provider:
+        abort(400)
+    link_id = back["link_id"]
+    try:
+        token = client.authorize_access_token()
+    except (AuthlibBaseError, OSError, ValueError) as error:
+        log.warning("OIDC sign-in with %s failed: %s", provider, type(error).__name__)
+        return pages.problem(link_id, "provider", 400, provider=_label(provider))
+    claims = token.get("userinfo") or {}
+    email = claims.get("email")
+    verified = claims.get("email_verified")
+    # Some providers send the claim as a string; nothing else than "true" counts.
+    if not email or verified not in (True, "true"):
+        return pages.problem(link_id, "unverified", 403, provider=_label(provider))
+    state.sign_in(str(email))
+    return redirect(navigation.safe_next(link_id, back.get("next")))

@@ -1,0 +1,191 @@
+"""Sign-in by e-mail for email-mode share links: ask, receive, redeem, sign out.
+
+Every address that is syntactically valid gets the message, listed or not: the viewer
+does not know the list (only the API does), the page reads the same either way, and
+owning the mailbox is the proof. After sign-in the API decides: a listed address reads,
+any other gets the no-access page. Nothing here changes state on GET except the session
+cookie's CSRF token and browser nonce.
+"""
+
+from __future__ import annotations
+
+from email_validator import EmailNotValidError, validate_email
+from flask import Blueprint, Response, current_app, redirect, request, url_for
+
+from app.viewer import api_client, identity
+from app.viewer.signin import codes, limits, mailer, navigation, pages, state
+from app.viewer.signin.codes import Outcome
+
+bp = Blueprint("signin", __name__)
+
+MAX_EMAIL_LENGTH = 254
+
+
+def link_access(link_id: str, bearer: str | None) -> str:
+    """Ask the API what this link needs: ``open``, ``sign-in`` or ``forbidden``.
+
+    A gone link raises ``LinkNotFound`` and a failing API ``ApiUnavailable``; the viewer's
+    handlers turn those into its 404 and 502/503/504 pages.
+    """
+    try:
+        api_client.api().share(link_id, bearer)
+    except api_client.LinkNeedsSignIn:
+        return "sign-in"
+    except api_client.LinkForbidden:
+        return "forbidden"
+    return "open"
+
+
+def _absolute(path: str) -> str:
+    base = str(current_app.config.get("PUBLIC_URL") or request.host_url).rstrip("/")
+    return base + path
+
+
+def _limited(link_id: str, breach: limits.Breach) -> Response:
+    response = pages.problem(link_id, "limited", 429,
+                             wait=pages.describe_wait(breach.retry_after))
+    response.headers["Retry-After"] = str(breach.retry_after)
+    return response
+
+
+@bp.get("/share/<link_id>/sign-in")
+def request_form(link_id: str):
+    """Show the form that asks for an e-mail address (and configured providers)."""
+    next_path = navigation.safe_next(link_id, request.args.get("next"))
+    access = link_access(link_id, identity.bearer_for(link_id))
+    if access == "open":
+        return redirect(next_path)
+    state.browser_nonce(create=True)
+    return pages.render("signin/request.html", link_id, next_path=next_path,
+                        not_allowed=access == "forbidden", email="", error=None,
+                        signed_out=request.args.get("signed_out") == "1")
+
+
+@bp.post("/share/<link_id>/sign-in")
+def request_message(link_id: str):
+    """Send a sign-in message to the address typed, then ask for its code."""
+    next_path = navigation.safe_next(link_id, request.form.get("next"))
+    typed = (request.form.get("email") or "").strip()
+    try:
+        if len(typed) > MAX_EMAIL_LENGTH:
+            raise EmailNotValidError("too long")
+        email = validate_email(typed, check_deliverability=False).normalized
+    except EmailNotValidError:
+        return pages.render("signin/request.html", link_id, 400, next_path=next_path,
+                            not_allowed=False, email=typed, signed_out=False,
+                            error="Enter a complete e-mail address, like name@example.org.")
+    breach = limits.check_request(link_id, email)
+    if breach:
+        return _limited(link_id, breach)
+    # Only a live email-mode link gets a message: no mail for made-up or public links.
+    if link_access(link_id, None) == "open":
+        return redirect(next_path)
+    issued = codes.issue(link_id, email, state.browser_nonce(create=True), next_path)
+    link_path = url_for("signin.link_landing", link_id=link_id, token=issued.token)
+    message = mailer.build_message(to=email, link_url=_absolute(link_path),
+                                   code=codes.format_code(issued.code), minutes=pages.minutes())
+    try:
+        mailer.send(message, codes.format_code(issued.code))
+    except mailer.MailNotSent:
+        return pages.problem(link_id, "mail", 503)
+    state.set_pending(link_id, issued.request.id, email)
+    return redirect(url_for("signin.code_form", link_id=link_id, embed=navigation.embed_arg()))
+
+
+@bp.get("/share/<link_id>/sign-in/code")
+def code_form(link_id: str):
+    """Ask for the code of the message this browser asked for."""
+    pending = state.get_pending(link_id)
+    if pending is None:
+        return redirect(url_for("signin.request_form", link_id=link_id,
+                                embed=navigation.embed_arg()))
+    return pages.render("signin/code.html", link_id, email=pending["email"], error=None,
+                        action=url_for("signin.code_submit", link_id=link_id,
+                                       embed=navigation.embed_arg()))
+
+
+def _finish(link_id: str, email: str, next_path: str) -> Response:
+    state.clear_pending(link_id)
+    state.sign_in(email)
+    return redirect(navigation.safe_next(link_id, next_path))
+
+
+def _code_outcome(
+    link_id: str, record, outcome: Outcome, action: str, other_browser: bool = False
+) -> Response:
+    """Answer a code attempt: sign in, ask again, or explain why it cannot work."""
+    if outcome is Outcome.OK:
+        return _finish(link_id, record.email, record.next_path)
+    if outcome is Outcome.WRONG:
+        left = codes.attempts_left(record)
+        error = pages.PROBLEMS["wrong"] + (
+            f" You can try {left} more time{'s' if left != 1 else ''}." if left else ""
+        )
+        return pages.render("signin/code.html", link_id, 400, email=record.email,
+                            error=error, action=action, other_browser=other_browser)
+    return pages.problem(link_id, outcome.value, 400)
+
+
+@bp.post("/share/<link_id>/sign-in/code")
+def code_submit(link_id: str):
+    """Check a typed code against this browser's pending sign-in."""
+    breach = limits.check_code_attempt(link_id)
+    if breach:
+        return _limited(link_id, breach)
+    pending = state.get_pending(link_id)
+    record = codes.pending(pending["id"], link_id) if pending else None
+    if record is None:
+        return redirect(url_for("signin.request_form", link_id=link_id,
+                                embed=navigation.embed_arg()))
+    outcome = codes.check_code(record, request.form.get("code") or "")
+    return _code_outcome(link_id, record, outcome,
+                         url_for("signin.code_submit", link_id=link_id,
+                                 embed=navigation.embed_arg()))
+
+
+@bp.get("/share/<link_id>/sign-in/link/<token>")
+def link_landing(link_id: str, token: str):
+    """Open a sign-in link: confirm in the asking browser, ask for the code elsewhere.
+
+    GET never redeems: mail scanners and link previews fetch links too.
+    """
+    record = codes.by_token(token, link_id)
+    if record is None:
+        return pages.problem(link_id, "invalid", 400)
+    current = codes.state(record)
+    if current is Outcome.USED and state.verified_email() == record.email:
+        return redirect(navigation.safe_next(link_id, record.next_path))
+    if current is not Outcome.OK:
+        return pages.problem(link_id, current.value, 400)
+    action = url_for("signin.link_redeem", link_id=link_id, token=token,
+                     embed=navigation.embed_arg())
+    if codes.same_browser(record, state.browser_nonce()):
+        return pages.render("signin/link.html", link_id, email=record.email, action=action)
+    return pages.render("signin/code.html", link_id, email=record.email, error=None,
+                        action=action, other_browser=True)
+
+
+@bp.post("/share/<link_id>/sign-in/link/<token>")
+def link_redeem(link_id: str, token: str):
+    """Redeem a sign-in link: alone in the asking browser, with its code in any other."""
+    breach = limits.check_code_attempt(link_id)
+    if breach:
+        return _limited(link_id, breach)
+    record = codes.by_token(token, link_id)
+    if record is None:
+        return pages.problem(link_id, "invalid", 400)
+    action = url_for("signin.link_redeem", link_id=link_id, token=token,
+                     embed=navigation.embed_arg())
+    if codes.same_browser(record, state.browser_nonce()):
+        return _code_outcome(link_id, record, codes.redeem_in_same_browser(record), action)
+    outcome = codes.check_code(record, request.form.get("code") or "")
+    return _code_outcome(link_id, record, outcome, action, other_browser=True)
+
+
+@bp.post("/share/<link_id>/sign-out")
+def sign_out(link_id: str):
+    """Forget the verified address; go to the sign-in page to try another one."""
+    state.sign_out()
+    signed_out = 1 if request.form.get("then") == "signed-out" else None
+    return redirect(url_for("signin.request_form", link_id=link_id, signed_out=signed_out,
+                            embed=navigation.embed_arg()))
