@@ -1,0 +1,256 @@
+"""The viewer's only way to data: an httpx client of the compute API.
+
+With ``FLASK_COMPUTE_API_URL`` set the viewer talks HTTP to that deployment. When it is
+unset, requests go to the embedded service in-process through ``httpx.WSGITransport``, on
+a *separately created* app object: in Flask 3.1 a nested request on the same app object
+would share ``g`` (and so the outer request's database connection and identity).
+
+Every call has a timeout (``FLASK_COMPUTE_API_TIMEOUT``) and failures become typed
+exceptions that the viewer turns into pages: 404 for anything gone or not covered, the
+sign-in flow for 401, an access-denied page for 403, and 502/503/504 when the API is
+down, failing or slow.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from flask import Flask, current_app
+
+EMBEDDED_BASE_URL = "http://compute.internal"
+# Read presigned downloads in chunks this big: large enough for throughput, small enough
+# that a worker streaming many files stays in constant, small memory.
+CHUNK_SIZE = 256 * 1024
+
+
+class ApiError(Exception):
+    """Base of the errors the API client raises; ``status`` is what the page answers."""
+
+    status = 502
+
+
+class LinkNotFound(ApiError):
+    """The API answered 404: unknown, expired, archived or not covered (all the same)."""
+
+    status = 404
+
+
+class LinkNeedsSignIn(ApiError):
+    """The API answered 401: an email-mode link and no (valid) verified address."""
+
+    status = 401
+
+
+class LinkForbidden(ApiError):
+    """The API answered 403: the verified address is not on the link's list."""
+
+    status = 403
+
+
+class BadRequest(ApiError):
+    """The API answered 400 to what the visitor asked (a bad cursor or filter)."""
+
+    status = 400
+
+    def __init__(self, message: str = "Bad request"):
+        super().__init__(message)
+        self.message = message
+
+
+class ApiUnavailable(ApiError):
+    """The API is unreachable or answered 5xx (502), or said it is unavailable (503)."""
+
+    def __init__(self, status: int = 502, detail: str = ""):
+        super().__init__(detail or f"compute API unavailable ({status})")
+        self.status = status
+
+
+class ApiTimeout(ApiUnavailable):
+    """The API did not answer within the configured timeout (504)."""
+
+    def __init__(self, detail: str = "compute API timed out"):
+        super().__init__(504, detail)
+
+
+def _raise_for_status(response: httpx.Response) -> None:
+    """Turn a non-2xx API answer into the matching typed exception."""
+    status = response.status_code
+    if status < 400:
+        return
+    if status == 404:
+        raise LinkNotFound()
+    if status == 401:
+        raise LinkNeedsSignIn()
+    if status == 403:
+        raise LinkForbidden()
+    if status in (400, 422):
+        try:
+            message = response.json().get("message") or "Bad request"
+        except ValueError:
+            message = "Bad request"
+        raise BadRequest(str(message))
+    if status == 503:
+        raise ApiUnavailable(503, "compute API answered 503")
+    if status == 504:
+        raise ApiTimeout("compute API answered 504")
+    # Any other status (5xx, or a 4xx we never expect) means the upstream misbehaved.
+    raise ApiUnavailable(502, f"compute API answered {status}")
+
+
+class ComputeApi:
+    """Typed access to the share-read endpoints of the compute API."""
+
+    def __init__(self, client: httpx.Client, download_client: httpx.Client, embedded: bool):
+        self._client = client
+        self._download_client = download_client
+        self._embedded = embedded
+
+    def _get(self, path: str, bearer: str | None, params: dict | None = None) -> Any:
+        headers = {"Accept": "application/json"}
+        if bearer:
+            headers["Authorization"] = f"Bearer {bearer}"
+        try:
+            response = self._client.get(path, params=params, headers=headers)
+        except httpx.TimeoutException as error:
+            raise ApiTimeout(type(error).__name__) from None
+        except httpx.HTTPError as error:
+            # Connection refused, reset, DNS, protocol errors: the API is not there.
+            raise ApiUnavailable(502, type(error).__name__) from None
+        _raise_for_status(response)
+        try:
+            return response.json()
+        except ValueError:
+            raise ApiUnavailable(502, "compute API answered something that is not JSON") from None
+
+    def share(self, link_id: str, bearer: str | None = None) -> dict:
+        """Return what a link exposes (``GET /compute/v1/share/{id}``)."""
+        return self._get(f"/compute/v1/share/{link_id}", bearer)
+
+    def results(
+        self,
+        link_id: str,
+        pipeline_id: str,
+        bearer: str | None = None,
+        *,
+        limit: int | None = None,
+        after_id: str | None = None,
+        before_id: str | None = None,
+        ids: list[str] | None = None,
+    ) -> dict:
+        """Return one page of a pipeline's results through the link."""
+        params: dict[str, Any] = {}
+        if limit is not None:
+            params["limit"] = limit
+        if after_id:
+            params["after_id"] = after_id
+        if before_id:
+            params["before_id"] = before_id
+        if ids:
+            params["ids"] = ",".join(ids)
+        return self._get(
+            f"/compute/v1/share/{link_id}/pipelines/{pipeline_id}/results", bearer, params
+        )
+
+    def result(self, link_id: str, pipeline_id: str, result_id: str, bearer: str | None) -> dict:
+        """Return one result record, or raise LinkNotFound when the link does not show it."""
+        page = self.results(link_id, pipeline_id, bearer, ids=[result_id], limit=1)
+        for record in page.get("data") or []:
+            if record.get("id") == result_id:
+                return record
+        raise LinkNotFound()
+
+    def _client_for(self, url: str) -> httpx.Client:
+        """Pick the client that can reach a presigned URL the API returned.
+
+        The embedded service signs URLs under its own ``/compute/v1/`` path on whatever
+        host it thinks it has; those are served in-process. Anything else (object storage,
+        a remote deployment) goes over the network.
+        """
+        if self._embedded and urlsplit(url).path.startswith("/compute/v1/"):
+            return self._client
+        return self._download_client
+
+    @contextmanager
+    def open_download(self, url: str) -> Iterator[httpx.Response]:
+        """Open a streamed GET of a presigned URL; the body is read by the caller.
+
+        Raises LinkNotFound for 403/404 (an expired or revoked signature: the caller may
+        ask the API for a fresh URL) and ApiUnavailable/ApiTimeout otherwise.
+        """
+        client = self._client_for(url)
+        if client is self._client:
+            parts = urlsplit(url)
+            url = parts.path + (f"?{parts.query}" if parts.query else "")
+        try:
+            with client.stream("GET", url) as response:
+                if response.status_code in (401, 403, 404, 410):
+                    raise LinkNotFound()
+                if response.status_code >= 400:
+                    raise ApiUnavailable(502, f"download answered {response.status_code}")
+                yield response
+        except httpx.TimeoutException as error:
+            raise ApiTimeout(type(error).__name__) from None
+        except httpx.HTTPError as error:
+            raise ApiUnavailable(502, type(error).__name__) from None
+
+
+def _timeout(app: Flask) -> httpx.Timeout:
+    seconds = float(app.config.get("COMPUTE_API_TIMEOUT") or 10.0)
+    # The pool wait is bounded too, so a page never hangs waiting for a free connection.
+    return httpx.Timeout(seconds, pool=seconds)
+
+
+def _embedded_service(app: Flask) -> Flask:
+    """Create the service app object that the in-process transport calls.
+
+    Same configuration and instance folder (so the JWT key pair the viewer signs with is
+    the one the service verifies with), but its own ``g`` and request contexts.
+    """
+    from app import create_app
+
+    config = {k: v for k, v in app.config.items() if k.isupper()}
+    service = create_app(config)
+    service.instance_path = app.instance_path
+    return service
+
+
+def build_client(app: Flask) -> ComputeApi:
+    """Build the API client for ``app`` from its configuration."""
+    timeout = _timeout(app)
+    limits = httpx.Limits(max_connections=64, max_keepalive_connections=16)
+    download_client = httpx.Client(timeout=timeout, limits=limits, follow_redirects=False)
+    base_url = app.config.get("COMPUTE_API_URL")
+    if base_url:
+        client = httpx.Client(
+            base_url=str(base_url).rstrip("/"), timeout=timeout, limits=limits,
+            follow_redirects=False,
+        )
+        return ComputeApi(client, download_client, embedded=False)
+    transport = httpx.WSGITransport(app=_embedded_service(app), raise_app_exceptions=False)
+    client = httpx.Client(base_url=EMBEDDED_BASE_URL, transport=transport, timeout=timeout)
+    return ComputeApi(client, download_client, embedded=True)
+
+
+_build_lock = threading.Lock()
+
+
+def api() -> ComputeApi:
+    """Return the current app's API client, built once on first use (thread-safe).
+
+    Built lazily rather than in ``init_app`` because the embedded service is itself made
+    by ``create_app``: building it eagerly would recurse.
+    """
+    app = current_app._get_current_object()
+    client = app.extensions.get("compute_api")
+    if client is None:
+        with _build_lock:
+            client = app.extensions.get("compute_api")
+            if client is None:
+                client = build_client(app)
+                app.extensions["compute_api"] = client
+    return client

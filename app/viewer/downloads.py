@@ -1,0 +1,128 @@
+"""Artifact downloads, streamed from the presigned URL the API returned, in constant memory.
+
+The viewer never takes a URL from the visitor: it asks the API for the result (``ids=``
+filter) or the prediction and follows only the URL the API gave. If that URL answers
+403/404 (its signature expired between the two calls), it asks the API once more for a
+fresh one. The body is relayed chunk by chunk, so a 256 MiB file costs a worker a few
+hundred KiB, whatever its size.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+
+import httpx
+from flask import Response, stream_with_context
+
+from app.viewer import metrics_catalog
+from app.viewer.api_client import CHUNK_SIZE, LinkNotFound, api
+from app.viewer.views import _check_ids, bearer, bp, find, load_share
+
+_EXTENSIONS = {
+    "application/zip": "zip",
+    "chemical/x-mmcif": "cif",
+    "chemical/x-cif": "cif",
+    "chemical/x-mdl-sdfile": "sdf",
+    "chemical/x-pdb": "pdb",
+    "application/json": "json",
+    "text/plain": "txt",
+    "text/csv": "csv",
+}
+_DEFAULT_EXTENSIONS = {"archive": "zip", "structure": "cif", "ligand_structure": "cif"}
+_UPSTREAM_FILENAME = re.compile(r"""filename\*?=(?:UTF-8''|")?([^";]+)""", re.IGNORECASE)
+_UNSAFE = re.compile(r"[^A-Za-z0-9._\-]+")
+
+
+def safe_filename(name: str, fallback: str) -> str:
+    """Keep a file name to safe characters (no paths, quotes or header tricks)."""
+    name = _UNSAFE.sub("_", (name or "").rsplit("/", 1)[-1]).strip("._")
+    return name[:150] or fallback
+
+
+def _filename(response: httpx.Response, preferred: str | None, stem: str, role: str) -> str:
+    """Choose the download's name: the API's, the upstream's, or ``<stem>.<ext>``."""
+    if preferred:
+        return safe_filename(preferred, stem)
+    match = _UPSTREAM_FILENAME.search(response.headers.get("content-disposition", ""))
+    if match:
+        return safe_filename(match.group(1), stem)
+    content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    extension = _EXTENSIONS.get(content_type) or _DEFAULT_EXTENSIONS.get(role, "bin")
+    return f"{stem}.{extension}"
+
+
+def stream_artifact(locate: Callable[[], dict], stem: str, role: str) -> Response:
+    """Relay the artifact that ``locate()`` describes (``url``, maybe ``filename``...).
+
+    ``locate`` asks the API each time it is called, so a second call after an expired
+    signature gets a fresh URL.
+    """
+    stack = ExitStack()
+    try:
+        artifact = locate()
+        try:
+            upstream = stack.enter_context(api().open_download(artifact["url"]))
+        except LinkNotFound:
+            artifact = locate()
+            upstream = stack.enter_context(api().open_download(artifact["url"]))
+    except BaseException:
+        stack.close()
+        raise
+    headers = {
+        "Content-Type": artifact.get("content_type")
+        or upstream.headers.get("content-type", "application/octet-stream"),
+        "Content-Disposition": 'attachment; filename="{}"'.format(
+            _filename(upstream, artifact.get("filename"), stem, role)
+        ),
+    }
+    for name in ("content-length", "content-encoding", "last-modified", "etag"):
+        if name in upstream.headers:
+            headers[name.title()] = upstream.headers[name]
+
+    def body() -> Iterator[bytes]:
+        try:
+            yield from upstream.iter_raw(CHUNK_SIZE)
+        finally:
+            stack.close()
+
+    # Not direct_passthrough: werkzeug would then hand the bare iterable to the server and
+    # drop the close callback below.
+    response = Response(stream_with_context(body()), status=200, headers=headers)
+    # Closed when the WSGI server is done with the response, also for HEAD requests and
+    # visitors who hang up before the body starts, so the upstream is never leaked.
+    response.call_on_close(stack.close)
+    return response
+
+
+@bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/artifacts/<name>")
+def result_artifact(link_id: str, pipeline_id: str, result_id: str, name: str):
+    """Stream one artifact of a result (archive, structure or ligand_structure)."""
+    if name not in metrics_catalog.ARTIFACT_NAMES:
+        raise LinkNotFound()
+    _check_ids(link_id, pipeline_id, result_id)
+
+    def locate() -> dict:
+        record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
+        artifact = (record.get("artifacts") or {}).get(name)
+        if not artifact or not artifact.get("url"):
+            raise LinkNotFound()
+        return artifact
+
+    return stream_artifact(locate, f"{result_id}-{name}", name)
+
+
+@bp.get("/share/<link_id>/predictions/<prediction_id>/artifacts/<name>")
+def prediction_artifact(link_id: str, prediction_id: str, name: str):
+    """Stream one artifact of a prediction, by its name."""
+    _check_ids(link_id, prediction_id)
+
+    def locate() -> dict:
+        prediction = find(load_share(link_id).get("predictions"), prediction_id)
+        for artifact in prediction.get("artifacts") or []:
+            if artifact.get("name") == name and artifact.get("url"):
+                return artifact
+        raise LinkNotFound()
+
+    return stream_artifact(locate, f"{prediction_id}-{safe_filename(name, 'artifact')}", name)

@@ -1,0 +1,94 @@
+"""Capability-URL hygiene for every page that is not the JSON API.
+
+A share URL is a secret (W3C TAG, "Good Practices for Capability URLs"), so every viewer
+response tells browsers, caches and crawlers not to pass it on or keep it:
+``Referrer-Policy: no-referrer``, ``Cache-Control: no-store``, ``X-Robots-Tag: noindex``,
+``X-Content-Type-Options: nosniff`` and a strict Content-Security-Policy with a nonce per
+request (scripts are external files; an inline script needs the nonce). Only ``?embed=1``
+pages may be framed, by the origins in ``FLASK_EMBED_FRAME_ANCESTORS``; every other page
+says ``frame-ancestors 'none'`` and ``X-Frame-Options: DENY``.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from flask import Flask, Response, g, request, url_for
+
+from app.service.errors import API_PREFIX
+
+# default-src 'none' means: anything not listed here (fonts from other hosts, beacons,
+# third-party scripts) is refused by the browser, which doubles as a check in the
+# browser tests that pages make no third-party request.
+_CSP = (
+    "default-src 'none'; script-src 'self' 'nonce-{nonce}'; style-src 'self'; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; "
+    "base-uri 'none'; frame-ancestors {ancestors}"
+)
+
+
+def is_embed() -> bool:
+    """Return whether this request asked for embed mode (``?embed=1``)."""
+    return request.args.get("embed") == "1"
+
+
+def csp_nonce() -> str:
+    """Return this request's CSP nonce, creating it on first use."""
+    nonce = g.get("csp_nonce")
+    if nonce is None:
+        nonce = g.csp_nonce = secrets.token_urlsafe(18)
+    return nonce
+
+
+def share_url(endpoint: str, **values) -> str:
+    """Build a URL like ``url_for`` and keep ``embed=1`` when the page is embedded."""
+    if is_embed():
+        values.setdefault("embed", 1)
+    return url_for(endpoint, **values)
+
+
+def _frame_ancestors(app: Flask) -> str:
+    configured = str(app.config.get("EMBED_FRAME_ANCESTORS") or "").strip()
+    # An empty setting means nobody, which CSP spells 'none'.
+    return configured or "'none'"
+
+
+def apply_headers(app: Flask, response: Response) -> Response:
+    """Set the hygiene headers on a non-API response."""
+    headers = response.headers
+    headers["Referrer-Policy"] = "no-referrer"
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers["X-Robots-Tag"] = "noindex, nofollow"
+    headers["Cross-Origin-Opener-Policy"] = "same-origin"
+    headers["Permissions-Policy"] = "camera=(), microphone=(), geolocation=(), interest-cohort=()"
+    if not request.path.startswith("/static/"):
+        # Static files carry no secret and may be revalidated; pages never stored.
+        headers["Cache-Control"] = "no-store"
+        headers["Pragma"] = "no-cache"
+    embed = is_embed()
+    ancestors = _frame_ancestors(app) if embed else "'none'"
+    headers["Content-Security-Policy"] = _CSP.format(nonce=csp_nonce(), ancestors=ancestors)
+    if embed:
+        headers.pop("X-Frame-Options", None)
+    else:
+        headers["X-Frame-Options"] = "DENY"
+    return response
+
+
+def init_app(app: Flask) -> None:
+    """Install the header hook and the template context (embed flag, nonce, share_url)."""
+
+    @app.after_request
+    def _hygiene(response: Response) -> Response:
+        if request.path.startswith(API_PREFIX):
+            return response
+        return apply_headers(app, response)
+
+    @app.context_processor
+    def _context() -> dict:
+        return {
+            "embed": is_embed(),
+            "csp_nonce": csp_nonce(),
+            "share_url": share_url,
+            "product_name": app.config.get("PRODUCT_NAME") or "Share Viewer",
+        }

@@ -1,0 +1,161 @@
+"""Viewer pages: a link's overview, a pipeline's results, one result, one prediction.
+
+Views are thin: ask the API (through ``api_client``, with the visitor's bearer token from
+the sign-in seam), pick the template, hand it values. Formatting lives in ``formatting``
+and ``tables``; API failures become pages in ``error_pages``. GET never changes anything.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from flask import Blueprint, Response, g, render_template, request
+
+from app.viewer import formatting, identity, metrics_catalog, paging, tables
+from app.viewer.api_client import LinkNotFound, api
+from app.viewer.error_pages import html_error_page
+
+bp = Blueprint("viewer", __name__)
+
+_ID = re.compile(r"^[A-Za-z0-9_\-]{1,128}$")
+
+
+def bearer(link_id: str) -> str | None:
+    """Return the visitor's bearer token for ``link_id``, minted once per request."""
+    cache = g.setdefault("viewer_bearers", {})
+    if link_id not in cache:
+        cache[link_id] = identity.bearer_for(link_id)
+    return cache[link_id]
+
+
+def _check_ids(*values: str) -> None:
+    """Answer the shared 404 for ids that cannot exist, without asking the API."""
+    if not all(_ID.match(v or "") for v in values):
+        raise LinkNotFound()
+
+
+def load_share(link_id: str) -> dict:
+    """Return what the link exposes, or raise the API client's typed errors."""
+    _check_ids(link_id)
+    return api().share(link_id, bearer(link_id))
+
+
+def find(items: list[dict] | None, item_id: str) -> dict:
+    """Return the item with ``item_id`` among the link's pipelines or predictions."""
+    for item in items or []:
+        if item.get("id") == item_id:
+            return item
+    raise LinkNotFound()
+
+
+@bp.get("/share/<link_id>")
+def overview(link_id: str):
+    """Show what was shared: pipelines with their results count, and predictions."""
+    share = load_share(link_id)
+    return render_template(
+        "share/overview.html", link_id=link_id, share=share,
+        kind=metrics_catalog.kind, applications=metrics_catalog.APPLICATIONS,
+    )
+
+
+def _results_page(link_id: str, pipeline_id: str):
+    """Fetch the share, the pipeline and the requested page of its results."""
+    try:
+        page_request = paging.parse(request.args)
+    except paging.InvalidQuery as error:
+        return None, html_error_page(400, str(error))
+    _check_ids(link_id, pipeline_id)
+    share = load_share(link_id)
+    pipeline = find(share.get("pipelines"), pipeline_id)
+    page = api().results(
+        link_id, pipeline_id, bearer(link_id), limit=page_request.limit,
+        after_id=page_request.after_id, before_id=page_request.before_id,
+        ids=list(page_request.ids),
+    )
+    kind = metrics_catalog.kind(pipeline.get("kind"))
+    columns = tables.columns_for(kind)
+    context = {
+        "link_id": link_id, "share": share, "pipeline": pipeline, "kind": kind,
+        "page": page, "page_request": page_request, "columns": columns,
+        "rows": tables.rows_for(page.get("data") or [], columns),
+        "links": paging.links(page, page_request), "page_sizes": paging.PAGE_SIZES,
+    }
+    return context, None
+
+
+@bp.get("/share/<link_id>/pipelines/<pipeline_id>")
+def pipeline_results(link_id: str, pipeline_id: str):
+    """Show one page of a pipeline's results as a table with the columns of its kind."""
+    context, failure = _results_page(link_id, pipeline_id)
+    if failure is not None:
+        return failure
+    return render_template("share/results.html", **context)
+
+
+@bp.get("/share/<link_id>/pipelines/<pipeline_id>/export.csv")
+def export_csv(link_id: str, pipeline_id: str):
+    """Download the current page of the table as CSV (full precision, full sequences)."""
+    context, failure = _results_page(link_id, pipeline_id)
+    if failure is not None:
+        return failure
+    out = io.StringIO()
+    writer = csv.writer(out)
+    columns = context["columns"]
+    protein = context["kind"].family == "protein"
+    writer.writerow(["result_id", *[c.key for c in columns], *(["sequence"] if protein else [])])
+    for row, record in zip(context["rows"], context["page"].get("data") or [], strict=True):
+        values = [tables.csv_value(c, cell) for c, cell in zip(columns, row.cells, strict=True)]
+        if protein:
+            values.append(formatting.entity_summary(record.get("entities"))["sequence"])
+        writer.writerow([row.id, *values])
+    filename = f"{context['kind'].key}-{pipeline_id}.csv"
+    return Response(
+        out.getvalue(), mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>")
+def result(link_id: str, pipeline_id: str, result_id: str):
+    """Show one result: entities with full sequences, metrics, warnings, downloads."""
+    _check_ids(link_id, pipeline_id, result_id)
+    share = load_share(link_id)
+    pipeline = find(share.get("pipelines"), pipeline_id)
+    client, token = api(), bearer(link_id)
+    record = client.result(link_id, pipeline_id, result_id, token)
+    before = client.results(link_id, pipeline_id, token, before_id=result_id, limit=1)
+    after = client.results(link_id, pipeline_id, token, after_id=result_id, limit=1)
+    kind = metrics_catalog.kind(pipeline.get("kind"))
+    return render_template(
+        "share/result.html", link_id=link_id, share=share, pipeline=pipeline, kind=kind,
+        record=record, prev_id=before.get("last_id"), next_id=after.get("first_id"),
+        metric_keys=_metric_keys(kind, record), catalog=metrics_catalog,
+    )
+
+
+def _metric_keys(kind: metrics_catalog.Kind, record: dict) -> list[str]:
+    """Return the record's metrics, in the kind's order first, then any others."""
+    present = list((record.get("metrics") or {}).keys())
+    ordered = [k for k in kind.metrics if k in present]
+    return ordered + [k for k in present if k not in ordered]
+
+
+@bp.get("/share/<link_id>/predictions/<prediction_id>")
+def prediction(link_id: str, prediction_id: str):
+    """Show one prediction: application, status, inputs, outputs and artifacts."""
+    _check_ids(link_id, prediction_id)
+    share = load_share(link_id)
+    item = find(share.get("predictions"), prediction_id)
+    return render_template(
+        "share/prediction.html", link_id=link_id, share=share, prediction=item,
+        applications=metrics_catalog.APPLICATIONS,
+    )
+
+
+@bp.get("/robots.txt")
+def robots():
+    """Tell crawlers to stay out of share pages (they are secrets)."""
+    body = "User-agent: *\nDisallow: /share/\n"
+    return Response(body, mimetype="text/plain")
