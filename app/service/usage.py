@@ -182,7 +182,8 @@ def read_cursor(organization_id: str, query: UsageQuery, cursor: str, width: int
     try:
         expected = hmac.new(_cursor_key(), _binding(organization_id, query) + b"|"
                             + payload.encode(), hashlib.sha256).digest()
-        if not hmac.compare_digest(_unb64(mac), expected):
+        # Compare the canonical text, so that no second spelling of a cursor exists.
+        if not hmac.compare_digest(mac.encode(), _b64(expected).encode()):
             raise invalid
         position = json.loads(_unb64(payload))
     except (ValueError, UnicodeError):
