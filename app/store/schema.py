@@ -177,6 +177,7 @@ signin_requests = sa.Table(
     sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("code_hash", sa.String(64), nullable=False),
     sa.Column("browser_hash", sa.String(64), nullable=False),
+    # Page to return to, relative to /share/<id> (the id itself is not stored).
     sa.Column("next_path", sa.String(2000), nullable=False),
     sa.Column("attempts", sa.Integer, nullable=False),
     sa.Column("created_at", sa.DateTime, nullable=False),

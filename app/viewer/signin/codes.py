@@ -75,7 +75,10 @@ def format_code(code: str) -> str:
 
 
 def issue(link_id: str, email: str, browser_nonce: str, next_path: str) -> Issued:
-    """Create a pending sign-in for ``email`` on ``link_id``, bound to this browser."""
+    """Create a pending sign-in for ``email`` on ``link_id``, bound to this browser.
+
+    ``next_path`` is the page to return to, relative to ``/share/<id>`` (no id stored).
+    """
     token = secrets.token_urlsafe(32)
     code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
     request_id = secrets.token_urlsafe(16)

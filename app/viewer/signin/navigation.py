@@ -60,3 +60,14 @@ def safe_next(link_id: str, candidate: str | None) -> str:
     if is_embed() and ("embed", "1") not in parse_qsl(query):
         query = f"{query}&embed=1" if query else "embed=1"
     return parts.path + ("?" + query if query else "")
+
+
+def to_suffix(link_id: str, path: str) -> str:
+    """Return the part of a safe ``path`` after ``/share/<id>``, for storing without the id."""
+    base = f"/share/{link_id}"
+    return path[len(base):] if path.startswith(base) else ""
+
+
+def from_suffix(link_id: str, suffix: str) -> str:
+    """Rebuild (and re-check) a path stored by ``to_suffix``."""
+    return safe_next(link_id, f"/share/{link_id}{suffix}")

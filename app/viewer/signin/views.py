@@ -52,12 +52,14 @@ def _limited(link_id: str, breach: limits.Breach) -> Response:
 def request_form(link_id: str):
     """Show the form that asks for an e-mail address (and configured providers)."""
     next_path = navigation.safe_next(link_id, request.args.get("next"))
-    access = link_access(link_id, identity.bearer_for(link_id))
-    if access == "open":
-        return redirect(next_path)
+    bearer = identity.bearer_for(link_id)
+    access = link_access(link_id, bearer)
+    if access == "open" and bearer is None:
+        return redirect(next_path)  # a public link: nothing to sign in to
     state.browser_nonce(create=True)
     return pages.render("signin/request.html", link_id, next_path=next_path,
-                        not_allowed=access == "forbidden", email="", error=None,
+                        not_allowed=access == "forbidden", signed_in=access == "open",
+                        email="", error=None,
                         signed_out=request.args.get("signed_out") == "1")
 
 
@@ -72,7 +74,8 @@ def request_message(link_id: str):
         email = validate_email(typed, check_deliverability=False).normalized
     except EmailNotValidError:
         return pages.render("signin/request.html", link_id, 400, next_path=next_path,
-                            not_allowed=False, email=typed, signed_out=False,
+                            not_allowed=False, signed_in=False, email=typed,
+                            signed_out=False,
                             error="Enter a complete e-mail address, like name@example.org.")
     breach = limits.check_request(link_id, email)
     if breach:
@@ -80,7 +83,8 @@ def request_message(link_id: str):
     # Only a live email-mode link gets a message: no mail for made-up or public links.
     if link_access(link_id, None) == "open":
         return redirect(next_path)
-    issued = codes.issue(link_id, email, state.browser_nonce(create=True), next_path)
+    issued = codes.issue(link_id, email, state.browser_nonce(create=True),
+                         navigation.to_suffix(link_id, next_path))
     link_path = url_for("signin.link_landing", link_id=link_id, token=issued.token)
     message = mailer.build_message(to=email, link_url=_absolute(link_path),
                                    code=codes.format_code(issued.code), minutes=pages.minutes())
@@ -104,10 +108,10 @@ def code_form(link_id: str):
                                        embed=navigation.embed_arg()))
 
 
-def _finish(link_id: str, email: str, next_path: str) -> Response:
+def _finish(link_id: str, email: str, next_suffix: str) -> Response:
     state.clear_pending(link_id)
     state.sign_in(email)
-    return redirect(navigation.safe_next(link_id, next_path))
+    return redirect(navigation.from_suffix(link_id, next_suffix))
 
 
 def _code_outcome(
@@ -154,7 +158,7 @@ def link_landing(link_id: str, token: str):
         return pages.problem(link_id, "invalid", 400)
     current = codes.state(record)
     if current is Outcome.USED and state.verified_email() == record.email:
-        return redirect(navigation.safe_next(link_id, record.next_path))
+        return redirect(navigation.from_suffix(link_id, record.next_path))
     if current is not Outcome.OK:
         return pages.problem(link_id, current.value, 400)
     action = url_for("signin.link_redeem", link_id=link_id, token=token,
