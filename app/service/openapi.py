@@ -52,7 +52,8 @@ def _operation_id(spec: EndpointSpec) -> str:
     return "_".join([spec.method.lower(), *words])
 
 
-def _error_statuses(spec: EndpointSpec) -> list[int]:
+def _statuses(spec: EndpointSpec) -> list[int]:
+    """Return the documented statuses besides 200: errors, and extras such as 206."""
     statuses = {500}
     if spec.body or spec.query or _RULE_PARAM.search(spec.path):
         statuses.add(400)
@@ -130,17 +131,15 @@ def build_document() -> dict:
                 "required": True,
                 "content": {"application/json": {"schema": refs[(spec.body, "validation")]}},
             }
-        ok_schema = refs[(spec.response, "serialization")] if spec.response else {}
-        operation["responses"] = {
-            "200": {"description": "OK", "content": {"application/json": {"schema": ok_schema}}},
-            **{
-                str(status): {
-                    "description": HTTPStatus(status).phrase,
-                    "content": {"application/json": {"schema": error_ref}},
-                }
-                for status in _error_statuses(spec)
-            },
-        }
+        responses: dict[str, dict] = {"200": {"description": "OK"}}
+        if spec.response is not None:
+            schema = refs[(spec.response, "serialization")]
+            responses["200"]["content"] = {"application/json": {"schema": schema}}
+        for status in _statuses(spec):
+            responses[str(status)] = {"description": HTTPStatus(status).phrase}
+            if status >= 400:
+                responses[str(status)]["content"] = {"application/json": {"schema": error_ref}}
+        operation["responses"] = responses
         paths.setdefault(openapi_path(spec), {})[spec.method.lower()] = operation
 
     return {
