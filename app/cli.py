@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 
 import click
-from flask import Flask
+from flask import Flask, current_app
+from flask.cli import with_appcontext
 
 from app.db import get_engine, migrate
 
 
 @click.command("create-org")
 @click.argument("name")
+@with_appcontext
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def create_org_command(name: str, as_json: bool) -> None:
     """Create an organization with a default workspace and print its admin key."""
@@ -32,13 +34,15 @@ def create_org_command(name: str, as_json: bool) -> None:
 
 @click.command("seed-demo")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@with_appcontext
 def seed_demo_command(as_json: bool) -> None:
     """Fill the database with a demo organization, results, artifacts and share links."""
     from app.demo import seed_demo
 
     engine = get_engine()
     migrate(engine)
-    summary = seed_demo(engine)
+    summary = seed_demo(engine, artifact_dir=current_app.config["ARTIFACT_DIR"],
+                        public_url=current_app.config.get("PUBLIC_URL"))
     if as_json:
         click.echo(json.dumps(summary))
         return

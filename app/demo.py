@@ -1,0 +1,186 @@
+"""Demo data: an organization with realistic pipelines, predictions, files and share links.
+
+``seed_demo`` is what ``flask --app app seed-demo`` runs. Every call creates a new
+organization (names are not unique), so it is safe on a database already in use. Content
+comes from ``app.demo_data`` with fixed random seeds, so two runs hold the same sequences,
+molecules and metrics (ids, keys and times differ). Everything is written in one
+transaction; artifact files go to the content-addressed store first (an aborted run leaves
+only unreferenced files behind, never rows pointing at missing files).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy.engine import Engine
+
+from app import artifact_storage
+from app.demo_data import molecule_pipelines, predictions, protein_pipelines
+from app.demo_data.archives import build_zip, metrics_json
+from app.demo_data.drafts import PipelineDraft
+from app.demo_data.usage import usage_records
+from app.ids import new_id
+from app.store import catalog
+from app.store.api_keys import create_api_key
+from app.store.organizations import create_organization
+from app.store.share_links import create_share_link
+from app.store.usage import add_usage_records
+from app.store.workspaces import create_workspace
+from app.timeutil import utcnow
+
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
+ORGANIZATION_NAME = "Helix Therapeutics demo"
+EMAIL_LINK_ADDRESSES = ["alice@example.com", "bob@example.org"]
+
+# kind -> (builder, days before now the run started, hours it ran)
+PIPELINE_PLAN = {
+    "protein_design": (protein_pipelines.protein_design, 5.6, 9.0),
+    "protein_redesign": (protein_pipelines.protein_redesign, 4.2, 2.5),
+    "protein_sequence_redesign": (protein_pipelines.protein_sequence_redesign, 3.1, 1.5),
+    "protein_library_screen": (protein_pipelines.protein_library_screen, 2.3, 4.0),
+    "small_molecule_design": (molecule_pipelines.small_molecule_design, 1.4, 3.0),
+    "small_molecule_library_screen": (molecule_pipelines.small_molecule_library_screen,
+                                      0.8, 2.0),
+}
+
+
+def seed_demo(engine: Engine, *, artifact_dir: str, public_url: str | None = None) -> dict:
+    """Create the demo organization and return the summary ``seed-demo --json`` prints.
+
+    ``artifact_dir`` is where artifact files are stored (the app's ``ARTIFACT_DIR``);
+    ``public_url`` is the viewer's base URL for share links (default
+    ``http://127.0.0.1:8000``).
+    """
+    now = utcnow()
+    base_url = (public_url or DEFAULT_PUBLIC_URL).rstrip("/")
+    with engine.begin() as conn:
+        org, workspace, _admin, admin_key = create_organization(conn, ORGANIZATION_NAME)
+        _key, workspace_key = create_api_key(
+            conn, organization_id=org.id, workspace_id=workspace.id, key_type="workspace",
+            name="Demo workspace key",
+        )
+        second = create_workspace(conn, organization_id=org.id, name="Assay development",
+                                  retention_unit="days", retention_value=14)
+        pipeline_ids = _seed_pipelines(conn, workspace.id, artifact_dir, now)
+        prediction_ids = _seed_predictions(conn, workspace.id, artifact_dir, now)
+        now_s = int(now.replace(tzinfo=UTC).timestamp())
+        add_usage_records(conn, usage_records(org.id, {workspace.id: 1.0, second.id: 0.35},
+                                              now_s))
+        public = create_share_link(
+            conn, organization_id=org.id, workspace_id=workspace.id, access_mode="public",
+            allowed_emails=[], pipeline_ids=list(pipeline_ids.values()),
+            prediction_ids=list(prediction_ids.values()), expires_at=now + timedelta(days=14),
+        )
+        email = create_share_link(
+            conn, organization_id=org.id, workspace_id=workspace.id, access_mode="email",
+            allowed_emails=EMAIL_LINK_ADDRESSES,
+            pipeline_ids=[pipeline_ids["protein_design"],
+                          pipeline_ids["small_molecule_design"],
+                          pipeline_ids["small_molecule_library_screen"]],
+            prediction_ids=[], expires_at=now + timedelta(days=7),
+        )
+    return {
+        "organization_id": org.id,
+        "admin_key": admin_key,
+        "workspace_id": workspace.id,
+        "workspace_key": workspace_key,
+        "pipelines": pipeline_ids,
+        "predictions": prediction_ids,
+        "share_links": {
+            "public": {"id": public.id, "url": f"{base_url}/share/{public.id}"},
+            "email": {"id": email.id, "url": f"{base_url}/share/{email.id}",
+                      "allowed_emails": list(email.allowed_emails)},
+        },
+    }
+
+
+def _ms(value: datetime) -> int:
+    return int(value.replace(tzinfo=UTC).timestamp() * 1000)
+
+
+def _seed_pipelines(conn, workspace_id: str, artifact_dir: str, now: datetime) -> dict:
+    """Build, store and insert the six pipelines; return {kind: pipeline id}."""
+    ids = {}
+    pipelines, results, artifacts = [], [], []
+    for kind, (builder, days_ago, hours) in PIPELINE_PLAN.items():
+        start = now - timedelta(days=days_ago)
+        end = start + timedelta(hours=hours)
+        pipeline_id = new_id("pipe", at_ms=_ms(start))
+        draft: PipelineDraft = builder(pipeline_id, start, end)
+        ids[kind] = pipeline_id
+        pipelines.append(catalog.NewPipeline(
+            id=pipeline_id, workspace_id=workspace_id, kind=kind, name=draft.name,
+            status="succeeded", input=draft.input, result_count=len(draft.results),
+            created_at=start, completed_at=end,
+        ))
+        for result_draft in draft.results:
+            results.append(result_draft.result)
+            artifacts += _result_artifacts(result_draft, artifact_dir)
+    catalog.insert_pipelines(conn, pipelines)
+    catalog.insert_results(conn, results)
+    catalog.insert_artifacts(conn, artifacts)
+    return ids
+
+
+def _archive_record(result: catalog.NewResult) -> dict:
+    """Return what metrics.json holds: the result's scientific content."""
+    record = {"id": result.id, "metrics": result.metrics}
+    for field in ("variant", "entities", "smiles", "adme", "external_id", "warnings"):
+        value = getattr(result, field)
+        if value is not None:
+            record[field] = value
+    return record
+
+
+def _result_artifacts(draft, artifact_dir: str) -> list[catalog.NewArtifact]:
+    """Store a result's structure, optional ligand SDF and archive; return their rows."""
+    result = draft.result
+    cif = draft.structure_cif.encode()
+    files = [("structure", f"{result.id}.cif", "chemical/x-mmcif", cif)]
+    members = {f"{result.id}.cif": cif}
+    if draft.ligand_sdf is not None:
+        sdf = draft.ligand_sdf.encode()
+        files.append(("ligand_structure", f"{result.id}_ligand.sdf", "chemical/x-mdl-sdfile",
+                      sdf))
+        members[f"{result.id}_ligand.sdf"] = sdf
+    members["metrics.json"] = metrics_json(_archive_record(result))
+    files.append(("archive", f"{result.id}.zip", "application/zip",
+                  build_zip(members, result.created_at)))
+    return [_store(artifact_dir, role, name, ctype, data, result.created_at,
+                   result_id=result.id) for role, name, ctype, data in files]
+
+
+def _store(artifact_dir, role, filename, content_type, data, created_at, **owner):
+    storage_path, size, sha256 = artifact_storage.save(artifact_dir, data)
+    return catalog.NewArtifact(
+        id=new_id("art", at_ms=_ms(created_at)), role=role, filename=filename,
+        content_type=content_type, size=size, sha256=sha256, storage_path=storage_path,
+        created_at=created_at, **owner,
+    )
+
+
+def _seed_predictions(conn, workspace_id: str, artifact_dir: str, now: datetime) -> dict:
+    """Build, store and insert the two predictions; return {application: prediction id}."""
+    ids, rows, artifacts = {}, [], []
+    plan = (("structure_and_binding", "BRD4 BD1 with (+)-JQ1", 2.6, 0.3),
+            ("adme", "ADME panel: BET inhibitors and reference drugs", 1.1, 0.2))
+    for application, name, days_ago, hours in plan:
+        created = now - timedelta(days=days_ago)
+        completed = created + timedelta(hours=hours)
+        prediction_id = new_id("pred", at_ms=_ms(created))
+        if application == "adme":
+            inputs, outputs, files = predictions.adme(prediction_id)
+        else:
+            inputs, outputs, files = predictions.structure_and_binding(prediction_id, completed)
+        ids[application] = prediction_id
+        rows.append(catalog.NewPrediction(
+            id=prediction_id, workspace_id=workspace_id, application=application, name=name,
+            status="succeeded", inputs=inputs, outputs=outputs, created_at=created,
+            completed_at=completed,
+        ))
+        artifacts += [_store(artifact_dir, role, filename, ctype, data, completed,
+                             prediction_id=prediction_id)
+                      for role, filename, ctype, data in files]
+    catalog.insert_predictions(conn, rows)
+    catalog.insert_artifacts(conn, artifacts)
+    return ids

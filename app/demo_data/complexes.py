@@ -1,0 +1,134 @@
+"""Assembling demo models: binder and target chains side by side, ligands in contact.
+
+Backbones come from ``bundles`` (cached per topology); here they are paired. The target
+is slid toward the binder along the axis direction that brings the two centroids closest
+until the nearest CA-CA pair is at ``INTERFACE_CA_DISTANCE``, which gives an interface of
+packed helices about 10 A apart. A ligand is slid onto the protein the same way until its
+nearest heavy atom is ``LIGAND_CONTACT`` from a CB atom.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+
+from app.demo_data import geometry as g
+from app.demo_data.bundles import Backbone, Segment, build_topology
+
+INTERFACE_CA_DISTANCE = 6.5
+LIGAND_CONTACT = 3.8
+_DIRECTIONS = ((1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, -1.0, 0.0),
+               (0.0, 0.0, 1.0), (0.0, 0.0, -1.0))
+
+
+def segments_for_length(rng: random.Random, length: int, max_helix: int = 26) -> tuple:
+    """Return a helix-bundle topology (termini, helices, loops) of exactly ``length``."""
+    n_term, c_term = rng.randint(1, 3), rng.randint(1, 3)
+    helices = max(2, math.ceil((length - n_term - c_term) / (max_helix + 4)))
+    loops = [rng.randint(3, 5) for _ in range(helices - 1)]
+    helix_total = length - n_term - c_term - sum(loops)
+    sizes = [helix_total // helices] * helices
+    for i in range(helix_total - sum(sizes)):
+        sizes[i] += 1
+    for i in range(helices - 1):  # unequal helices look designed, not stamped out
+        shift = rng.randint(-2, 2)
+        sizes[i] += shift
+        sizes[i + 1] -= shift
+    segments = [Segment("C", n_term)]
+    for i, size in enumerate(sizes):
+        if i:
+            segments.append(Segment("L", loops[i - 1]))
+        segments.append(Segment("H", size))
+    segments.append(Segment("C", c_term))
+    return tuple(segments)
+
+
+@functools.cache
+def hairpin_backbone(length: int) -> Backbone:
+    """Return a two-stranded hairpin for a cyclic peptide of ``length`` (type I' turn).
+
+    The ring closure bond itself is not modelled: the termini sit across the hairpin.
+    """
+    half = (length - 2) // 2
+    torsions = [(-120.0, 130.0)] * half + [(60.0, 30.0), (90.0, 0.0)]
+    torsions += [(-120.0, 130.0)] * (length - 2 - half)
+    residues = g.build_backbone(torsions)
+    regions = ("beta",) * half + ("alpha_l", "alpha_l") + ("beta",) * (length - 2 - half)
+    return Backbone(tuple(residues), "L" * length, regions)
+
+
+def _slide_distance(fixed: list[g.Vec], moving: list[g.Vec], u: g.Vec, contact: float) -> float:
+    """Return how far along ``u`` the moving set must sit so no pair is closer than contact.
+
+    For each pair, |w - D u| < contact holds on an interval of D; coming from far away,
+    the first contact is the largest upper end of those intervals.
+    """
+    best = 0.0
+    c2 = contact * contact
+    for f in fixed:
+        for m in moving:
+            w = (f[0] - m[0], f[1] - m[1], f[2] - m[2])
+            wu = w[0] * u[0] + w[1] * u[1] + w[2] * u[2]
+            disc = wu * wu - (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) + c2
+            if disc > 0:
+                best = max(best, wu + math.sqrt(disc))
+    return best
+
+
+def _translate_residues(residues, shift: g.Vec) -> tuple:
+    return tuple(
+        g.Residue(g.add(r.n, shift), g.add(r.ca, shift), g.add(r.c, shift), g.add(r.o, shift),
+                  g.add(r.cb, shift))
+        for r in residues
+    )
+
+
+@functools.cache
+def dock_target(binder: Backbone, target: Backbone) -> tuple:
+    """Return the target's residues moved into contact with the binder (cached per pair)."""
+    binder_cas = [r.ca for r in binder.residues]
+    target_cas = [r.ca for r in target.residues]
+    to_binder = g.sub(g.centroid(binder_cas), g.centroid(target_cas))
+    centred = [g.add(p, to_binder) for p in target_cas]
+    # Every second CA is enough to find the contact distance; the last check is exact.
+    distances = [
+        (_slide_distance(binder_cas[::2], centred[::2], u, INTERFACE_CA_DISTANCE), u)
+        for u in _DIRECTIONS
+    ]
+    distance, u = min(distances)
+    distance = _slide_distance(binder_cas, centred, u, INTERFACE_CA_DISTANCE)
+    return _translate_residues(target.residues, g.add(to_binder, g.scale(u, distance)))
+
+
+@functools.cache
+def protein_backbone(segments: tuple, seed: int) -> Backbone:
+    """Return the (cached) backbone of a topology."""
+    return build_topology(segments, seed)
+
+
+def place_ligand(protein: Backbone, xyz: list[g.Vec]) -> tuple[g.Vec, ...]:
+    """Return ligand coordinates moved onto the protein surface (first direction that fits).
+
+    The direction is fixed per protein (+x from its centroid), so every ligand of a series
+    lands in the same site, as docked analogs do.
+    """
+    cbs = [r.cb for r in protein.residues]
+    to_protein = g.sub(g.centroid(cbs), g.centroid(xyz))
+    centred = [g.add(p, to_protein) for p in xyz]
+    u = (1.0, 0.0, 0.0)
+    distance = _slide_distance(cbs, centred, u, LIGAND_CONTACT)
+    shift = g.scale(u, distance)
+    return tuple(g.add(p, shift) for p in centred)
+
+
+def plddt(rng: random.Random, ss: str, confidence: float) -> tuple[float, ...]:
+    """Return per-residue pLDDT (0-100): helices above the mean, loops and termini below."""
+    n = len(ss)
+    out = []
+    for i, s in enumerate(ss):
+        value = 100.0 * confidence + (4.0 if s == "H" else -8.0) + rng.gauss(0, 2.5)
+        if i < 3 or i >= n - 3:
+            value -= 12.0
+        out.append(round(min(98.5, max(20.0, value)), 2))
+    return tuple(out)

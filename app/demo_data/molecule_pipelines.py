@@ -1,0 +1,90 @@
+"""Builders of the two small-molecule pipelines, both against BRD4 bromodomain 1.
+
+The design run is an analog series of (+)-JQ1; the screen runs an approved-drug plate in
+which the two BET inhibitors (JQ1, molibresib) score as hits and the rest mostly do not.
+ADME and ligand SDF files are attached to some results only, as the spec allows.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+
+from app.demo_data import chemistry, metrics, proteins
+from app.demo_data.complexes import place_ligand, plddt, protein_backbone, segments_for_length
+from app.demo_data.drafts import PipelineDraft, ResultDraft, protein_entity, timeline
+from app.demo_data.structures import Chain, Ligand, comp_ids, mmcif, sdf
+from app.store.catalog import NewResult
+
+TARGET = "BRD4-BD1"
+BET_INHIBITORS = ("(+)-JQ1", "molibresib")
+
+
+def pocket_backbone():
+    """Return the (cached) backbone of the BRD4 BD1 chain."""
+    rng = random.Random(44)  # noqa: S311 - demo data, not secrets
+    return protein_backbone(segments_for_length(rng, len(proteins.TARGETS[TARGET])), seed=44)
+
+
+def ligand_model(smiles: str, description: str) -> Ligand:
+    """Return the ligand of ``smiles`` placed in the BRD4 BD1 site."""
+    elements, charges, xyz, bonds = chemistry.conformer(smiles)
+    placed = place_ligand(pocket_backbone(), xyz)
+    return Ligand(description, tuple(elements), tuple(charges), placed, tuple(bonds))
+
+
+def _draft(rng, pipeline_id, rid, created, smiles, name, quality, *, adme_rate, sdf_rate,
+           external_id=None) -> ResultDraft:
+    m = metrics.small_molecule_metrics(rng, quality)
+    warnings = metrics.small_molecule_warnings(rng, m, smiles) or None
+    adme = chemistry.adme_for(rng, smiles) if rng.random() < adme_rate else None
+    ligand = ligand_model(smiles, name)
+    bb = pocket_backbone()
+    chain = Chain("A", TARGET, comp_ids(proteins.TARGETS[TARGET]), bb.residues,
+                  plddt(rng, bb.ss, m["complex_plddt"]), bb.ss)
+    cif = mmcif(rid, [chain], ligand)
+    ligand_sdf = sdf(f"{rid} {name}", ligand) if rng.random() < sdf_rate else None
+    result = NewResult(id=rid, pipeline_id=pipeline_id, created_at=created, metrics=m,
+                       warnings=warnings, smiles=smiles, adme=adme, external_id=external_id)
+    return ResultDraft(result, cif, ligand_sdf)
+
+
+def small_molecule_design(pipeline_id: str, start: datetime, end: datetime, count: int = 28):
+    """Lead optimisation around (+)-JQ1: aryl and side-chain analogs."""
+    rng = random.Random(5005)  # noqa: S311 - demo data, not secrets
+    series = chemistry.design_series(rng, count)
+    drafts = [
+        _draft(rng, pipeline_id, rid, created, smiles, f"JQ1 analog {n + 1}",
+               rng.gauss(0.6, 0.7), adme_rate=0.6, sdf_rate=0.6)
+        for n, ((rid, created), smiles) in enumerate(zip(timeline(start, end, count), series,
+                                                         strict=True))
+    ]
+    return PipelineDraft(
+        kind="small_molecule_design",
+        name="BRD4 BD1 lead optimisation around (+)-JQ1",
+        input={"target": [protein_entity("A", proteins.TARGETS[TARGET])],
+               "reference_smiles": series[0], "num_molecules": count},
+        created_at=start, completed_at=end, results=drafts,
+    )
+
+
+def small_molecule_library_screen(pipeline_id: str, start: datetime, end: datetime):
+    """An approved-drug plate screened against BRD4 BD1; ids are catalog plate wells."""
+    rng = random.Random(6006)  # noqa: S311 - demo data, not secrets
+    library = list(chemistry.LIBRARY)
+    drafts = []
+    for n, ((rid, created), (name, smiles)) in enumerate(
+        zip(timeline(start, end, len(library)), library, strict=True)
+    ):
+        quality = rng.gauss(1.6, 0.3) if name in BET_INHIBITORS else rng.gauss(-0.9, 0.7)
+        external = f"L1300-{n // 80 + 1:02d}-{'ABCDEFGH'[n // 10 % 8]}{n % 10 + 2:02d}"
+        drafts.append(_draft(rng, pipeline_id, rid, created, smiles, name, quality,
+                             adme_rate=0.5, sdf_rate=0.35, external_id=external))
+    return PipelineDraft(
+        kind="small_molecule_library_screen",
+        name="BRD4 BD1 approved-drug screen (plate L1300-01)",
+        input={"target": [protein_entity("A", proteins.TARGETS[TARGET])],
+               "library": "Approved-drug library L1300, plate 01",
+               "num_molecules": len(library)},
+        created_at=start, completed_at=end, results=drafts,
+    )

@@ -1,0 +1,206 @@
+"""Builders of the four protein pipelines: design, redesign, sequence redesign, screen.
+
+Each builder takes its own seeded ``random.Random`` so that changing one pipeline does not
+reshuffle the others. Binders are chain A, the target chain B, as in the entities.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+
+from app.demo_data import metrics, proteins
+from app.demo_data.complexes import (
+    dock_target,
+    hairpin_backbone,
+    plddt,
+    protein_backbone,
+    segments_for_length,
+)
+from app.demo_data.drafts import (
+    PipelineDraft,
+    ResultDraft,
+    ccd_modification,
+    protein_entity,
+    timeline,
+)
+from app.demo_data.structures import Chain, comp_ids, mmcif
+from app.store.catalog import NewResult
+
+
+def _topologies(rng: random.Random, count: int, low: int, high: int) -> list:
+    """Return ``count`` binder backbones with lengths in [low, high]."""
+    out = []
+    for i in range(count):
+        length = rng.randint(low, high)
+        out.append(protein_backbone(segments_for_length(rng, length), seed=100 + i))
+    return out
+
+
+def target_backbone(name: str):
+    """Return the (cached) helix-bundle backbone of a named target."""
+    sequence = proteins.TARGETS[name]
+    rng = random.Random(sum(map(ord, name)))  # noqa: S311 - demo data, not secrets
+    return protein_backbone(segments_for_length(rng, len(sequence)), seed=7)
+
+
+def _with_cysteine(rng: random.Random, sequence: str, rate: float) -> str:
+    """Put one surface cysteine into some designs (they get the unpaired warning)."""
+    if rng.random() >= rate:
+        return sequence
+    i = rng.randrange(5, len(sequence) - 5)
+    return sequence[:i] + "C" + sequence[i + 1 :]
+
+
+def _complex_cif(entry_id: str, rng, binder_bb, binder_seq, target_name, confidence,
+                 binder_mods=None) -> str:
+    """Return the mmCIF of binder (A) docked onto the named target (B)."""
+    target_bb = target_backbone(target_name)
+    target_seq = proteins.TARGETS[target_name]
+    chains = [
+        Chain("A", "designed binder", comp_ids(binder_seq, binder_mods), binder_bb.residues,
+              plddt(rng, binder_bb.ss, confidence), binder_bb.ss),
+        Chain("B", target_name, comp_ids(target_seq), dock_target(binder_bb, target_bb),
+              plddt(rng, target_bb.ss, 0.86), target_bb.ss),
+    ]
+    return mmcif(entry_id, chains)
+
+
+def _binder_result(rng, pipeline_id, rid, created, bb, seq, target_name, *, cyclic=False,
+                   mods=None, variant=None, sheet=0, quality_mean=0.0) -> ResultDraft:
+    quality = rng.gauss(quality_mean, 1.0)
+    m = metrics.binder_metrics(rng, quality, bb.ss, sheet)
+    warnings = metrics.protein_warnings(rng, m, seq) or None
+    entities = [
+        protein_entity("A", seq, cyclic=cyclic, modifications=mods),
+        protein_entity("B", proteins.TARGETS[target_name]),
+    ]
+    cif = _complex_cif(rid, rng, bb, seq, target_name, m["structure_confidence"], mods)
+    result = NewResult(id=rid, pipeline_id=pipeline_id, created_at=created, metrics=m,
+                       variant=variant, entities=entities, warnings=warnings)
+    return ResultDraft(result, cif)
+
+
+def protein_design(pipeline_id: str, start: datetime, end: datetime, count: int = 260):
+    """De novo binders against IL-6: helical miniproteins plus a few cyclic peptides."""
+    rng = random.Random(1001)  # noqa: S311 - demo data, not secrets
+    backbones = _topologies(rng, 8, 60, 120)
+    drafts = []
+    for n, (rid, created) in enumerate(timeline(start, end, count)):
+        if n % 65 == 64:  # a few cyclic peptides among the miniproteins
+            length = rng.choice((14, 16, 18))
+            bb = hairpin_backbone(length)
+            seq = proteins.cyclic_peptide(rng, length)
+            drafts.append(_binder_result(rng, pipeline_id, rid, created, bb, seq, "IL-6",
+                                         cyclic=True, sheet=length - 2, quality_mean=-0.4))
+            continue
+        bb = rng.choice(backbones)
+        seq = _with_cysteine(rng, proteins.design_sequence(rng, bb.regions), 0.05)
+        drafts.append(_binder_result(rng, pipeline_id, rid, created, bb, seq, "IL-6"))
+    return PipelineDraft(
+        kind="protein_design",
+        name="IL-6 miniprotein binders, round 1",
+        input={
+            "target": [protein_entity("B", proteins.TARGETS["IL-6"])],
+            "num_designs": count,
+            "binder_length": {"min": 60, "max": 120},
+            "cyclic_peptides": True,
+        },
+        created_at=start, completed_at=end, results=drafts,
+    )
+
+
+def _parent():
+    """Return the backbone and sequence of binder HX-017, the parent of both redesigns."""
+    rng = random.Random(17)  # noqa: S311 - demo data, not secrets
+    bb = protein_backbone(segments_for_length(rng, 84), seed=300)
+    return bb, proteins.design_sequence(rng, bb.regions)
+
+
+def protein_redesign(pipeline_id: str, start: datetime, end: datetime, count: int = 24):
+    """Redesigns of one PD-L1 binder; some selenomethionine (MSE) variants for phasing."""
+    rng = random.Random(2002)  # noqa: S311 - demo data, not secrets
+    bb, parent = _parent()
+    drafts = []
+    for rid, created in timeline(start, end, count):
+        seq = proteins.mutate(rng, parent, bb.regions, rng.randint(2, 9))
+        mets = [i for i, aa in enumerate(seq) if aa == "M" and i > 0]
+        mods = [ccd_modification(i, "MSE") for i in mets] if mets and rng.random() < 0.2 else []
+        drafts.append(_binder_result(rng, pipeline_id, rid, created, bb, seq, "PD-L1",
+                                     mods=mods, quality_mean=0.5))
+    return PipelineDraft(
+        kind="protein_redesign",
+        name="PD-L1 binder HX-017 redesign",
+        input={
+            "binder": [protein_entity("A", parent)],
+            "target": [protein_entity("B", proteins.TARGETS["PD-L1"])],
+            "num_designs": count,
+        },
+        created_at=start, completed_at=end, results=drafts,
+    )
+
+
+def protein_sequence_redesign(pipeline_id: str, start: datetime, end: datetime,
+                              count: int = 30):
+    """Sequence-only redesigns: binder variants (with target) and generic (monomer) ones."""
+    rng = random.Random(3003)  # noqa: S311 - demo data, not secrets
+    bb, parent = _parent()
+    drafts = []
+    for n, (rid, created) in enumerate(timeline(start, end, count)):
+        seq = proteins.mutate(rng, parent, bb.regions, rng.randint(4, 14))
+        mods = _phospho_sites(rng, seq) if rng.random() < 0.2 else []
+        if n % 3 != 2:
+            drafts.append(_binder_result(rng, pipeline_id, rid, created, bb, seq, "PD-L1",
+                                         mods=mods, variant="binder", quality_mean=0.3))
+            continue
+        m = metrics.generic_metrics(rng, rng.gauss(0.3, 1.0), bb.ss)
+        chain = Chain("A", "redesigned protein", comp_ids(seq, mods), bb.residues,
+                      plddt(rng, bb.ss, m["structure_confidence"]), bb.ss)
+        warnings = metrics.protein_warnings(rng, m, seq) or None
+        result = NewResult(id=rid, pipeline_id=pipeline_id, created_at=created, metrics=m,
+                           variant="generic", entities=[protein_entity("A", seq,
+                                                                       modifications=mods)],
+                           warnings=warnings)
+        drafts.append(ResultDraft(result, mmcif(rid, [chain])))
+    return PipelineDraft(
+        kind="protein_sequence_redesign",
+        name="HX-017 sequence redesign (solubility and binding)",
+        input={"protein": [protein_entity("A", parent)],
+               "target": [protein_entity("B", proteins.TARGETS["PD-L1"])],
+               "num_sequences": count},
+        created_at=start, completed_at=end, results=drafts,
+    )
+
+
+def _phospho_sites(rng: random.Random, seq: str) -> list[dict]:
+    """Return one phospho-serine/threonine modification at a real S or T, if any."""
+    sites = [(i, "SEP" if aa == "S" else "TPO") for i, aa in enumerate(seq) if aa in "ST"]
+    if not sites:
+        return []
+    i, code = rng.choice(sites)
+    return [ccd_modification(i, code)]
+
+
+def protein_library_screen(pipeline_id: str, start: datetime, end: datetime, count: int = 36):
+    """A plate-based miniprotein library screened against PD-L1; ids are plate wells."""
+    rng = random.Random(4004)  # noqa: S311 - demo data, not secrets
+    backbones = _topologies(rng, 5, 56, 96)
+    wells = [f"{row}{col:02d}" for row in "ABCDEFGH" for col in range(1, 13)]
+    drafts = []
+    for n, (rid, created) in enumerate(timeline(start, end, count)):
+        bb = backbones[n % len(backbones)]
+        seq = _with_cysteine(rng, proteins.design_sequence(rng, bb.regions), 0.08)
+        draft = _binder_result(rng, pipeline_id, rid, created, bb, seq, "PD-L1",
+                               quality_mean=-0.3)
+        plate, well = divmod(n * 7 % 192, 96)
+        external = f"HXL-P{plate + 1:02d}-{wells[well]}"
+        result = NewResult(**{**draft.result.__dict__, "external_id": external})
+        drafts.append(ResultDraft(result, draft.structure_cif))
+    return PipelineDraft(
+        kind="protein_library_screen",
+        name="PD-L1 miniprotein library screen, plates 1-2",
+        input={"fixed": [protein_entity("B", proteins.TARGETS["PD-L1"])],
+               "library": "HXL miniprotein library (2 x 96-well plates)",
+               "num_screened": count},
+        created_at=start, completed_at=end, results=drafts,
+    )

@@ -1,0 +1,132 @@
+"""Inserting pipelines, predictions, results and their artifact rows.
+
+The compute engine that would normally produce these records is outside this project; the
+demo seeder (``app.demo``) and tests are the writers. Every function takes a Connection
+(the caller owns the transaction) and inserts many rows with one ``executemany``, so
+seeding hundreds of results costs a handful of round trips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from app.store import schema
+
+PIPELINE_KINDS = (
+    "protein_design",
+    "protein_redesign",
+    "protein_sequence_redesign",
+    "protein_library_screen",
+    "small_molecule_design",
+    "small_molecule_library_screen",
+)
+RESULT_ROLES = ("archive", "structure", "ligand_structure")
+
+
+@dataclass(frozen=True)
+class NewPipeline:
+    """A pipeline to insert; ``result_count`` must match the results inserted for it."""
+
+    id: str
+    workspace_id: str
+    kind: str
+    name: str | None
+    status: str
+    input: Any
+    result_count: int
+    created_at: datetime
+    completed_at: datetime | None
+
+
+@dataclass(frozen=True)
+class NewPrediction:
+    """A prediction to insert, with its inputs and outputs as JSON-able values."""
+
+    id: str
+    workspace_id: str
+    application: str
+    name: str | None
+    status: str
+    inputs: Any
+    outputs: Any
+    created_at: datetime
+    completed_at: datetime | None
+
+
+@dataclass(frozen=True)
+class NewResult:
+    """A pipeline result to insert; which fields are set depends on the pipeline kind."""
+
+    id: str
+    pipeline_id: str
+    created_at: datetime
+    metrics: dict
+    variant: str | None = None
+    entities: list | None = None
+    warnings: list | None = None
+    smiles: str | None = None
+    adme: dict | None = None
+    external_id: str | None = None
+
+
+@dataclass(frozen=True)
+class NewArtifact:
+    """An artifact row: exactly one of ``result_id`` and ``prediction_id`` is set."""
+
+    id: str
+    role: str
+    filename: str
+    content_type: str
+    size: int
+    sha256: str
+    storage_path: str
+    created_at: datetime
+    result_id: str | None = None
+    prediction_id: str | None = None
+
+
+def insert_pipelines(conn: Connection, pipelines: Iterable[NewPipeline]) -> int:
+    """Insert pipelines and return how many were written.
+
+    Raises ValueError for an unknown kind, before anything is written.
+    """
+    rows = [asdict(p) for p in pipelines]
+    for row in rows:
+        if row["kind"] not in PIPELINE_KINDS:
+            raise ValueError(f"unknown pipeline kind {row['kind']!r}")
+    return _insert(conn, schema.pipelines, rows)
+
+
+def insert_predictions(conn: Connection, predictions: Iterable[NewPrediction]) -> int:
+    """Insert predictions and return how many were written."""
+    return _insert(conn, schema.predictions, [asdict(p) for p in predictions])
+
+
+def insert_results(conn: Connection, results: Iterable[NewResult]) -> int:
+    """Insert results and return how many were written."""
+    return _insert(conn, schema.results, [asdict(r) for r in results])
+
+
+def insert_artifacts(conn: Connection, artifacts: Iterable[NewArtifact]) -> int:
+    """Insert artifact rows and return how many were written.
+
+    Raises ValueError when a row has no owner or two owners: the readers find an artifact
+    through exactly one of them.
+    """
+    rows = [asdict(a) for a in artifacts]
+    for row in rows:
+        if (row["result_id"] is None) == (row["prediction_id"] is None):
+            raise ValueError(f"artifact {row['id']} needs exactly one of result_id, prediction_id")
+    return _insert(conn, schema.artifacts, rows)
+
+
+def _insert(conn: Connection, table, rows: list[dict]) -> int:
+    """Insert ``rows`` into ``table`` in one executemany (nothing for an empty list)."""
+    if rows:
+        conn.execute(table.insert(), rows)
+    return len(rows)
