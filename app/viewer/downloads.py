@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 
 import httpx
-from flask import Response, stream_with_context
+from flask import Response
 
 from app.viewer import metrics_catalog
 from app.viewer.api_client import CHUNK_SIZE, LinkNotFound, api
@@ -88,8 +88,10 @@ def stream_artifact(locate: Callable[[], dict], stem: str, role: str) -> Respons
             stack.close()
 
     # Not direct_passthrough: werkzeug would then hand the bare iterable to the server and
-    # drop the close callback below.
-    response = Response(stream_with_context(body()), status=200, headers=headers)
+    # drop the close callback below. Not stream_with_context either: relaying bytes needs
+    # no request context, and holding one open for minutes would pin the request's
+    # resources (and trip context-order checks when a visitor abandons the download).
+    response = Response(body(), status=200, headers=headers)
     # Closed when the WSGI server is done with the response, also for HEAD requests and
     # visitors who hang up before the body starts, so the upstream is never leaked.
     response.call_on_close(stack.close)

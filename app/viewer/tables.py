@@ -95,9 +95,8 @@ def _cell(column: Column, record: dict) -> Cell:
         length = summary["length"]
         text = f"{length} aa" if length is not None else "\u2013"
         chains = ", ".join(summary["chains"])
-        return Cell(text, length, title=summary["text"], numeric=True,
-                    full=f"{summary['chain_count']} chain{'s' * (summary['chain_count'] != 1)}"
-                    f"{': ' + chains if chains else ''}")
+        return Cell(text, length, title=f"Chains {chains}: {summary['text']}", numeric=True,
+                    full=f"· {chains}" if chains else "")
     if column.source == "smiles":
         smiles = record.get("smiles") or ""
         return Cell(formatting.shorten(smiles, 32), smiles, title=smiles, css="mono",

@@ -104,7 +104,8 @@ def export_csv(link_id: str, pipeline_id: str):
     writer = csv.writer(out)
     columns = context["columns"]
     protein = context["kind"].family == "protein"
-    writer.writerow(["result_id", *[c.key for c in columns], *(["sequence"] if protein else [])])
+    names = ["sequence_length" if c.key == "sequence" else c.key for c in columns]
+    writer.writerow(["result_id", *names, *(["sequence"] if protein else [])])
     for row, record in zip(context["rows"], context["page"].get("data") or [], strict=True):
         values = [tables.csv_value(c, cell) for c, cell in zip(columns, row.cells, strict=True)]
         if protein:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from email_validator import EmailNotValidError, validate_email
 from flask import Blueprint, Response, current_app, redirect, request, url_for
 
+from app import share_tokens
 from app.viewer import api_client, identity
 from app.viewer.signin import codes, limits, mailer, navigation, pages, state
 from app.viewer.signin.codes import Outcome
@@ -193,3 +194,9 @@ def sign_out(link_id: str):
     signed_out = 1 if request.form.get("then") == "signed-out" else None
     return redirect(url_for("signin.request_form", link_id=link_id, signed_out=signed_out,
                             embed=navigation.embed_arg()))
+
+
+@bp.get("/.well-known/jwks.json")
+def jwks():
+    """Publish the viewer's public signing key, for an API set up with FLASK_JWT_JWKS_URL."""
+    return {"keys": [share_tokens.public_jwk()]}

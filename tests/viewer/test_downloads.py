@@ -1,0 +1,61 @@
+"""Downloads through the viewer: the bytes of the stored file, its name and type."""
+
+from __future__ import annotations
+
+import re
+
+from app import artifact_storage
+from app.db import get_engine
+from app.store import schema
+
+
+def stored_bytes(app, result_id: str, role: str) -> tuple[bytes, str]:
+    """Return the file behind a result's artifact and its recorded filename."""
+    with get_engine(app).connect() as conn:
+        row = conn.execute(schema.artifacts.select().where(
+            schema.artifacts.c.result_id == result_id, schema.artifacts.c.role == role)).one()
+    path = artifact_storage.path_for(app.config["ARTIFACT_DIR"], row.storage_path)
+    return path.read_bytes(), row.filename
+
+
+def test_download_streams_the_stored_file(app, client, shared):
+    for kind, role in (("protein_design", "archive"), ("protein_design", "structure"),
+                       ("small_molecule_design", "ligand_structure")):
+        result_id = shared.results[kind][1]
+        response = client.get(shared.url(
+            f"/pipelines/{shared.pipelines[kind]}/results/{result_id}/artifacts/{role}"),
+            buffered=False)
+        expected, filename = stored_bytes(app, result_id, role)
+        assert response.status_code == 200
+        assert response.is_streamed
+        assert response.get_data() == expected
+        assert response.headers["Content-Length"] == str(len(expected))
+        assert response.headers["Content-Disposition"] == f'attachment; filename="{filename}"'
+        assert response.headers["Cache-Control"] == "no-store"
+
+
+def test_content_types_follow_the_artifact(client, shared):
+    pd = shared.pipelines["protein_design"]
+    rid = shared.results["protein_design"][0]
+    archive = client.get(shared.url(f"/pipelines/{pd}/results/{rid}/artifacts/archive"))
+    structure = client.get(shared.url(f"/pipelines/{pd}/results/{rid}/artifacts/structure"))
+    assert archive.mimetype == "application/zip"
+    assert structure.mimetype == "chemical/x-mmcif"
+
+
+def test_prediction_download(client, shared):
+    prediction_id = shared.predictions[1]
+    response = client.get(shared.url(f"/predictions/{prediction_id}/artifacts/structure"))
+    assert response.status_code == 200
+    assert response.get_data() == b"data_pred\n" + prediction_id.encode()
+    assert re.search(r'filename="model_0\.cif"', response.headers["Content-Disposition"])
+
+
+def test_a_url_from_the_visitor_is_never_followed(client, shared):
+    pd = shared.pipelines["protein_design"]
+    rid = shared.results["protein_design"][0]
+    response = client.get(shared.url(f"/pipelines/{pd}/results/{rid}/artifacts/archive"),
+                          query_string={"url": "http://127.0.0.1:1/evil"})
+    # The query is ignored: the file still comes from the URL the API returned.
+    assert response.status_code == 200
+    assert response.get_data().startswith(b"PK\x05\x06")
