@@ -14,6 +14,9 @@ Keys: ``FLASK_JWT_PRIVATE_KEY`` / ``FLASK_JWT_PUBLIC_KEY`` (PEM text) or
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import os
 import secrets
 import time
@@ -106,7 +109,12 @@ def public_jwk(app: Flask | None = None) -> dict:
     algorithm = _algorithm(app)
     key = private_key(app).public_key()
     codec = jwt.algorithms.OKPAlgorithm if algorithm == "EdDSA" else jwt.algorithms.ECAlgorithm
-    return {**codec.to_jwk(key, as_dict=True), "use": "sig", "alg": algorithm}
+    fields = codec.to_jwk(key, as_dict=True)
+    # kid = RFC 7638 thumbprint; PyJWKClient (JWKS-URL verification) needs one on both sides.
+    required = {k: fields[k] for k in ("crv", "kty", "x", "y") if k in fields}
+    digest = hashlib.sha256(json.dumps(required, sort_keys=True, separators=(",", ":")).encode())
+    kid = base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+    return {**fields, "kid": kid, "use": "sig", "alg": algorithm}
 
 
 def mint(share_link_id: str, email: str, app: Flask | None = None) -> str:
@@ -123,7 +131,10 @@ def mint(share_link_id: str, email: str, app: Flask | None = None) -> str:
         "exp": now + int(app.config["JWT_TTL_SECONDS"]),
         "jti": secrets.token_urlsafe(12),
     }
-    return jwt.encode(claims, private_key(app), algorithm=_algorithm(app))
+    kid = app.extensions.get("jwt_kid")
+    if kid is None:
+        kid = app.extensions["jwt_kid"] = public_jwk(app)["kid"]
+    return jwt.encode(claims, private_key(app), algorithm=_algorithm(app), headers={"kid": kid})
 
 
 def verify(token: str, share_link_id: str, app: Flask | None = None) -> str:
