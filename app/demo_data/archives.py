@@ -22,7 +22,7 @@ def build_zip(files: dict[str, bytes], when: datetime) -> bytes:
             info = zipfile.ZipInfo(name, date_time=stamp)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            archive.writestr(info, data, compresslevel=6)
+            archive.writestr(info, data, compresslevel=1)  # speed over ratio
     return buffer.getvalue()
 
 

@@ -13,12 +13,13 @@ and reuse the coordinates for every sequence that fits it.
 from __future__ import annotations
 
 import functools
+import math
 import random
 from dataclasses import dataclass
 
 from app.demo_data import geometry as g
 
-CANDIDATES_PER_LOOP = 160
+CANDIDATES_PER_LOOP = 120
 PACKING_DISTANCE = 9.8  # A between helix axes in a packed bundle
 CLASH_DISTANCE = 8.0  # A: helix axes closer than this would collide
 
@@ -78,27 +79,50 @@ def _axis_points(start: g.Vec, direction: g.Vec, length: int) -> list[g.Vec]:
     return [g.add(start, g.scale(direction, span * i / (steps - 1))) for i in range(steps)]
 
 
+def _min_dist2(points_a: list[g.Vec], points_b: list[g.Vec]) -> float:
+    """Return the smallest squared distance between two point sets (inlined: hot loop)."""
+    best = float("inf")
+    for ax, ay, az in points_a:
+        for bx, by, bz in points_b:
+            d = (ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2
+            if d < best:
+                best = d
+    return best
+
+
 def _min_dist(points_a: list[g.Vec], points_b: list[g.Vec]) -> float:
-    return min(g.dist(a, b) for a in points_a for b in points_b)
+    """Return the smallest distance between two point sets."""
+    return math.sqrt(_min_dist2(points_a, points_b))
 
 
-def _score(axis: list[g.Vec], direction: g.Vec, helices: list, loop_cas, old_cas) -> float:
-    """Lower is better: packed against the previous helix, antiparallel, no clashes."""
+def _score(axis, direction, helices, loop_cas, old_cas, bound: float) -> float:
+    """Lower is better: packed against the previous helix, antiparallel, no clashes.
+
+    Terms are added cheapest first and the candidate is dropped as soon as it cannot beat
+    ``bound`` (every term is non-negative).
+    """
     prev_points, prev_dir = helices[-1]
     d_prev = _min_dist(axis, prev_points)
     score = (d_prev - PACKING_DISTANCE) ** 2 + 6.0 * (1.0 + g.dot(direction, prev_dir))
+    if d_prev < CLASH_DISTANCE:
+        score += 25.0 * (CLASH_DISTANCE - d_prev) ** 2
+    if score >= bound:
+        return score
     others = [_min_dist(axis, pts) for pts, _d in helices[:-1]]
-    for d in [d_prev, *others]:
+    for d in others:
         if d < CLASH_DISTANCE:
             score += 25.0 * (CLASH_DISTANCE - d) ** 2
     if others:
         # A bundle, not a zig-zag sheet of helices: touch a second earlier helix too.
         score += 0.5 * (min(others) - PACKING_DISTANCE) ** 2
-    for ca in loop_cas:
-        for old in old_cas:
-            d = g.dist(ca, old)
-            if d < 4.2:
-                score += 10.0 * (4.2 - d) ** 2
+    if score >= bound:
+        return score
+    if _min_dist2(loop_cas, old_cas) < 4.2**2:
+        for ca in loop_cas:
+            for old in old_cas:
+                d = g.dist(ca, old)
+                if d < 4.2:
+                    score += 10.0 * (4.2 - d) ** 2
     return score
 
 
@@ -180,7 +204,7 @@ def _best_loop(rng, chain, torsions, helices, loop_len, helix_len, dir_local, fo
         start = g.add(trial[-1][1], _to_global(frame, foot_local))
         axis = _axis_points(start, direction, helix_len)
         loop_cas = [r[1] for r in trial[1:]]
-        score = _score(axis, direction, helices, loop_cas, old_cas)
+        score = _score(axis, direction, helices, loop_cas, old_cas, best_score)
         if score < best_score:
             best, best_score = loop, score
     return best

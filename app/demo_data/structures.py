@@ -156,6 +156,28 @@ def _ligand_bonds(ligand: Ligand) -> list[str]:
     return out
 
 
+# id(residues) -> (residues, per-residue formatted atoms). Backbones are cached and shared
+# by many results, so their coordinates are formatted once, not once per file.
+_FORMATTED: dict[int, tuple[tuple, list]] = {}
+
+
+def _formatted_atoms(residues: tuple) -> list[list[tuple[str, str, str]]]:
+    """Return, per residue, (atom name, element, "x y z") with CB included."""
+    hit = _FORMATTED.get(id(residues))
+    if hit is not None and hit[0] is residues:
+        return hit[1]
+    out = []
+    for r in residues:
+        out.append([
+            (name, element, f"{x:.3f} {y:.3f} {z:.3f}")
+            for name, element, (x, y, z) in (("N", "N", r.n), ("CA", "C", r.ca),
+                                             ("C", "C", r.c), ("O", "O", r.o),
+                                             ("CB", "C", r.cb))
+        ])
+    _FORMATTED[id(residues)] = (residues, out)
+    return out
+
+
 def _atom_site(chains: list[Chain], ligand: Ligand | None, ligand_asym: str | None) -> list:
     out = ["#", "loop_"] + [f"_atom_site.{c}" for c in (
         "group_PDB", "id", "type_symbol", "label_atom_id", "label_alt_id", "label_comp_id",
@@ -163,18 +185,18 @@ def _atom_site(chains: list[Chain], ligand: Ligand | None, ligand_asym: str | No
         "Cartn_y", "Cartn_z", "occupancy", "B_iso_or_equiv", "auth_seq_id", "auth_asym_id",
         "pdbx_PDB_model_num")]
     serial = 0
+    standard = set(THREE_LETTER.values())
     for entity, ch in enumerate(chains, start=1):
-        for n, (comp, res, b) in enumerate(zip(ch.comp_ids, ch.residues, ch.plddt,
-                                               strict=True), start=1):
-            group = "ATOM" if comp in THREE_LETTER.values() else "HETATM"
-            atoms = [("N", "N", res.n), ("CA", "C", res.ca), ("C", "C", res.c),
-                     ("O", "O", res.o)]
-            if comp != "GLY":
-                atoms.append(("CB", "C", res.cb))
-            for name, element, (x, y, z) in atoms:
+        cid = ch.chain_id
+        atoms_by_residue = _formatted_atoms(ch.residues)
+        for n, (comp, atoms, b) in enumerate(zip(ch.comp_ids, atoms_by_residue, ch.plddt,
+                                                 strict=True), start=1):
+            group = "ATOM" if comp in standard else "HETATM"
+            head = f" {comp} {cid} {entity} {n} ? "
+            tail = f" 1.00 {b:.2f} {n} {cid} 1"
+            for name, element, xyz in atoms if comp != "GLY" else atoms[:4]:
                 serial += 1
-                out.append(f"{group} {serial} {element} {name} . {comp} {ch.chain_id} {entity} "
-                           f"{n} ? {x:.3f} {y:.3f} {z:.3f} 1.00 {b:.2f} {n} {ch.chain_id} 1")
+                out.append(f"{group} {serial} {element} {name} .{head}{xyz}{tail}")
     if ligand:
         entity = len(chains) + 1
         for name, element, (x, y, z) in zip(ligand.atom_names(), ligand.elements, ligand.xyz,
