@@ -53,6 +53,20 @@ def format_validation_error(error: ValidationError) -> str:
     return f"{location}: {message}" if location else message
 
 
+def reject_nul(value: object, where: str) -> None:
+    """Refuse NUL characters anywhere in ``value``: PostgreSQL text cannot store them."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise bad_request(f"{where}: must not contain NUL characters")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            reject_nul(key, where)
+            reject_nul(item, f"{where}.{key}" if where != "body" else str(key))
+    elif isinstance(value, list):
+        for item in value:
+            reject_nul(item, where)
+
+
 def read_json_body() -> object:
     """Return the parsed JSON body; an empty body reads as ``{}``."""
     raw = request.get_data(cache=True)
@@ -62,9 +76,11 @@ def read_json_body() -> object:
     if mimetype != "application/json" and not mimetype.endswith("+json"):
         raise bad_request("Content-Type must be application/json")
     try:
-        return json.loads(raw)
+        data = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise bad_request("Request body is not valid JSON") from None
+    reject_nul(data, "body")
+    return data
 
 
 def validate_body(model: type[BaseModel]) -> BaseModel:
@@ -130,6 +146,11 @@ def endpoint(
             # validation messages.
             if auth in ("admin", "any"):
                 authenticate(require_admin=auth == "admin")
+            for name, value in kwargs.items():
+                reject_nul(value, name)
+            for name, values in request.args.lists():
+                reject_nul(name, "query")
+                reject_nul(values, name)
             if body is not None:
                 kwargs["body"] = validate_body(body)
             if query is not None:
