@@ -6,9 +6,8 @@ credential. Unknown, archived, expired, uncovered, or in an archived workspace: 
 the viewer (401 with ``WWW-Authenticate: Bearer`` when missing or invalid) for an address
 on the link's list (403 otherwise; compared case-insensitively).
 
-Result records follow the spec's six page shapes by pipeline kind. Optional fields
-(``warnings``, ``adme``, ``external_id``, ``artifacts.structure`` where optional,
-``artifacts.ligand_structure``) are omitted when the result has no value: never null.
+Result records follow the spec's six page shapes by pipeline kind (``result_records``);
+optional fields are omitted when a result has no value, never null.
 """
 
 from __future__ import annotations
@@ -25,16 +24,12 @@ from app.service.api import endpoint
 from app.service.artifacts import presign
 from app.service.errors import ApiError, forbidden, not_found
 from app.service.pagination import ResultsPageQuery, page_envelope
+from app.service.result_records import ResultsPage, result_json
 from app.store import results as results_store
 from app.store import share_links as links_store
 from app.timeutil import isoformat
 
 MAX_IDS_FILTER = 200
-PROTEIN_KINDS = ("protein_design", "protein_redesign", "protein_sequence_redesign",
-                 "protein_library_screen")
-SMALL_MOLECULE_KINDS = ("small_molecule_design", "small_molecule_library_screen")
-SCREEN_KINDS = ("protein_library_screen", "small_molecule_library_screen")
-RESULT_ARTIFACT_ROLES = ("archive", "structure", "ligand_structure")
 PRIVATE_HEADERS = {"Cache-Control": "private, no-store", "Referrer-Policy": "no-referrer"}
 
 
@@ -196,19 +191,10 @@ class ShareResultsQuery(ResultsPageQuery):
         return list(dict.fromkeys(self.ids.split(","))) if self.ids is not None else None
 
 
-class ResultsPageOut(BaseModel):
-    """One page of results; record fields depend on the pipeline kind (six page shapes)."""
-
-    data: list[dict[str, Any]]
-    first_id: str | None
-    last_id: str | None
-    has_more: bool
-
-
 @endpoint(
     "GET", "/share/<link_id>/pipelines/<pipeline_id>/results",
     summary="List results of a pipeline exposed by a share link", tag="Share links",
-    auth="share", query=ShareResultsQuery, response=ResultsPageOut,
+    auth="share", query=ShareResultsQuery, response=ResultsPage,
     description="Ordered by id. `ids` filters before pagination; `after_id` and `before_id` "
     "together are a 400; `limit` 1-1000 (default 100). " + __doc__.split("\n\n", 1)[1],
     extra_statuses=(400, 401, 403, 404),
@@ -229,28 +215,3 @@ def list_share_results(link_id: str, pipeline_id: str, query: ShareResultsQuery)
     artifacts = results_store.artifacts_for_results(conn, [r.id for r in page.rows])
     data = [result_json(pipeline.kind, r, artifacts.get(r.id, [])) for r in page.rows]
     return _private(page_envelope(data, page.has_more))
-
-
-def result_json(kind: str, result: results_store.Result, artifacts: list) -> dict:
-    """Shape one result as the record of its pipeline kind's page shape."""
-    body: dict[str, Any] = {
-        "id": result.id,
-        "artifacts": {
-            a.role: presign(a.id) for a in artifacts if a.role in RESULT_ARTIFACT_ROLES
-        },
-        "created_at": isoformat(result.created_at),
-    }
-    if kind in PROTEIN_KINDS:
-        body["entities"] = result.entities or []
-    if kind == "protein_sequence_redesign":
-        body["type"] = result.variant or "binder"
-    body["metrics"] = result.metrics
-    if kind in SMALL_MOLECULE_KINDS:
-        body["smiles"] = result.smiles
-        if result.adme is not None:
-            body["adme"] = result.adme
-    if kind in SCREEN_KINDS and result.external_id is not None:
-        body["external_id"] = result.external_id
-    if result.warnings is not None:
-        body["warnings"] = result.warnings
-    return body

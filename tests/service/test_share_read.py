@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from app import share_tokens
 from app.db import get_engine
+from app.service.result_records import PAGE_MODELS
 from tests.service import factories
 from tests.service.factories import assert_envelope
 
@@ -296,3 +297,7 @@ def test_record_shapes_per_kind(app, client, org):
             for artifact in record["artifacts"].values():
                 assert set(artifact) == {"url", "url_expires_at"}
             assert {"archive", "structure"} <= set(record["artifacts"])
+        # The documented page model of the kind accepts the page and names every field.
+        model = PAGE_MODELS[kind]
+        parsed = model.model_validate(page)
+        assert parsed.model_dump(exclude_unset=True) == page, kind
