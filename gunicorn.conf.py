@@ -6,6 +6,7 @@ record them. ``RedactingLogger`` runs every access and error line through
 the same reason (it can carry a share URL from another page of ours).
 """
 
+import logging
 import multiprocessing
 import os
 
@@ -29,6 +30,26 @@ forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1"
 
 class RedactingLogger(Logger):
     """Gunicorn logger whose access and error lines never contain a share id."""
+
+    def setup(self, cfg):
+        """Set up gunicorn's logs, and send the app's own log records to the error log.
+
+        Without this, records of the app's loggers (``app.*``, e.g. the viewer's "compute
+        API failure" warnings) reach no handler under gunicorn. They are redacted when
+        created (``app.logging_setup.install_record_factory``) and again by the filter.
+        """
+        super().setup(cfg)
+        from app.logging_setup import RedactingFilter, install_record_factory
+
+        install_record_factory()
+        root = logging.getLogger()
+        for handler in self.error_log.handlers:
+            if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+                handler.addFilter(RedactingFilter())
+            if handler not in root.handlers:
+                root.addHandler(handler)
+        if root.level == logging.NOTSET or root.level > logging.INFO:
+            root.setLevel(logging.INFO)
 
     def access(self, resp, req, environ, request_time):
         """Log the request with the path (and query) redacted."""

@@ -60,15 +60,15 @@ METRICS: dict[str, Metric] = {
             "Interface pLDDT of the complex: local confidence at the interface.",
         ),
         Metric(
-            "helix_fraction", "Helix", "fraction 0\u20131",
+            "helix_fraction", "Helix", "0\u20131",
             "Fraction of residues in alpha helices.", decimals=2, higher_is_better=None,
         ),
         Metric(
-            "sheet_fraction", "Sheet", "fraction 0\u20131",
+            "sheet_fraction", "Sheet", "0\u20131",
             "Fraction of residues in beta sheets.", decimals=2, higher_is_better=None,
         ),
         Metric(
-            "loop_fraction", "Loop", "fraction 0\u20131",
+            "loop_fraction", "Loop", "0\u20131",
             "Fraction of residues in loops (neither helix nor sheet).", decimals=2,
             higher_is_better=None,
         ),
