@@ -3,6 +3,7 @@
 Decisions the spec leaves open:
 
 - ``name`` defaults to ``"Workspace"``; it is stripped and must then hold 1 to 200 chars.
+  On update, ``"name": null`` resets it to that default; other nulls are a 400.
 - ``data_retention`` defaults to 7 days; ``value`` is a positive whole JSON number (``7``,
   not ``7.0`` or ``"7"``) of at most 14 days or 336 hours.
 - Archiving is irreversible and deactivates every key of the workspace in the same
@@ -77,12 +78,23 @@ class WorkspaceCreate(BaseModel):
 
 
 class WorkspaceUpdate(WorkspaceCreate):
-    """Body of workspace update: fields that are given change, others stay."""
+    """Body of workspace update: fields that are given change, others stay.
+
+    ``"name": null`` clears the name back to the default (the SDK types it as optional).
+    """
+
+    name: Name | None = Field(default=None, description="1-200 characters; null resets it "
+                              "to 'Workspace'.")
+
+    @model_validator(mode="after")
+    def _no_explicit_nulls(self):
+        _reject_nulls(self, allowed={"name"})
+        return self
 
 
-def _reject_nulls(model: BaseModel) -> None:
+def _reject_nulls(model: BaseModel, allowed: frozenset | set = frozenset()) -> None:
     """Refuse ``"field": null``: omitting a field is how one leaves it unchanged."""
-    for name in model.model_fields_set:
+    for name in model.model_fields_set - set(allowed):
         if getattr(model, name) is None:
             raise PydanticCustomError("null_field", "{field} may be omitted but not null",
                                       {"field": name})
@@ -190,8 +202,11 @@ def update_workspace(workspace_id: str, body: WorkspaceUpdate):
     if workspace.archived_at is not None:
         raise ApiError(409, "An archived workspace cannot be updated")
     retention = body.data_retention
+    name = body.name
+    if name is None and "name" in body.model_fields_set:
+        name = DEFAULT_NAME
     updated = store.update_workspace(
-        get_conn(), workspace, name=body.name,
+        get_conn(), workspace, name=name,
         retention=(retention.unit, retention.value) if retention else None,
     )
     return workspace_json(updated)

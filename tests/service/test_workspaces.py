@@ -125,6 +125,9 @@ def test_update_changes_given_fields_and_updated_at(client, org):
     assert retained["created_at"] == workspace["created_at"]
     # An empty body changes nothing but the update time.
     assert client.post(url, json={}, headers=org.headers).json["name"] == "After"
+    # A null name resets it to the default; a null retention is refused.
+    assert client.post(url, json={"name": None}, headers=org.headers).json["name"] == "Workspace"
+    assert_envelope(client.post(url, json={"data_retention": None}, headers=org.headers), 400)
     assert_envelope(client.post(url, json={"data_retention": {"unit": "days", "value": 15}},
                                 headers=org.headers), 400)
     assert_envelope(client.post(url, json={"name": ""}, headers=org.headers), 400)
