@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import sqlalchemy as sa
 
 from app.db import get_engine
 from app.store import schema
+from app.timeutil import utcnow
 from tests.signin.conftest import (
     ALSO_LISTED,
     LISTED,
@@ -171,8 +174,7 @@ def test_an_expired_code_or_link_is_refused_clearly(mail_app, client, smtp, emai
     mail = parse_mail(smtp.wait_for(LISTED))
     with get_engine(mail_app).begin() as conn:
         conn.execute(schema.signin_requests.update().values(
-            expires_at=sa.func.datetime("now", "-1 minute")
-            if conn.dialect.name == "sqlite" else sa.text("now() - interval '1 minute'")))
+            expires_at=utcnow() - timedelta(minutes=1)))
     response = submit_code(client, email_link, mail.code)
     assert response.status_code == 400
     assert "expired" in response.get_data(as_text=True)
