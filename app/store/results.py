@@ -150,7 +150,8 @@ def results_page(
         query = query.where(r.c.id.in_(ids))
     page = keyset_page(conn, query, r.c.id, limit=limit, after_id=after_id,
                        before_id=before_id)
-    return Page(rows=[from_row(Result, row) for row in page.rows], has_more=page.has_more)
+    # The dataclass mirrors the table's columns, so rows map onto it directly.
+    return Page(rows=[Result(**row._mapping) for row in page.rows], has_more=page.has_more)
 
 
 def artifacts_for_results(conn: Connection, result_ids: Iterable[str]) -> dict[str, list[Artifact]]:
@@ -172,7 +173,7 @@ def _artifacts_by(conn: Connection, owner: sa.Column, owner_ids: list[str]) -> d
     grouped: dict[str, list[Artifact]] = {}
     rows = conn.execute(sa.select(a).where(owner.in_(owner_ids)).order_by(a.c.id))
     for row in rows:
-        grouped.setdefault(getattr(row, owner.name), []).append(from_row(Artifact, row))
+        grouped.setdefault(getattr(row, owner.name), []).append(Artifact(**row._mapping))
     return grouped
 
 
