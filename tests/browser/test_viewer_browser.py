@@ -1,0 +1,338 @@
+"""The viewer in a real browser (Debian's Chromium through Playwright) against gunicorn.
+
+One gunicorn server over a database filled by ``flask --app app seed-demo --json``. Covers
+the overview, every kind's table, pagination, a result page, a download, the gone page,
+embedding by another origin, and JavaScript errors on every page. Also writes the README
+screenshots ``docs/overview-*.png`` and ``docs/results-*.png``.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import ROOT, free_port, start_gunicorn, stop_gunicorn
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = "/usr/bin/chromium"
+DOCS = ROOT / "docs"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """Gunicorn over a seeded demo database; yields (server, seed summary)."""
+    tmp = tmp_path_factory.mktemp("viewer-browser")
+    env = {
+        "FLASK_DATABASE_URL": f"sqlite:///{tmp / 'demo.sqlite3'}",
+        "FLASK_INSTANCE_PATH": str(tmp / "instance"),
+        "FLASK_ARTIFACT_DIR": str(tmp / "artifacts"),
+        "FLASK_SECRET_KEY": "browser-secret",
+    }
+    run_env = {**os.environ, **env}
+    for command in (["init-db"], ["seed-demo", "--json"]):
+        done = subprocess.run([sys.executable, "-m", "flask", "--app", "app", *command],
+                              cwd=ROOT, env=run_env, capture_output=True, text=True,
+                              check=True, timeout=300)
+    seed = json.loads(done.stdout)
+    server = start_gunicorn(env, tmp)
+    yield server, seed
+    stop_gunicorn(server)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, headless."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("no /usr/bin/chromium")
+    with playwright_api.sync_playwright() as p:
+        instance = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--headless", "--disable-gpu",
+                  "--disable-background-networking"],
+        )
+        yield instance
+        instance.close()
+
+
+class Visitor:
+    """A browser context whose console errors and failed page scripts are collected."""
+
+    def __init__(self, browser, viewport=DESKTOP, allow: tuple[str, ...] = ()):
+        self.context = browser.new_context(viewport=viewport, accept_downloads=True)
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.allow = allow
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("console", self._console)
+
+    def _console(self, message) -> None:
+        if message.type == "error" and not any(a in message.text for a in self.allow):
+            self.errors.append(message.text)
+
+    def goto(self, url: str, status: int = 200):
+        """Open ``url`` and check its status."""
+        response = self.page.goto(url)
+        assert response.status == status, (url, response.status)
+        return response
+
+
+@pytest.fixture
+def visitor(browser):
+    """A fresh desktop visitor; the test fails on any JavaScript/console error."""
+    v = Visitor(browser)
+    yield v
+    v.context.close()
+    assert v.errors == []
+
+
+def public(site, suffix: str = "") -> str:
+    """Return the URL of the public demo link on the live server, plus ``suffix``."""
+    server, seed = site
+    return f"{server.url}/share/{seed['share_links']['public']['id']}{suffix}"
+
+
+def api_results(site, kind: str, **params) -> dict:
+    """Ask the API (not the viewer) for a page of a demo pipeline's results."""
+    server, seed = site
+    link = seed["share_links"]["public"]["id"]
+    url = f"{server.url}/compute/v1/share/{link}/pipelines/{seed['pipelines'][kind]}/results"
+    return httpx.get(url, params=params, timeout=10).json()
+
+
+KIND_LABELS = {
+    "protein_design": "Protein design",
+    "protein_redesign": "Protein redesign",
+    "protein_sequence_redesign": "Protein sequence redesign",
+    "protein_library_screen": "Protein library screen",
+    "small_molecule_design": "Small-molecule design",
+    "small_molecule_library_screen": "Small-molecule library screen",
+}
+COLUMNS = {
+    "protein_design": ["Result", "Sequence", "Binding confidence", "ipTM",
+                       "Min. interaction PAE", "Structure confidence", "Helix", "Sheet",
+                       "Loop", "Warnings"],
+    "protein_redesign": ["Result", "Sequence", "Binding confidence", "ipTM",
+                         "Min. interaction PAE", "Structure confidence", "Helix", "Sheet",
+                         "Loop", "Warnings"],
+    "protein_sequence_redesign": ["Result", "Variant", "Sequence", "Binding confidence",
+                                  "ipTM", "Min. interaction PAE", "Structure confidence",
+                                  "Helix", "Sheet", "Loop", "Warnings"],
+    "protein_library_screen": ["Result", "External ID", "Sequence", "Binding confidence",
+                               "ipTM", "Min. interaction PAE", "Structure confidence",
+                               "Helix", "Sheet", "Loop", "Warnings"],
+    "small_molecule_design": ["Result", "SMILES", "Binding confidence", "Optimization score",
+                              "ipTM", "pTM", "Structure confidence", "Complex pLDDT",
+                              "Complex ipLDDT", "Lipophilicity", "Permeability",
+                              "Solubility", "Warnings"],
+    "small_molecule_library_screen": ["Result", "External ID", "SMILES",
+                                      "Binding confidence", "Optimization score", "ipTM",
+                                      "pTM", "Structure confidence", "Complex pLDDT",
+                                      "Complex ipLDDT", "Lipophilicity", "Permeability",
+                                      "Solubility", "Warnings"],
+}
+
+
+def test_overview_shows_all_six_kinds_and_the_predictions(site, visitor):
+    _server, seed = site
+    visitor.goto(public(site))
+    page = visitor.page
+    assert page.locator("h1").inner_text() == "Shared results"
+    cards = page.locator("#pipelines-heading + ul > li")
+    assert cards.count() == 6
+    kinds_shown = page.locator("#pipelines-heading + ul .card-kind").all_inner_texts()
+    for label in KIND_LABELS.values():
+        assert any(text.startswith(label) for text in kinds_shown), label
+    for pipeline_id in seed["pipelines"].values():
+        assert page.locator(f"a[href*='/pipelines/{pipeline_id}']").count() == 1
+    assert page.locator("#predictions-heading + ul > li").count() == 2
+    assert "Link expires in 13 days" in page.locator(".link-meta").inner_text()
+
+
+@pytest.mark.parametrize("kind", list(COLUMNS))
+def test_each_kind_has_its_table_columns(site, visitor, kind):
+    _server, seed = site
+    visitor.goto(public(site, f"/pipelines/{seed['pipelines'][kind]}"))
+    headers = visitor.page.locator("table.results thead th").all_inner_texts()
+    labels = [h.split("\n")[0].strip() for h in headers]
+    assert labels == COLUMNS[kind]
+    rows = visitor.page.locator("table.results tbody tr")
+    assert rows.count() == min(100, len(api_results(site, kind, limit=1000)["data"]))
+
+
+def row_ids(page) -> list[str]:
+    """Return the full result ids of the table rows (the link titles)."""
+    return [a.get_attribute("title") for a in page.locator("table.results tbody th a").all()]
+
+
+def test_pagination_forward_and_back_without_overlap(site, visitor):
+    _server, seed = site
+    page = visitor.page
+    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}?limit=100"))
+    pages = [row_ids(page)]
+    while page.locator("a[rel=next]").count():
+        page.locator("a[rel=next]").click()
+        page.wait_for_load_state()
+        pages.append(row_ids(page))
+    everything = [record["id"] for record in
+                  api_results(site, "protein_design", limit=1000)["data"]]
+    flat = [rid for ids in pages for rid in ids]
+    assert flat == everything  # each result once, in order: no overlap, no gap
+    assert len(pages) == 3 and len(pages[0]) == 100
+    for expected in reversed(pages[:-1]):
+        page.locator("a[rel=prev]").click()
+        page.wait_for_load_state()
+        assert row_ids(page) == expected
+    assert page.locator("a[rel=prev]").count() == 0
+
+
+def test_result_page_shows_the_full_sequence(site, visitor):
+    _server, seed = site
+    record = api_results(site, "protein_design", limit=1)["data"][0]
+    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}"))
+    visitor.page.locator("table.results tbody th a").first.click()
+    visitor.page.wait_for_load_state()
+    assert record["id"] in visitor.page.locator("h1").inner_text()
+    shown = visitor.page.locator(".entity pre.seq").all_inner_texts()
+    copies = [b.get_attribute("data-copy") for b in visitor.page.locator(".entity .copy-btn").all()]
+    for entity in record["entities"]:
+        assert entity["value"] in copies
+        assert any("".join(text.split()) == entity["value"] for text in shown)
+
+
+def test_download_bytes_equal_the_file_behind_the_presigned_url(site, visitor, tmp_path):
+    _server, seed = site
+    record = api_results(site, "small_molecule_design", limit=1)["data"][0]
+    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['small_molecule_design']}"
+                              f"/results/{record['id']}"))
+    for name in ("archive", "structure"):
+        with visitor.page.expect_download() as info:
+            visitor.page.locator(f"a[href$='/artifacts/{name}']").click()
+        download = info.value
+        target = tmp_path / download.suggested_filename
+        download.save_as(target)
+        direct = httpx.get(record["artifacts"][name]["url"], timeout=30)
+        assert direct.status_code == 200
+        assert target.read_bytes() == direct.content
+        assert len(direct.content) > 0
+
+
+def test_gone_link_page(site, browser):
+    server, _seed = site
+    v = Visitor(browser, allow=("status of 404",))
+    v.goto(f"{server.url}/share/sl_{'n' * 32}", status=404)
+    assert v.page.locator("h1").inner_text() == "This link is not available"
+    assert "ask the person who sent you the link for a new one" in v.page.content()
+    v.context.close()
+    assert v.errors == []
+
+
+@pytest.fixture
+def other_origin(site):
+    """A page on another loopback port that frames an embed page and a normal page."""
+    target = public(site)
+    body = (
+        "<!doctype html><title>Partner</title><h1>Partner site</h1>"
+        f'<iframe id="embed" src="{target}?embed=1" width="800" height="500"></iframe>'
+        f'<iframe id="normal" src="{target}" width="800" height="500"></iframe>'
+    ).encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # "localhost" is another origin than the viewer's 127.0.0.1.
+    yield f"http://localhost:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_embed_page_is_framed_by_another_origin_and_normal_page_refuses(browser, other_origin):
+    v = Visitor(browser, allow=("frame-ancestors",))
+    refusals = []
+    v.page.on("console", lambda m: refusals.append(m.text) if "frame-ancestors" in m.text
+              else None)
+    v.goto(other_origin)
+    v.page.wait_for_load_state("networkidle")
+    embed = v.page.frame_locator("#embed")
+    assert embed.locator("h1").inner_text() == "Shared results"
+    assert embed.locator(".site-header").count() == 0  # no chrome in embed mode
+    hrefs = [a.get_attribute("href") for a in embed.locator("a[href*='/pipelines/']").all()]
+    assert hrefs and all("embed=1" in h for h in hrefs)
+    # The normal page is refused: Chromium replaces the frame with its error page.
+    normal = v.page.frame_locator("#normal").locator("h1")
+    assert "Shared results" not in normal.all_inner_texts()
+    frame_urls = [frame.url for frame in v.page.frames]
+    assert "chrome-error://chromewebdata/" in frame_urls
+    assert any("embed=1" in url for url in frame_urls)
+    assert any("frame-ancestors 'none'" in text for text in refusals)
+    v.context.close()
+    assert v.errors == []
+
+
+def test_sorting_a_column_orders_the_rows(site, visitor):
+    _server, seed = site
+    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['small_molecule_design']}"))
+    page = visitor.page
+    header = page.locator("table.results thead th", has_text="Binding confidence")
+    index = page.locator("table.results thead th").all_inner_texts().index(
+        header.inner_text())
+    header.locator("button").click()
+    header.locator("button").click()  # second click: descending
+    assert header.get_attribute("aria-sort") == "descending"
+    values = [float(t) for t in page.locator(
+        f"table.results tbody tr td:nth-child({index + 1})").all_inner_texts()]
+    assert values == sorted(values, reverse=True) and len(values) > 3
+
+
+def test_no_javascript_errors_on_any_page(site, browser):
+    _server, seed = site
+    v = Visitor(browser)
+    for kind, pipeline_id in seed["pipelines"].items():
+        v.goto(public(site, f"/pipelines/{pipeline_id}"))
+        first = api_results(site, kind, limit=1)["data"][0]["id"]
+        v.goto(public(site, f"/pipelines/{pipeline_id}/results/{first}"))
+        v.page.locator(".copy-btn").first.click()
+    for prediction_id in seed["predictions"].values():
+        v.goto(public(site, f"/predictions/{prediction_id}"))
+    v.goto(public(site, "?embed=1"))
+    v.context.close()
+    assert v.errors == []
+
+
+def test_screenshots_for_the_readme(site, browser):
+    _server, seed = site
+    DOCS.mkdir(exist_ok=True)
+    shots = {
+        "overview": public(site),
+        "results": public(site, f"/pipelines/{seed['pipelines']['protein_design']}?limit=25"),
+    }
+    for name, url in shots.items():
+        for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+            v = Visitor(browser, viewport=viewport)
+            v.goto(url)
+            v.page.screenshot(path=str(DOCS / f"{name}-{label}.png"), full_page=True)
+            # The page never scrolls sideways as a whole; only the table does.
+            assert v.page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+            v.context.close()
+            assert v.errors == []
