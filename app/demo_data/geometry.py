@@ -5,7 +5,8 @@ J. Comput. Chem. 2005): every atom is placed from the three before it with a bon
 a bond angle and a torsion. Bond lengths and angles are Engh & Huber ideal values, so every
 structure has sound covalent geometry (N-CA 1.458 A, CA-C 1.525 A, C-N 1.329 A, C=O
 1.231 A, consecutive CA-CA 3.80 A for trans peptides). An alpha helix is phi -57.8,
-psi -47.0, which gives 3.6 residues per turn, 1.5 A rise and a CA radius of 2.3 A.
+psi -47.0, which gives 98.9 degrees per residue (3.64 residues per turn), 1.54 A rise and a
+CA radius of 2.29 A, the textbook alpha helix.
 
 Pure Python on purpose (no numpy dependency for the app); structures are small and the
 expensive parts (helix-bundle topologies) are cached by the callers.

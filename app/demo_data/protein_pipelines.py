@@ -184,7 +184,7 @@ def _phospho_sites(rng: random.Random, seq: str) -> list[dict]:
 def protein_library_screen(pipeline_id: str, start: datetime, end: datetime, count: int = 36):
     """A plate-based miniprotein library screened against PD-L1; ids are plate wells."""
     rng = random.Random(4004)  # noqa: S311 - demo data, not secrets
-    backbones = _topologies(rng, 5, 56, 96)
+    backbones = _topologies(rng, 5, 60, 96)
     wells = [f"{row}{col:02d}" for row in "ABCDEFGH" for col in range(1, 13)]
     drafts = []
     for n, (rid, created) in enumerate(timeline(start, end, count)):

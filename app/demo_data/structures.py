@@ -141,10 +141,14 @@ def _struct_conf(chains: list[Chain]) -> list[str]:
            "_struct_conf.beg_label_comp_id", "_struct_conf.beg_label_asym_id",
            "_struct_conf.beg_label_seq_id", "_struct_conf.end_label_comp_id",
            "_struct_conf.end_label_asym_id", "_struct_conf.end_label_seq_id",
-           "_struct_conf.pdbx_PDB_helix_class"]
+           "_struct_conf.beg_auth_comp_id", "_struct_conf.beg_auth_asym_id",
+           "_struct_conf.beg_auth_seq_id", "_struct_conf.end_auth_comp_id",
+           "_struct_conf.end_auth_asym_id", "_struct_conf.end_auth_seq_id",
+           "_struct_conf.pdbx_PDB_helix_class", "_struct_conf.pdbx_PDB_helix_length"]
     for n, (ch, b, e) in enumerate(helices, start=1):
-        out.append(f"HELX_P HELX_P{n} {ch.comp_ids[b]} {ch.chain_id} {b + 1} "
-                   f"{ch.comp_ids[e]} {ch.chain_id} {e + 1} 1")
+        ends = (f"{ch.comp_ids[b]} {ch.chain_id} {b + 1} "
+                f"{ch.comp_ids[e]} {ch.chain_id} {e + 1}")
+        out.append(f"HELX_P HELX_P{n} {ends} {ends} 1 {e - b + 1}")
     return out
 
 
