@@ -8,6 +8,7 @@ import pytest
 
 from app.db import get_engine
 from app.store import api_keys, schema
+from app.store import share_links as store
 from tests.service import factories
 from tests.service.factories import assert_envelope
 
@@ -351,3 +352,39 @@ def test_expired_links_are_still_retrievable(app, client, org, pipeline):
     response = client.get(f"{URL}/{link.id}", headers=org.headers)
     assert response.status_code == 200
     assert datetime.fromisoformat(response.get_json()["expires_at"]) < datetime.now(UTC)
+
+
+def test_store_function_dedupes_and_keeps_order(app, org):
+    """``create_share_link`` is also called directly (demo seeder): it must not store repeats."""
+    aware = datetime.now(UTC) + timedelta(days=2, microseconds=123456)
+    with get_engine(app).begin() as conn:
+        link = store.create_share_link(
+            conn, organization_id=org.organization_id, workspace_id=org.workspace_id,
+            access_mode="email", allowed_emails=["B@x.org", "a@x.org", "b@X.ORG"],
+            pipeline_ids=["pl_2", "pl_1", "pl_2"], prediction_ids=["pr_1", "pr_1"],
+            expires_at=aware,
+        )
+        loaded = store.get_for_owner(conn, link.id, organization_id=org.organization_id)
+    assert loaded == link
+    assert link.allowed_emails == ["B@x.org", "a@x.org"]
+    assert link.pipeline_ids == ["pl_2", "pl_1"] and link.prediction_ids == ["pr_1"]
+    assert link.expires_at.tzinfo is None
+    assert link.expires_at == aware.replace(tzinfo=None, microsecond=aware.microsecond
+                                            // 1000 * 1000)
+    assert link.id.startswith("sl_") and link.archived_at is None
+    with get_engine(app).begin() as conn, pytest.raises(ValueError):
+        store.create_share_link(
+            conn, organization_id=org.organization_id, workspace_id=org.workspace_id,
+            access_mode="secret", allowed_emails=[], pipeline_ids=["pl_1"],
+            prediction_ids=[], expires_at=aware,
+        )
+
+
+def test_public_store_links_ignore_addresses(app, org):
+    with get_engine(app).begin() as conn:
+        link = store.create_share_link(
+            conn, organization_id=org.organization_id, workspace_id=org.workspace_id,
+            access_mode="public", allowed_emails=["a@x.org"], pipeline_ids=["pl_1"],
+            prediction_ids=[], expires_at=datetime(2030, 1, 1),
+        )
+    assert link.allowed_emails == []
