@@ -82,8 +82,9 @@ def issue(link_id: str, email: str, browser_nonce: str, next_path: str) -> Issue
     token = secrets.token_urlsafe(32)
     code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
     request_id = secrets.token_urlsafe(16)
+    conn = get_conn()
     record = signin_codes.create_request(
-        get_conn(),
+        conn,
         request_id=request_id,
         share_link_hash=link_hash(link_id),
         email=email,
@@ -94,6 +95,9 @@ def issue(link_id: str, email: str, browser_nonce: str, next_path: str) -> Issue
         next_path=next_path,
         ttl=timedelta(seconds=int(current_app.config["SIGNIN_CODE_TTL_SECONDS"])),
     )
+    # Committed now: the SMTP conversation that follows must not hold the database's
+    # write lock (SQLite) or an open transaction for up to MAIL_TIMEOUT seconds.
+    conn.commit()
     return Issued(record, token, code)
 
 
