@@ -87,6 +87,7 @@ def test_the_link_in_another_browser_asks_for_the_code(mail_app, client, smtp, e
     assert landing.status_code == 200
     text = landing.get_data(as_text=True)
     assert "different browser" in text and 'name="code"' in text
+    assert LISTED not in text  # a leaked link alone does not reveal who it was for
     # The link alone is not enough there.
     refused = other.post(mail.link_path, data={"csrf_token": csrf_token(text)})
     assert refused.status_code == 400
