@@ -25,10 +25,17 @@ import json
 import math
 import re
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Annotated, Literal
 
 from flask import current_app
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from app.db import get_conn
@@ -88,7 +95,7 @@ class UsageQuery(BaseModel):
         default_factory=list, alias="applications[]", max_length=MAX_FILTER_VALUES,
         description="Only these applications.",
     )
-    workspace_ids: list[str] = Field(
+    workspace_ids: list[Annotated[str, StringConstraints(min_length=1, max_length=64)]] = Field(
         default_factory=list, alias="workspace_ids[]", max_length=MAX_FILTER_VALUES,
         description="Only these workspaces.",
     )

@@ -120,6 +120,7 @@ def test_offsets_are_converted_to_utc(app, client, org):
         (window(limit="1001"), "limit"),
         (window(limit="ten"), "limit"),
         (window(**{"workspace_ids[]": ["ws"] * 101}), "workspace_ids"),
+        (window(**{"workspace_ids[]": "w" * 65}), "workspace_ids"),
     ],
 )
 def test_bad_queries_are_400_naming_the_field(client, org, params, field):
