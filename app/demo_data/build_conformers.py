@@ -75,8 +75,8 @@ def main() -> None:
     from app.demo_data import chemistry
 
     write_module(
-        "conformers_library.py", "the screening library",
-        [s for _name, s in chemistry.LIBRARY],
+        "conformers_library.py", "the library and CCD ligands",
+        [s for _name, s in chemistry.LIBRARY] + list(chemistry.CCD_SMILES.values()),
     )
     write_module("conformers_series.py", "the (+)-JQ1 analog series", chemistry.series_smiles())
 

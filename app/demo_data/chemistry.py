@@ -75,6 +75,13 @@ LIGAND_CCD = {
     "MG": "magnesium ion",
     "ZN": "zinc ion",
 }
+# SMILES of the CCD ligands that demo structures contain (beta-D-GlcNAc: N-glycan stub).
+CCD_SMILES = {"NAG": "CC(=O)N[C@@H]1[C@H]([C@@H]([C@H](O[C@H]1O)CO)O)O"}
+# Their atom names in the CCD, in the atom order of the SMILES above.
+CCD_ATOM_NAMES = {
+    "NAG": ("C8", "C7", "O7", "N2", "C2", "C3", "C4", "C5", "O5", "C1", "O1", "C6", "O6",
+            "O4", "O3"),
+}
 # Modified residues: CCD code -> the standard residue it replaces.
 MODIFIED_RESIDUES = {"SEP": "S", "TPO": "T", "PTR": "Y", "MSE": "M"}
 
@@ -95,7 +102,7 @@ def series_smiles() -> list[str]:
 
 def all_smiles() -> list[str]:
     """Return every SMILES the demo can use (for conformer generation and tests)."""
-    return [s for _n, s in LIBRARY] + series_smiles()
+    return [s for _n, s in LIBRARY] + series_smiles() + list(CCD_SMILES.values())
 
 
 def conformer(smiles: str) -> tuple[list[str], list[int], list[tuple], list[tuple]]:

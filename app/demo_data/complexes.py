@@ -145,3 +145,43 @@ def plddt(rng: random.Random, ss: str, confidence: float) -> tuple[float, ...]:
             value -= 12.0
         out.append(round(min(98.5, max(20.0, value)), 2))
     return tuple(out)
+
+
+def _rotate_onto(v: g.Vec, target: g.Vec, points: list[g.Vec], origin: g.Vec) -> list[g.Vec]:
+    """Rotate ``points`` about ``origin`` so that direction ``v`` points along ``target``."""
+    a, b = g.unit(v), g.unit(target)
+    axis = g.cross(a, b)
+    s, c = g.norm(axis), g.dot(a, b)
+    if s < 1e-9:
+        return list(points) if c > 0 else [g.sub(g.scale(origin, 2.0), p) for p in points]
+    k = g.scale(axis, 1.0 / s)
+    out = []
+    for p in points:  # Rodrigues' rotation formula
+        r = g.sub(p, origin)
+        rotated = g.add(g.add(g.scale(r, c), g.scale(g.cross(k, r), s)),
+                        g.scale(k, g.dot(k, r) * (1.0 - c)))
+        out.append(g.add(origin, rotated))
+    return out
+
+
+def place_glycan(residues: tuple, index: int, xyz: list[g.Vec], anchor: int,
+                 neighbours: tuple = ()) -> tuple:
+    """Return glycan coordinates with atom ``anchor`` (C1) beside residue ``index``'s CB.
+
+    The anchor sits where an asparagine's ND2-C1 linkage would put it (about 3.7 A out
+    from CB, away from the protein), and the sugar points away from the protein; it
+    steps further out if that would clash with the protein or ``neighbours`` (residues of
+    other chains).
+    """
+    cb = residues[index].cb
+    outward = g.unit(g.sub(cb, g.centroid([r.ca for r in residues])))
+    anchored = [g.sub(p, xyz[anchor]) for p in xyz]
+    body = g.centroid(anchored)
+    oriented = _rotate_onto(body, outward, anchored, (0.0, 0.0, 0.0))
+    atoms = [a for r in (*residues, *neighbours) for a in (r.n, r.ca, r.c, r.o, r.cb)]
+    distance = 3.7
+    while True:  # step outward until no protein atom is within 3 A
+        placed = [g.add(g.add(cb, g.scale(outward, distance)), p) for p in oriented]
+        if min(g.dist(p, a) for p in placed for a in atoms) > 3.0 or distance > 12:
+            return tuple(placed)
+        distance += 0.5

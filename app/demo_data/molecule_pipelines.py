@@ -40,8 +40,8 @@ def _draft(rng, pipeline_id, rid, created, smiles, name, quality, *, adme_rate, 
     adme = chemistry.adme_for(rng, smiles) if rng.random() < adme_rate else None
     ligand = ligand_model(smiles, name)
     bb = pocket_backbone()
-    chain = Chain("A", TARGET, comp_ids(proteins.TARGETS[TARGET]), bb.residues,
-                  plddt(rng, bb.ss, m["complex_plddt"]), bb.ss)
+    chain = Chain("A", proteins.TARGET_DESCRIPTIONS[TARGET], comp_ids(proteins.TARGETS[TARGET]),
+                  bb.residues, plddt(rng, bb.ss, m["complex_plddt"]), bb.ss)
     cif = mmcif(rid, [chain], ligand)
     ligand_sdf = sdf(f"{rid} {name}", ligand) if rng.random() < sdf_rate else None
     result = NewResult(id=rid, pipeline_id=pipeline_id, created_at=created, metrics=m,

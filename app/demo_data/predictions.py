@@ -44,8 +44,8 @@ def structure_and_binding(prediction_id: str, when: datetime) -> tuple[dict, dic
     affinity = {"log10_ic50_um": -1.2, "ic50_nm": 63.1, "binding_probability": 0.962}
     outputs = {"metrics": metrics, "affinity": affinity}
     bb = pocket_backbone()
-    chain = Chain("A", TARGET, comp_ids(proteins.TARGETS[TARGET]), bb.residues,
-                  plddt(rng, bb.ss, 0.92), bb.ss)
+    chain = Chain("A", proteins.TARGET_DESCRIPTIONS[TARGET], comp_ids(proteins.TARGETS[TARGET]),
+                  bb.residues, plddt(rng, bb.ss, 0.92), bb.ss)
     ligand = ligand_model(JQ1, "(+)-JQ1")
     cif = mmcif(prediction_id, [chain], ligand).encode()
     ligand_sdf = sdf(f"{prediction_id} (+)-JQ1", ligand).encode()

@@ -9,10 +9,11 @@ from __future__ import annotations
 import random
 from datetime import datetime
 
-from app.demo_data import metrics, proteins
+from app.demo_data import chemistry, metrics, proteins
 from app.demo_data.complexes import (
     dock_target,
     hairpin_backbone,
+    place_glycan,
     plddt,
     protein_backbone,
     segments_for_length,
@@ -24,7 +25,7 @@ from app.demo_data.drafts import (
     protein_entity,
     timeline,
 )
-from app.demo_data.structures import Chain, comp_ids, mmcif
+from app.demo_data.structures import Chain, Ligand, comp_ids, mmcif
 from app.store.catalog import NewResult
 
 
@@ -53,21 +54,41 @@ def _with_cysteine(rng: random.Random, sequence: str, rate: float) -> str:
 
 
 def _complex_cif(entry_id: str, rng, binder_bb, binder_seq, target_name, confidence,
-                 binder_mods=None) -> str:
-    """Return the mmCIF of binder (A) docked onto the named target (B)."""
+                 binder_mods=None, glycan: bool = False) -> str:
+    """Return the mmCIF of binder (A) docked onto the named target (B), glycan C if asked."""
     target_bb = target_backbone(target_name)
     target_seq = proteins.TARGETS[target_name]
+    docked = dock_target(binder_bb, target_bb)
     chains = [
         Chain("A", "designed binder", comp_ids(binder_seq, binder_mods), binder_bb.residues,
               plddt(rng, binder_bb.ss, confidence), binder_bb.ss),
-        Chain("B", target_name, comp_ids(target_seq), dock_target(binder_bb, target_bb),
+        Chain("B", proteins.TARGET_DESCRIPTIONS[target_name], comp_ids(target_seq), docked,
               plddt(rng, target_bb.ss, 0.86), target_bb.ss),
     ]
-    return mmcif(entry_id, chains)
+    return mmcif(entry_id, chains, _glycan(docked, binder_bb.residues) if glycan else None)
+
+
+# PD-L1 Asn35 (index 17 of the IgV-domain construct) carries an N-linked glycan.
+PD_L1_GLYCOSITE = 17
+
+
+def _glycan(target_residues: tuple, binder_residues: tuple) -> Ligand:
+    """Return NAG linked to the PD-L1 glycosylation site of the placed target."""
+    elements, charges, xyz, bonds = chemistry.conformer(chemistry.CCD_SMILES["NAG"])
+    names = chemistry.CCD_ATOM_NAMES["NAG"]
+    placed = place_glycan(target_residues, PD_L1_GLYCOSITE, xyz, names.index("C1"),
+                          binder_residues)
+    return Ligand(chemistry.LIGAND_CCD["NAG"], tuple(elements), tuple(charges), placed,
+                  tuple(bonds), comp_id="NAG", names=names)
+
+
+def _nag_entity() -> dict:
+    return {"type": "ligand_ccd", "chain_ids": ["C"], "value": "NAG"}
 
 
 def _binder_result(rng, pipeline_id, rid, created, bb, seq, target_name, *, cyclic=False,
-                   mods=None, variant=None, sheet=0, quality_mean=0.0) -> ResultDraft:
+                   mods=None, variant=None, sheet=0, quality_mean=0.0,
+                   glycan=False) -> ResultDraft:
     quality = rng.gauss(quality_mean, 1.0)
     m = metrics.binder_metrics(rng, quality, bb.ss, sheet)
     warnings = metrics.protein_warnings(rng, m, seq) or None
@@ -75,7 +96,10 @@ def _binder_result(rng, pipeline_id, rid, created, bb, seq, target_name, *, cycl
         protein_entity("A", seq, cyclic=cyclic, modifications=mods),
         protein_entity("B", proteins.TARGETS[target_name]),
     ]
-    cif = _complex_cif(rid, rng, bb, seq, target_name, m["structure_confidence"], mods)
+    if glycan:
+        entities.append(_nag_entity())
+    cif = _complex_cif(rid, rng, bb, seq, target_name, m["structure_confidence"], mods,
+                       glycan)
     result = NewResult(id=rid, pipeline_id=pipeline_id, created_at=created, metrics=m,
                        variant=variant, entities=entities, warnings=warnings)
     return ResultDraft(result, cif)
@@ -182,7 +206,10 @@ def _phospho_sites(rng: random.Random, seq: str) -> list[dict]:
 
 
 def protein_library_screen(pipeline_id: str, start: datetime, end: datetime, count: int = 36):
-    """A plate-based miniprotein library screened against PD-L1; ids are plate wells."""
+    """A plate-based miniprotein library screened against glycosylated PD-L1 (NAG on Asn35).
+
+    The fixed entities are the target and its glycan; ids are plate wells.
+    """
     rng = random.Random(4004)  # noqa: S311 - demo data, not secrets
     backbones = _topologies(rng, 5, 60, 96)
     wells = [f"{row}{col:02d}" for row in "ABCDEFGH" for col in range(1, 13)]
@@ -191,7 +218,7 @@ def protein_library_screen(pipeline_id: str, start: datetime, end: datetime, cou
         bb = backbones[n % len(backbones)]
         seq = _with_cysteine(rng, proteins.design_sequence(rng, bb.regions), 0.08)
         draft = _binder_result(rng, pipeline_id, rid, created, bb, seq, "PD-L1",
-                               quality_mean=-0.3)
+                               quality_mean=-0.3, glycan=True)
         plate, well = divmod(n * 7 % 192, 96)
         external = f"HXL-P{plate + 1:02d}-{wells[well]}"
         result = NewResult(**{**draft.result.__dict__, "external_id": external})
@@ -199,7 +226,7 @@ def protein_library_screen(pipeline_id: str, start: datetime, end: datetime, cou
     return PipelineDraft(
         kind="protein_library_screen",
         name="PD-L1 miniprotein library screen, plates 1-2",
-        input={"fixed": [protein_entity("B", proteins.TARGETS["PD-L1"])],
+        input={"fixed": [protein_entity("B", proteins.TARGETS["PD-L1"]), _nag_entity()],
                "library": "HXL miniprotein library (2 x 96-well plates)",
                "num_screened": count},
         created_at=start, completed_at=end, results=drafts,

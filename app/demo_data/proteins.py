@@ -22,11 +22,11 @@ NATURAL_FREQUENCIES = {
 }
 
 TARGETS = {
-    # Interleukin-6, mature chain (P05231, residues 29-212): a four-helix-bundle cytokine.
+    # Interleukin-6 (P05231), mature chain residues 55-183: the target cropped for design,
+    # as binder-design runs usually crop a target to the region around the epitope.
     "IL-6": (
-        "VPPGEDSKDVAAPHRQPLTSSERIDKQIRYILDGISALRKETCNKSNMCESSKEALAENNLNLPKMAEKDGCFQSG"
-        "FNEETCLVKIITGLLEFEVYLEYLQNRFESSEEQARAVQMSTKVLIQFLQKKAKNLDAITTPDPTTNASLLTKLQAQ"
-        "NQWLQDMTTHLILRSFKEFLQSSLRALRQM"
+        "ALAENNLNLPKMAEKDGCFQSGFNEETCLVKIITGLLEFEVYLEYLQNRFESSEEQARAVQMSTKVLIQFLQKKAKNL"
+        "DAITTPDPTTNASLLTKLQAQNQWLQDMTTHLILRSFKEFLQSSLRALRQM"
     ),
     # Programmed cell death 1 ligand 1, IgV domain (Q9NZQ7, residues 18-134).
     "PD-L1": (
@@ -38,6 +38,13 @@ TARGETS = {
         "NPPPPETSNPNKPKRQTNQLQYLLKVVLKTLWKHQFAWPFQQPVDAVKLNLPDYYKIIKTPMDMGTIKKRLENNYYW"
         "NAQECIQDFNTMFTNCYIYNKPGDDIVLMAEALEKLFLQKINELPTEE"
     ),
+}
+
+# What the structure files call each target (mmCIF _entity.pdbx_description).
+TARGET_DESCRIPTIONS = {
+    "IL-6": "Interleukin-6, residues 55-183 of the mature chain",
+    "PD-L1": "Programmed cell death 1 ligand 1, IgV domain",
+    "BRD4-BD1": "Bromodomain-containing protein 4, bromodomain 1",
 }
 
 # Heptad positions a and d face the partner helix; the rest face solvent.

@@ -45,9 +45,14 @@ class Ligand:
     charges: tuple[int, ...]
     xyz: tuple[g.Vec, ...]
     bonds: tuple[tuple[int, int, int], ...]
+    # A CCD code for known components (their CCD atom names in ``names``); LIG otherwise.
+    comp_id: str = "LIG"
+    names: tuple[str, ...] | None = None
 
     def atom_names(self) -> list[str]:
-        """Return unique atom names such as C1, C2, N1 (numbered per element)."""
+        """Return unique atom names: the CCD's, else C1, C2, N1 (numbered per element)."""
+        if self.names:
+            return list(self.names)
         counts: dict[str, int] = {}
         names = []
         for element in self.elements:
@@ -96,7 +101,8 @@ def mmcif(entry_id: str, chains: list[Chain], ligand: Ligand | None = None) -> s
     for i, ch in enumerate(chains):
         nstd = "yes" if any(c in MODIFIED_RESIDUES for c in ch.comp_ids) else "no"
         code = _one_letter_code(ch.comp_ids)
-        lines.append(f"{i + 1} polypeptide(L) {nstd}\n;{code}\n; {ch.chain_id}")
+        # Text fields as the PDB writes them: ';' lines of their own, next value on a new line.
+        lines.append(f"{i + 1} 'polypeptide(L)' {nstd}\n;{code}\n;\n{ch.chain_id}")
     lines += ["#", "loop_", "_entity_poly_seq.entity_id", "_entity_poly_seq.num",
               "_entity_poly_seq.mon_id", "_entity_poly_seq.hetero"]
     for i, ch in enumerate(chains):
@@ -121,7 +127,7 @@ def _chem_comp(chains: list[Chain], ligand: Ligand | None) -> list[str]:
         kind = "'L-peptide linking'" if comp != "GLY" else "'peptide linking'"
         out.append(f"{comp} {kind} {standard}")
     if ligand:
-        out.append("LIG non-polymer .")
+        out.append(f"{ligand.comp_id} non-polymer .")
     return out
 
 
@@ -156,7 +162,8 @@ def _ligand_bonds(ligand: Ligand) -> list[str]:
     names = ligand.atom_names()
     out = ["#", "loop_", "_chem_comp_bond.comp_id", "_chem_comp_bond.atom_id_1",
            "_chem_comp_bond.atom_id_2", "_chem_comp_bond.value_order"]
-    out += [f"LIG {names[i]} {names[j]} {_BOND_ORDER[o]}" for i, j, o in ligand.bonds]
+    out += [f"{ligand.comp_id} {names[i]} {names[j]} {_BOND_ORDER[o]}"
+            for i, j, o in ligand.bonds]
     return out
 
 
@@ -186,8 +193,8 @@ def _atom_site(chains: list[Chain], ligand: Ligand | None, ligand_asym: str | No
     out = ["#", "loop_"] + [f"_atom_site.{c}" for c in (
         "group_PDB", "id", "type_symbol", "label_atom_id", "label_alt_id", "label_comp_id",
         "label_asym_id", "label_entity_id", "label_seq_id", "pdbx_PDB_ins_code", "Cartn_x",
-        "Cartn_y", "Cartn_z", "occupancy", "B_iso_or_equiv", "auth_seq_id", "auth_asym_id",
-        "pdbx_PDB_model_num")]
+        "Cartn_y", "Cartn_z", "occupancy", "B_iso_or_equiv", "auth_seq_id", "auth_comp_id",
+        "auth_asym_id", "auth_atom_id", "pdbx_PDB_model_num")]
     serial = 0
     standard = set(THREE_LETTER.values())
     for entity, ch in enumerate(chains, start=1):
@@ -197,17 +204,19 @@ def _atom_site(chains: list[Chain], ligand: Ligand | None, ligand_asym: str | No
                                                  strict=True), start=1):
             group = "ATOM" if comp in standard else "HETATM"
             head = f" {comp} {cid} {entity} {n} ? "
-            tail = f" 1.00 {b:.2f} {n} {cid} 1"
+            tail = f" 1.00 {b:.2f} {n} {comp} {cid} "
             for name, element, xyz in atoms if comp != "GLY" else atoms[:4]:
                 serial += 1
-                out.append(f"{group} {serial} {element} {name} .{head}{xyz}{tail}")
+                out.append(f"{group} {serial} {element} {name} .{head}{xyz}{tail}{name} 1")
     if ligand:
         entity = len(chains) + 1
         for name, element, (x, y, z) in zip(ligand.atom_names(), ligand.elements, ligand.xyz,
                                             strict=True):
             serial += 1
-            out.append(f"HETATM {serial} {element.upper()} {name} . LIG {ligand_asym} {entity} . ? "
-                       f"{x:.3f} {y:.3f} {z:.3f} 1.00 80.00 1 {ligand_asym} 1")
+            comp = ligand.comp_id
+            out.append(f"HETATM {serial} {element.upper()} {name} . {comp} {ligand_asym} "
+                       f"{entity} . ? {x:.3f} {y:.3f} {z:.3f} 1.00 80.00 1 {comp} "
+                       f"{ligand_asym} {name} 1")
     out.append("#")
     return out
 
