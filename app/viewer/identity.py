@@ -8,10 +8,14 @@ visitor), ``sign_in_required(link_id)`` when the API answers 401, and
 
 from __future__ import annotations
 
+import logging
+
 from flask import Response, redirect, request, url_for
 
 from app import share_tokens
 from app.viewer.signin import navigation, pages, state
+
+log = logging.getLogger(__name__)
 
 SESSION_EMAIL_KEY = state.EMAIL_KEY
 
@@ -37,6 +41,10 @@ def _current_path() -> str | None:
 
 def sign_in_required(link_id: str) -> Response:
     """Send the visitor to the sign-in page, remembering the page they asked for."""
+    if verified_email():
+        # A signed-in visitor's token was refused: almost always a key mismatch between
+        # the viewer (FLASK_JWT_PRIVATE_KEY) and the API (public key or JWKS URL).
+        log.warning("the API refused a viewer-signed token; check the JWT key configuration")
     next_path = navigation.safe_next(link_id, _current_path())
     return redirect(url_for("signin.request_form", link_id=link_id, next=next_path,
                             embed=navigation.embed_arg()))

@@ -243,3 +243,33 @@ def test_sign_out_forgets_the_address(mail_app, client, smtp, email_link):
     assert client.get(email_link.path()).status_code == 302
     # GET does not sign out.
     assert client.get(email_link.path("/sign-out")).status_code == 405
+
+
+def test_the_account_partial_shows_the_address_and_a_sign_out_form(mail_app, client, smtp,
+                                                                   email_link):
+    from flask import render_template_string
+
+    template = '{% include "signin/_account.html" %}'
+    with mail_app.test_request_context("/"):
+        assert "Signed in" not in render_template_string(template, link_id=email_link.id)
+    sign_in(client, smtp, email_link, LISTED)
+    with client:
+        client.get(email_link.path())
+        html = render_template_string(template, link_id=email_link.id)
+    assert LISTED in html
+    assert f'action="/share/{email_link.id}/sign-out"' in html
+    assert 'name="csrf_token"' in html
+
+
+def test_a_refused_token_of_a_signed_in_visitor_is_logged(mail_app, client, smtp, email_link,
+                                                          caplog):
+    sign_in(client, smtp, email_link, LISTED)
+    # The viewer now signs with a key the API does not know.
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    mail_app.extensions["jwt_private_key"] = ed25519.Ed25519PrivateKey.generate()
+    mail_app.extensions.pop("jwt_kid", None)
+    response = client.get(email_link.path())
+    assert response.status_code == 302
+    assert "/sign-in" in response.headers["Location"]
+    assert any("JWT key configuration" in r.getMessage() for r in caplog.records)
