@@ -83,9 +83,9 @@ def protein_warnings(rng: random.Random, metrics: dict, sequence: str) -> list[d
     """Return warnings a structure-prediction pipeline would attach to a protein design."""
     out = []
     iptm = metrics.get("iptm")
-    if iptm is not None and iptm < 0.2:
+    if iptm is not None and iptm < 0.1:
         out.append({"code": "low_iptm", "message": (
-            f"Interface pTM {iptm:.2f} is below 0.20; the predicted binding mode is unreliable.")})
+            f"Interface pTM {iptm:.2f} is below 0.10; the predicted binding mode is unreliable.")})
     cysteines = [i for i, aa in enumerate(sequence) if aa == "C"]
     if len(cysteines) % 2 == 1:
         out.append({"code": "unpaired_cysteine", "message": (
@@ -107,7 +107,7 @@ def small_molecule_warnings(rng: random.Random, metrics: dict, smiles: str) -> l
     if "[N+](=O)[O-]" in smiles or rng.random() < 0.04:
         out.append({"code": "pains_substructure", "message": (
             "Matches a PAINS filter; the compound may interfere with assay readouts.")})
-    if metrics["iptm"] < 0.45:
+    if metrics["iptm"] < 0.3:
         out.append({"code": "low_iptm", "message": (
             f"Interface pTM {metrics['iptm']:.2f}; the predicted pose is uncertain.")})
     return out

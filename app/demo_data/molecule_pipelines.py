@@ -76,7 +76,7 @@ def small_molecule_library_screen(pipeline_id: str, start: datetime, end: dateti
     for n, ((rid, created), (name, smiles)) in enumerate(
         zip(timeline(start, end, len(library)), library, strict=True)
     ):
-        quality = rng.gauss(1.6, 0.3) if name in BET_INHIBITORS else rng.gauss(-0.9, 0.7)
+        quality = rng.gauss(1.6, 0.3) if name in BET_INHIBITORS else rng.gauss(-0.9, 0.6)
         external = f"L1300-{n // 80 + 1:02d}-{'ABCDEFGH'[n // 10 % 8]}{n % 10 + 2:02d}"
         drafts.append(_draft(rng, pipeline_id, rid, created, smiles, name, quality,
                              adme_rate=0.5, sdf_rate=0.35, external_id=external))

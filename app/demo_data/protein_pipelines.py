@@ -216,7 +216,7 @@ def protein_library_screen(pipeline_id: str, start: datetime, end: datetime, cou
     drafts = []
     for n, (rid, created) in enumerate(timeline(start, end, count)):
         bb = backbones[n % len(backbones)]
-        seq = _with_cysteine(rng, proteins.design_sequence(rng, bb.regions), 0.08)
+        seq = _with_cysteine(rng, proteins.design_sequence(rng, bb.regions), 0.04)
         draft = _binder_result(rng, pipeline_id, rid, created, bb, seq, "PD-L1",
                                quality_mean=-0.3, glycan=True)
         plate, well = divmod(n * 7 % 192, 96)
