@@ -106,11 +106,11 @@ def export_csv(link_id: str, pipeline_id: str):
     protein = context["kind"].family == "protein"
     names = ["sequence_length" if c.key == "sequence" else c.key for c in columns]
     writer.writerow(["result_id", *names, *(["sequence"] if protein else [])])
-    for row, record in zip(context["rows"], context["page"].get("data") or [], strict=True):
-        values = [tables.csv_value(c, cell) for c, cell in zip(columns, row.cells, strict=True)]
+    for record in context["page"].get("data") or []:
+        values = [tables.csv_value(column, record) for column in columns]
         if protein:
             values.append(formatting.entity_summary(record.get("entities"))["sequence"])
-        writer.writerow([row.id, *values])
+        writer.writerow([record.get("id"), *values])
     filename = f"{context['kind'].key}-{pipeline_id}.csv"
     return Response(
         out.getvalue(), mimetype="text/csv",

@@ -90,7 +90,7 @@ def test_small_molecule_table_shows_smiles_adme_and_warnings(client, shared):
     assert "ext-0" in body
     assert "low_confidence: Low structure confidence" in body
     # Numbers are formatted with fixed decimals, not raw floats.
-    assert re.search(r'class="num "[^>]*>0\.\d{3}</td>', body)
+    assert re.search(r'<td class="num" data-sort="0\.\d+">0\.\d{3}</td>', body)
 
 
 def test_result_page_shows_full_sequence_metrics_and_downloads(client, shared):
