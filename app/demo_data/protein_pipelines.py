@@ -72,14 +72,24 @@ def _complex_cif(entry_id: str, rng, binder_bb, binder_seq, target_name, confide
 PD_L1_GLYCOSITE = 17
 
 
+# (id(target), id(binder)) -> (target, binder, glycan): one placement per docked pair.
+_GLYCANS: dict[tuple[int, int], tuple] = {}
+
+
 def _glycan(target_residues: tuple, binder_residues: tuple) -> Ligand:
-    """Return NAG linked to the PD-L1 glycosylation site of the placed target."""
+    """Return NAG linked to the PD-L1 glycosylation site of the placed target (cached)."""
+    key = (id(target_residues), id(binder_residues))
+    hit = _GLYCANS.get(key)
+    if hit is not None and hit[0] is target_residues and hit[1] is binder_residues:
+        return hit[2]
     elements, charges, xyz, bonds = chemistry.conformer(chemistry.CCD_SMILES["NAG"])
     names = chemistry.CCD_ATOM_NAMES["NAG"]
     placed = place_glycan(target_residues, PD_L1_GLYCOSITE, xyz, names.index("C1"),
                           binder_residues)
-    return Ligand(chemistry.LIGAND_CCD["NAG"], tuple(elements), tuple(charges), placed,
-                  tuple(bonds), comp_id="NAG", names=names)
+    glycan = Ligand(chemistry.LIGAND_CCD["NAG"], tuple(elements), tuple(charges), placed,
+                    tuple(bonds), comp_id="NAG", names=names)
+    _GLYCANS[key] = (target_residues, binder_residues, glycan)
+    return glycan
 
 
 def _nag_entity() -> dict:
