@@ -153,8 +153,11 @@ def test_a_wrong_code_says_so_and_five_lock_the_message(mail_app, client, smtp, 
 
 
 def test_codes_are_accepted_in_any_case_and_spacing(mail_app, client, smtp, email_link):
+    assert b"I already have a code" not in client.get(email_link.path("/sign-in")).data
     ask_for_message(client, email_link, LISTED)
     code = parse_mail(smtp.wait_for(LISTED)).code
+    # Back on the sign-in page, the pending code can still be typed.
+    assert b"I already have a code" in client.get(email_link.path("/sign-in")).data
     assert submit_code(client, email_link, f" {code.lower().replace('-', ' ')} ").status_code == 302
 
 

@@ -60,7 +60,7 @@ def request_form(link_id: str):
     state.browser_nonce(create=True)
     return pages.render("signin/request.html", link_id, next_path=next_path,
                         not_allowed=access == "forbidden", signed_in=access == "open",
-                        email="", error=None,
+                        email="", error=None, has_pending=state.get_pending(link_id) is not None,
                         signed_out=request.args.get("signed_out") == "1")
 
 
