@@ -1,9 +1,11 @@
 """Rate limits on sign-in requests and code attempts, per link, address and client.
 
-Built on ``limits``, the library under Flask-Limiter, with one storage per app object:
-Flask-Limiter's ``Limiter`` keeps its storage on a module-level instance, and the viewer
-creates a second app object for the embedded API, whose ``init_app`` would reset the
-shared in-memory counters. The storage is ``FLASK_RATELIMIT_STORAGE_URI``: ``memory://``
+Built on ``limits``, the library under Flask-Limiter, with one storage per app object.
+Flask-Limiter's decorators need one module-level ``Limiter``, and each ``init_app``
+replaces that instance's storage: the viewer creates a second app object for the embedded
+API, whose ``init_app`` would swap out (and so reset) the in-memory counters.
+
+The storage is ``FLASK_RATELIMIT_STORAGE_URI``: ``memory://``
 by default (counts per worker process), ``redis://host:port`` to share counts between
 workers and servers; keys start with ``FLASK_RATELIMIT_KEY_PREFIX``.
 
