@@ -101,3 +101,19 @@ def test_two_servers_share_counts_in_redis(db_url, tmp_path, org, smtp, redis_pr
     assert not any(link.id in key or "example.org" in key for key in keys)
     for server in servers:
         get_engine(server).dispose()
+
+
+def test_an_unreachable_redis_lets_sign_in_through_and_is_logged(db_url, tmp_path, org, smtp,
+                                                                 caplog):
+    from tests.conftest import free_port
+
+    app = create_app({
+        "TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "k",
+        "PUBLIC_URL": "http://viewer.test", "MAIL_SERVER": "127.0.0.1",
+        "MAIL_PORT": smtp.port, "RATELIMIT_STORAGE_URI": f"redis://127.0.0.1:{free_port()}",
+    })
+    app.instance_path = str(tmp_path / "instance")
+    link = make_email_link(app, org)
+    assert ask_for_message(app.test_client(), link, LISTED).status_code == 302
+    assert any("rate-limit storage failed" in r.getMessage() for r in caplog.records)
+    get_engine(app).dispose()
