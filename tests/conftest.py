@@ -156,17 +156,22 @@ def start_gunicorn(env_overrides: dict, tmp_path: Path, workers: int = 2) -> Liv
     ]
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    # Generous: on a loaded 2-core CI machine, importing the app in each worker can take
+    # many seconds, and a start-up failure here fails every end-to-end test of the module.
+    deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited early:\n{log_path.read_text(errors='replace')}")
+            log_text = log_path.read_text(errors="replace") if log_path.exists() else ""
+            raise RuntimeError(f"gunicorn exited early:\n{log_text}")
         try:
-            httpx.get(f"{url}/healthz", timeout=1)
-            return LiveServer(url, process, env, log_path)
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return LiveServer(url, process, env, log_path)
         except httpx.HTTPError:
-            time.sleep(0.1)
-    process.terminate()
-    raise RuntimeError("gunicorn did not start within 30 s")
+            pass
+        time.sleep(0.2)
+    process.kill()
+    log_text = log_path.read_text(errors="replace") if log_path.exists() else ""
+    raise RuntimeError(f"gunicorn did not start within 90 s:\n{log_text}")
 
 
 def stop_gunicorn(server: LiveServer) -> None:
