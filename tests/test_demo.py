@@ -449,24 +449,35 @@ def test_small_molecule_structures_hold_the_ligand_of_the_smiles(seeded):
 def test_predictions_have_inputs_outputs_and_readable_files(seeded):
     sb = seeded.predictions["structure_and_binding"]
     assert sb.id == seeded.summary["predictions"]["structure_and_binding"]
-    types = {e["type"] for e in sb.inputs["entities"]}
-    assert types == {"protein", "ligand_smiles"}
-    metrics = sb.outputs["metrics"]
-    assert all(0 <= v <= 1 for v in metrics.values()) and "iptm" in metrics
-    assert "affinity" in sb.outputs
+    assert [e["type"] for e in sb.inputs["entities"]] == ["protein", "ligand_smiles"]
+    assert Chem.MolFromSmiles(sb.inputs["entities"][1]["value"]) is not None
+    assert sb.inputs["binding"] == {"type": "ligand_protein_binding", "binder_chain_id": "B"}
+    samples = [s["metrics"] for s in sb.outputs["all_sample_results"]]
+    assert sb.outputs["best_sample"]["metrics"] == samples[0]
+    assert len(samples) == sb.inputs["num_samples"]
+    for metrics in samples:
+        for key, value in metrics.items():
+            assert (0 < value < 10) if key.endswith("pde") else (0 <= value <= 1), key
+    binding = sb.outputs["binding_metrics"]
+    assert 0 <= binding["binding_confidence"] <= 1 and -2 <= binding["optimization_score"] <= 3
     arts = seeded.artifacts_of(sb.id)
-    assert {"structure", "archive"} <= set(arts)
+    assert set(arts) == {"structure", "ligand_structure", "archive"}
     st = _structure(seeded, arts["structure"])
     _check_backbone(st[0]["A"])
+    assert Chem.MolFromMolBlock(seeded.read(arts["ligand_structure"]).decode()) is not None
     adme = seeded.predictions["adme"]
     arts = seeded.artifacts_of(adme.id)
+    assert set(arts) == {"report", "table"}
     report = json.loads(seeded.read(arts["report"]))
-    assert report["results"] == adme.outputs["results"]
+    assert report["molecules"] == adme.outputs["molecules"]
     table = list(csv.DictReader(io.StringIO(seeded.read(arts["table"]).decode())))
-    assert len(table) == len(adme.inputs["molecules"]) >= 5
-    for row in adme.outputs["results"]:
+    assert len(table) == len(adme.inputs["molecules"]) == len(report["molecules"]) >= 5
+    for given, row in zip(adme.inputs["molecules"], adme.outputs["molecules"], strict=True):
+        assert row["id"] == given["id"] and row["smiles"] == given["smiles"]
         assert Chem.MolFromSmiles(row["smiles"]) is not None
-        assert row["solubility"] in {"high-confidence", "medium-confidence", "high-risk"}
+        assert row["status"] == "succeeded"
+        assert row["adme"]["solubility"] in {"high-confidence", "medium-confidence",
+                                             "high-risk"}
 
 
 # --- usage -------------------------------------------------------------------------

@@ -26,26 +26,51 @@ ADME_PANEL = ("(+)-JQ1", "molibresib", "imatinib", "gefitinib", "caffeine", "dic
               "propranolol", "sitagliptin", "olaparib", "loratadine")
 
 
+def _sample_metrics(rng: random.Random, quality: float) -> dict:
+    """Return one sample's confidence metrics (PDE values in Angstroms, the rest 0-1)."""
+    plddt = min(0.97, 0.86 + 0.05 * quality + rng.gauss(0, 0.01))
+    iptm = min(0.97, 0.86 + 0.06 * quality + rng.gauss(0, 0.01))
+    return {
+        "complex_ipde": round(1.2 + 1.5 * (1 - iptm) * 4 + rng.gauss(0, 0.1), 2),
+        "complex_iplddt": round(plddt - 0.03, 4),
+        "complex_pde": round(1.6 + 1.5 * (1 - plddt) * 4 + rng.gauss(0, 0.1), 2),
+        "complex_plddt": round(plddt, 4),
+        "iptm": round(iptm, 4),
+        "ligand_iptm": round(iptm - 0.01, 4),
+        "protein_iptm": round(min(0.98, iptm + 0.02), 4),
+        "ptm": round(min(0.97, plddt - 0.02), 4),
+        "structure_confidence": round(0.8 * plddt + 0.2 * iptm, 4),
+    }
+
+
 def structure_and_binding(prediction_id: str, when: datetime) -> tuple[dict, dict, list]:
-    """Return inputs, outputs and files of BRD4 BD1 + (+)-JQ1 co-folding with affinity."""
+    """Return inputs, outputs and files of BRD4 BD1 + (+)-JQ1 co-folding with binding.
+
+    Shapes follow the service's structure-and-binding records: ``entities`` and
+    ``binding`` in, ``best_sample`` / ``all_sample_results`` metrics and
+    ``binding_metrics`` out (file URLs are the prediction's artifacts instead).
+    """
     rng = random.Random(7007)  # noqa: S311 - demo data, not secrets
     inputs = {
         "entities": [
             protein_entity("A", proteins.TARGETS[TARGET]),
             {"type": "ligand_smiles", "chain_ids": ["B"], "value": JQ1},
         ],
-        "binding": {"type": "ligand", "chain_id": "B"},
+        "binding": {"type": "ligand_protein_binding", "binder_chain_id": "B"},
+        "num_samples": 3,
     }
-    metrics = {
-        "structure_confidence": 0.912, "ptm": 0.897, "iptm": 0.934,
-        "complex_plddt": 0.921, "complex_iplddt": 0.887, "binding_confidence": 0.962,
+    samples = sorted((_sample_metrics(rng, q) for q in (1.0, 0.6, 0.2)),
+                     key=lambda m: -m["structure_confidence"])
+    outputs = {
+        "best_sample": {"metrics": samples[0]},
+        "all_sample_results": [{"metrics": m} for m in samples],
+        # JQ1 binds BD1 at about 50 nM: a confident hit with a high optimisation score.
+        "binding_metrics": {"type": "ligand_protein_binding_metrics",
+                            "binding_confidence": 0.962, "optimization_score": 2.41},
     }
-    # Affinity as log10(IC50 / 1 uM): -1.2 is about 63 nM, in line with JQ1 on BD1.
-    affinity = {"log10_ic50_um": -1.2, "ic50_nm": 63.1, "binding_probability": 0.962}
-    outputs = {"metrics": metrics, "affinity": affinity}
     bb = pocket_backbone()
     chain = Chain("A", proteins.TARGET_DESCRIPTIONS[TARGET], comp_ids(proteins.TARGETS[TARGET]),
-                  bb.residues, plddt(rng, bb.ss, 0.92), bb.ss)
+                  bb.residues, plddt(rng, bb.ss, samples[0]["complex_plddt"]), bb.ss)
     ligand = ligand_model(JQ1, "(+)-JQ1")
     cif = mmcif(prediction_id, [chain], ligand).encode()
     ligand_sdf = sdf(f"{prediction_id} (+)-JQ1", ligand).encode()
@@ -61,23 +86,31 @@ def structure_and_binding(prediction_id: str, when: datetime) -> tuple[dict, dic
 
 
 def adme(prediction_id: str) -> tuple[dict, dict, list]:
-    """Return inputs, outputs and files of an ADME panel over ten reference compounds."""
+    """Return inputs, outputs and files of an ADME panel over ten reference compounds.
+
+    Shapes follow the service's ADME records: ``molecules`` (id, SMILES) in, one
+    ``molecules`` entry per input out with ``status`` and ``adme``.
+    """
     rng = random.Random(8008)  # noqa: S311 - demo data, not secrets
     smiles_by_name = dict(chemistry.LIBRARY)
-    molecules = [{"name": n, "smiles": smiles_by_name[n]} for n in ADME_PANEL]
-    rows = [{**m, **chemistry.adme_for(rng, m["smiles"])} for m in molecules]
+    molecules = [{"id": name, "smiles": smiles_by_name[name]} for name in ADME_PANEL]
+    results = [
+        {**m, "status": "succeeded", "adme": chemistry.adme_for(rng, m["smiles"])}
+        for m in molecules
+    ]
     inputs = {"molecules": molecules}
     outputs = {
-        "results": rows,
-        "units": {"lipophilicity": "logD7.4", "permeability": "Caco-2 Papp A-B, 1e-6 cm/s"},
+        "molecules": results,
+        "units": {"lipophilicity": "logD at pH 7.4",
+                  "permeability": "Caco-2 Papp A-B, 1e-6 cm/s"},
     }
     report = (json.dumps(outputs, indent=2) + "\n").encode()
     table = io.StringIO()
-    writer = csv.DictWriter(table, fieldnames=["name", "smiles", "lipophilicity",
-                                               "permeability", "solubility"],
-                            lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
+    writer = csv.writer(table, lineterminator="\n")
+    writer.writerow(["id", "smiles", "lipophilicity", "permeability", "solubility"])
+    for r in results:
+        writer.writerow([r["id"], r["smiles"], r["adme"]["lipophilicity"],
+                         r["adme"]["permeability"], r["adme"]["solubility"]])
     files = [
         ("report", f"{prediction_id}_adme.json", "application/json", report),
         ("table", f"{prediction_id}_adme.csv", "text/csv", table.getvalue().encode()),
