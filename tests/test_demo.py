@@ -535,3 +535,22 @@ def test_create_org_rejects_a_bad_name(runner, app, name):
     with get_engine(app).connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(
             schema.organizations)).scalar() == 0
+
+
+# --- generated data ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("smiles", all_smiles())
+def test_stored_conformers_match_their_smiles(smiles):
+    """The generated conformer modules are in step with the SMILES (rerun the builder)."""
+    from app.demo_data.chemistry import conformer
+
+    elements, charges, xyz, bonds = conformer(smiles)
+    mol = Chem.MolFromSmiles(smiles)
+    assert elements == [a.GetSymbol() for a in mol.GetAtoms()]
+    assert charges == [a.GetFormalCharge() for a in mol.GetAtoms()]
+    assert {frozenset((i, j)) for i, j, _o in bonds} == {
+        frozenset((b.GetBeginAtomIdx(), b.GetEndAtomIdx())) for b in mol.GetBonds()}
+    for i, j, _order in bonds:
+        length = math.dist(xyz[i], xyz[j])
+        assert 1.1 < length < 1.9, (i, j, length)
