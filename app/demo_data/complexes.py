@@ -120,16 +120,51 @@ def protein_backbone(segments: tuple, seed: int) -> Backbone:
     return build_topology(segments, seed)
 
 
-def place_ligand(protein: Backbone, xyz: list[g.Vec]) -> tuple[g.Vec, ...]:
-    """Return ligand coordinates moved onto the protein surface (first direction that fits).
+def _sphere_directions() -> list[g.Vec]:
+    """Return the 26 unit vectors toward the faces, edges and corners of a cube."""
+    return [g.unit((x, y, z)) for x in (-1.0, 0.0, 1.0) for y in (-1.0, 0.0, 1.0)
+            for z in (-1.0, 0.0, 1.0) if (x, y, z) != (0.0, 0.0, 0.0)]
 
-    The direction is fixed per protein (+x from its centroid), so every ligand of a series
-    lands in the same site, as docked analogs do.
+
+# id(protein) -> (protein, site direction): one binding site per protein, so every ligand
+# of a series lands in the same place, as docked analogs do.
+_SITES: dict[int, tuple] = {}
+
+
+def binding_site(protein: Backbone, xyz: list[g.Vec]) -> g.Vec:
+    """Return the approach direction whose contact pose is the most buried (cached).
+
+    The probe ligand is slid in from each of 26 directions until it touches; the pose
+    with the most ligand-atom/CB pairs within 6 A lies in the groove a pocket would be in.
     """
+    hit = _SITES.get(id(protein))
+    if hit is not None and hit[0] is protein:
+        return hit[1]
     cbs = [r.cb for r in protein.residues]
     to_protein = g.sub(g.centroid(cbs), g.centroid(xyz))
     centred = [g.add(p, to_protein) for p in xyz]
-    u = (1.0, 0.0, 0.0)
+    best, best_count = (1.0, 0.0, 0.0), -1
+    for u in _sphere_directions():
+        shift = g.scale(u, _slide_distance(cbs, centred, u, LIGAND_CONTACT))
+        pose = [g.add(p, shift) for p in centred]
+        count = sum(1 for p in pose for cb in cbs if g.dist(p, cb) < 6.0)
+        if count > best_count:
+            best, best_count = u, count
+    _SITES[id(protein)] = (protein, best)
+    return best
+
+
+def place_ligand(protein: Backbone, xyz: list[g.Vec], probe: list[g.Vec] | None = None) -> tuple:
+    """Return ligand coordinates slid into contact at the protein's binding site.
+
+    The site is chosen once per protein with ``probe`` (the first ligand placed when not
+    given), then every ligand approaches from that direction until its nearest heavy
+    atom is ``LIGAND_CONTACT`` from a CB atom.
+    """
+    u = binding_site(protein, probe or xyz)
+    cbs = [r.cb for r in protein.residues]
+    to_protein = g.sub(g.centroid(cbs), g.centroid(xyz))
+    centred = [g.add(p, to_protein) for p in xyz]
     distance = _slide_distance(cbs, centred, u, LIGAND_CONTACT)
     shift = g.scale(u, distance)
     return tuple(g.add(p, shift) for p in centred)

@@ -27,9 +27,10 @@ def pocket_backbone():
 
 
 def ligand_model(smiles: str, description: str) -> Ligand:
-    """Return the ligand of ``smiles`` placed in the BRD4 BD1 site."""
+    """Return the ligand of ``smiles`` placed in the BRD4 BD1 site (found with JQ1)."""
     elements, charges, xyz, bonds = chemistry.conformer(smiles)
-    placed = place_ligand(pocket_backbone(), xyz)
+    probe = chemistry.conformer(dict(chemistry.LIBRARY)["(+)-JQ1"])[2]
+    placed = place_ligand(pocket_backbone(), xyz, probe)
     return Ligand(description, tuple(elements), tuple(charges), placed, tuple(bonds))
 
 
