@@ -7,6 +7,7 @@ reshuffle the others. Binders are chain A, the target chain B, as in the entitie
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import datetime
 
 from app.demo_data import chemistry, metrics, proteins
@@ -231,8 +232,7 @@ def protein_library_screen(pipeline_id: str, start: datetime, end: datetime, cou
                                quality_mean=-0.3, glycan=True)
         plate, well = divmod(n * 7 % 192, 96)
         external = f"HXL-P{plate + 1:02d}-{wells[well]}"
-        result = NewResult(**{**draft.result.__dict__, "external_id": external})
-        drafts.append(ResultDraft(result, draft.structure_cif))
+        drafts.append(replace(draft, result=replace(draft.result, external_id=external)))
     return PipelineDraft(
         kind="protein_library_screen",
         name="PD-L1 miniprotein library screen, plates 1-2",
