@@ -8,6 +8,7 @@ ADME and ligand SDF files are attached to some results only, as the spec allows.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import datetime
 
 from app.demo_data import chemistry, metrics, proteins
@@ -39,7 +40,7 @@ def _draft(rng, pipeline_id, rid, created, smiles, name, quality, *, adme_rate, 
     m = metrics.small_molecule_metrics(rng, quality)
     warnings = metrics.small_molecule_warnings(rng, m, smiles) or None
     adme = chemistry.adme_for(rng, smiles) if rng.random() < adme_rate else None
-    ligand = ligand_model(smiles, name)
+    ligand = replace(ligand_model(smiles, name), plddt=round(100 * m["complex_iplddt"], 2))
     bb = pocket_backbone()
     chain = Chain("A", proteins.TARGET_DESCRIPTIONS[TARGET], comp_ids(proteins.TARGETS[TARGET]),
                   bb.residues, plddt(rng, bb.ss, m["complex_plddt"]), bb.ss)

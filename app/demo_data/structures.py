@@ -48,6 +48,7 @@ class Ligand:
     # A CCD code for known components (their CCD atom names in ``names``); LIG otherwise.
     comp_id: str = "LIG"
     names: tuple[str, ...] | None = None
+    plddt: float = 80.0  # written to B_iso_or_equiv of every ligand atom
 
     def atom_names(self) -> list[str]:
         """Return unique atom names: the CCD's, else C1, C2, N1 (numbered per element)."""
@@ -215,7 +216,7 @@ def _atom_site(chains: list[Chain], ligand: Ligand | None, ligand_asym: str | No
             serial += 1
             comp = ligand.comp_id
             out.append(f"HETATM {serial} {element.upper()} {name} . {comp} {ligand_asym} "
-                       f"{entity} . ? {x:.3f} {y:.3f} {z:.3f} 1.00 80.00 1 {comp} "
+                       f"{entity} . ? {x:.3f} {y:.3f} {z:.3f} 1.00 {ligand.plddt:.2f} 1 {comp} "
                        f"{ligand_asym} {name} 1")
     out.append("#")
     return out
