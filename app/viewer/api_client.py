@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 from flask import Flask, current_app
@@ -187,6 +187,9 @@ class ComputeApi:
         if client is self._client:
             parts = urlsplit(url)
             url = parts.path + (f"?{parts.query}" if parts.query else "")
+        elif not urlsplit(url).scheme:
+            # A relative URL from a remote API is relative to that API's base.
+            url = urljoin(f"{self._client.base_url}", url)
         try:
             with client.stream("GET", url) as response:
                 if response.status_code in (401, 403, 404, 410):

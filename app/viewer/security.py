@@ -27,6 +27,19 @@ _CSP = (
 )
 
 
+# The Mol* page only: Mol* compiles code with ``new Function`` ('unsafe-eval'), and its
+# React UI and WebGL canvas need inline styles and blob: images, and it loads a bundled
+# WebAssembly module from a data: URL. Scripts still come only
+# from this origin (no inline script without the nonce), and nothing may be fetched from
+# another host; every other page keeps the strict policy above.
+_STRUCTURE = (
+    _CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-eval'")
+    .replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
+    .replace("img-src 'self' data:", "img-src 'self' data: blob:")
+    .replace("connect-src 'self'", "connect-src 'self' data:")  # its WebAssembly module
+)
+
+
 def is_embed() -> bool:
     """Return whether this request asked for embed mode (``?embed=1``)."""
     return request.args.get("embed") == "1"
@@ -45,6 +58,11 @@ def share_url(endpoint: str, **values) -> str:
     if is_embed():
         values.setdefault("embed", 1)
     return url_for(endpoint, **values)
+
+
+def allow_structure_viewer() -> None:
+    """Relax the policy of this response for the Mol* viewer page (see ``_STRUCTURE``)."""
+    g.csp_structure_viewer = True
 
 
 def _frame_ancestors(app: Flask) -> str:
@@ -67,7 +85,8 @@ def apply_headers(app: Flask, response: Response) -> Response:
         headers["Pragma"] = "no-cache"
     embed = is_embed()
     ancestors = _frame_ancestors(app) if embed else "'none'"
-    headers["Content-Security-Policy"] = _CSP.format(nonce=csp_nonce(), ancestors=ancestors)
+    policy = _STRUCTURE if g.get("csp_structure_viewer") else _CSP
+    headers["Content-Security-Policy"] = policy.format(nonce=csp_nonce(), ancestors=ancestors)
     if embed:
         headers.pop("X-Frame-Options", None)
     else:

@@ -13,7 +13,7 @@ import re
 
 from flask import Blueprint, Response, g, render_template, request
 
-from app.viewer import formatting, identity, metrics_catalog, paging, tables
+from app.viewer import formatting, identity, metrics_catalog, paging, security, tables
 from app.viewer.api_client import LinkNotFound, api
 from app.viewer.error_pages import html_error_page
 
@@ -133,6 +133,22 @@ def result(link_id: str, pipeline_id: str, result_id: str):
         "share/result.html", link_id=link_id, share=share, pipeline=pipeline, kind=kind,
         record=record, prev_id=before.get("last_id"), next_id=after.get("first_id"),
         metric_keys=_metric_keys(kind, record), catalog=metrics_catalog,
+    )
+
+
+@bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/structure")
+def structure(link_id: str, pipeline_id: str, result_id: str):
+    """Show a result's structure in the vendored Mol* viewer (same-origin file)."""
+    _check_ids(link_id, pipeline_id, result_id)
+    share = load_share(link_id)
+    pipeline = find(share.get("pipelines"), pipeline_id)
+    record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
+    if not (record.get("artifacts") or {}).get("structure"):
+        raise LinkNotFound()
+    security.allow_structure_viewer()
+    return render_template(
+        "share/structure.html", link_id=link_id, share=share, pipeline=pipeline,
+        kind=metrics_catalog.kind(pipeline.get("kind")), record=record,
     )
 
 

@@ -305,6 +305,18 @@ def test_sorting_a_column_orders_the_rows(site, visitor):
     assert values == sorted(values, reverse=True) and len(values) > 3
 
 
+def test_structure_viewer_shows_the_molecule(site, visitor):
+    _server, seed = site
+    record = api_results(site, "protein_design", limit=1)["data"][0]
+    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}"
+                              f"/results/{record['id']}"))
+    visitor.page.locator("a", has_text="View 3D structure").click()
+    visitor.page.wait_for_selector("#structure-viewer[data-loaded]", timeout=60_000)
+    assert visitor.page.get_attribute("#structure-viewer", "data-loaded") == "true"
+    assert visitor.page.locator("#structure-viewer canvas").count() >= 1
+    visitor.page.screenshot(path=str(DOCS / "structure-desktop.png"))
+
+
 def test_no_javascript_errors_on_any_page(site, browser):
     _server, seed = site
     v = Visitor(browser)

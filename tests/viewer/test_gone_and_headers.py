@@ -116,3 +116,30 @@ def test_pages_reference_no_third_party_host(client, shared):
     for path, _status in viewer_routes(shared).values():
         body = client.get(path).get_data(as_text=True)
         assert "https://" not in body and "//fonts." not in body, path
+
+
+def test_only_the_structure_page_relaxes_the_policy_for_mol_star(client, shared):
+    pd = shared.pipelines["protein_design"]
+    rid = shared.results["protein_design"][0]
+    response = client.get(shared.url(f"/pipelines/{pd}/results/{rid}/structure"))
+    assert response.status_code == 200
+    csp = response.headers["Content-Security-Policy"]
+    assert "script-src 'self' 'unsafe-eval' 'nonce-" in csp
+    assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert response.headers["Referrer-Policy"] == "no-referrer"
+    body = response.get_data(as_text=True)
+    assert "/static/vendor/molstar-5.11.0/molstar.js" in body
+    assert f'data-url="/share/{shared.link_id}/pipelines/{pd}/results/{rid}/artifacts/structure"' \
+        in body
+    # The very next page is strict again.
+    strict = client.get(shared.url(f"/pipelines/{pd}/results/{rid}"))
+    assert "unsafe" not in strict.headers["Content-Security-Policy"]
+    assert f"/results/{rid}/structure" in strict.get_data(as_text=True)
+
+
+def test_structure_page_of_something_gone_is_the_404(client, shared):
+    pd = shared.pipelines["protein_design"]
+    response = client.get(shared.url(f"/pipelines/{pd}/results/res_nope/structure"))
+    assert response.status_code == 404
+    assert "unsafe" not in response.headers["Content-Security-Policy"]
