@@ -3,6 +3,9 @@
 Checks, in order: the ``x-api-key`` header is present and names a key (401), the key is
 active, not expired and its workspace not archived (401), the client address is in
 ``allowed_ips`` when that list is non-empty (403), and the endpoint's key kind (403).
+A key that passes the first checks counts as used: ``last_used_at`` is written at most
+once a minute per key (see ``store.api_keys.touch_last_used``), so steady traffic costs
+no write.
 
 Client address: ``request.remote_addr``. Behind proxies, set ``FLASK_TRUSTED_PROXY_COUNT``
 to the number of proxies in front of the app; werkzeug's ProxyFix then takes the address
