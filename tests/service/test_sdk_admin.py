@@ -6,6 +6,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import boltz_api
+import httpx
 import pytest
 
 from app.db import get_engine
@@ -135,3 +136,24 @@ def test_usage_through_the_sdk_with_auto_paging(sdk, app, org):
     with pytest.raises(boltz_api.BadRequestError):
         sdk.admin.usage.list(starting_at=DAY0, ending_at=DAY0 + timedelta(days=1),
                              window_size="HOUR", page="forged")
+
+
+def test_real_server_keeps_the_error_contract(live_server, org):
+    """Through gunicorn too: oversized, malformed and misrouted requests get the envelope."""
+    url = f"{live_server.url}/compute/v1/admin/workspaces"
+    cases = [
+        (413, {"content": b'{"name": "' + b"x" * (2 * 1024 * 1024) + b'"}'}),
+        (400, {"content": b'{"name": '}),
+        (400, {"content": b"[]"}),
+        (400, {"content": b'{"name": "a\\u0000b"}'}),
+    ]
+    for status, kwargs in cases:
+        response = httpx.post(url, headers={**org.headers, "content-type": "application/json"},
+                              timeout=30, **kwargs)
+        assert response.status_code == status, response.text[:200]
+        assert set(response.json()) == {"statusCode", "error", "message"}
+    response = httpx.delete(url, headers=org.headers)
+    assert response.status_code == 405 and response.json()["statusCode"] == 405
+    # Nothing was created by any of them.
+    listed = httpx.get(url, headers=org.headers).json()["data"]
+    assert [w["id"] for w in listed] == [org.workspace_id]
