@@ -155,7 +155,7 @@ def _target_workspace(organization_id: str, workspace_id: str | None):
 
 @endpoint("POST", "/admin/api-keys", summary="Create an API key", tag="API keys",
           auth="admin", body=ApiKeyCreate, response=ApiKeyCreated,
-          description="Creates a workspace key. The full key is returned only here.")
+          description=__doc__.split("\n\n", 1)[1])
 def create_api_key(body: ApiKeyCreate):
     """Create a workspace key and return it once."""
     organization_id = current_key().organization_id

@@ -220,9 +220,7 @@ def _bucket_json(row: dict, query: UsageQuery, size: int) -> dict:
 
 @endpoint("GET", "/admin/usage", summary="List usage", tag="Usage", auth="admin",
           query=UsageQuery, response=UsagePage,
-          description="Aggregated usage of the organization in UTC hour or day buckets. "
-                      "Only buckets with usage are returned; edge buckets are clipped to "
-                      "the range. Ordered by start_time, application, workspace_id.")
+          description=__doc__.split("\n\n", 1)[1])
 def list_usage(query: UsageQuery):
     """Return one page of usage buckets."""
     organization_id = current_key().organization_id

@@ -159,7 +159,8 @@ def load_workspace(workspace_id: str) -> Workspace:
 
 
 @endpoint("POST", "/admin/workspaces", summary="Create a workspace", tag="Workspaces",
-          auth="admin", body=WorkspaceCreate, response=WorkspaceOut)
+          auth="admin", body=WorkspaceCreate, response=WorkspaceOut,
+          description=__doc__.split("\n\n", 1)[1])
 def create_workspace(body: WorkspaceCreate):
     """Create a workspace in the caller's organization."""
     retention = body.data_retention
