@@ -8,7 +8,8 @@ Rules: ``name`` 1-200 characters after stripping; ``allowed_ips`` at most 100 IP
 addresses (not networks), normalised (``2001:DB8::0:1`` is stored as ``2001:db8::1``,
 ``::ffff:10.0.0.1`` as ``10.0.0.1``) and deduplicated; ``expires_in_days`` a whole number
 1-3650; ``workspace_id`` an unarchived workspace of the organization (default: the
-default workspace). Revoking is idempotent.
+default workspace). Revoking is idempotent; the organization's last active admin key
+cannot be revoked (409), since only an admin key can make keys.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from app.db import get_conn
 from app.ids import is_record_id
 from app.service.api import endpoint
 from app.service.auth import current_key
-from app.service.errors import bad_request, not_found
+from app.service.errors import ApiError, bad_request, not_found
 from app.service.pagination import CURSOR, PageQuery, page_envelope
 from app.store import api_keys as store
 from app.store import workspaces as workspace_store
@@ -190,8 +191,9 @@ def list_api_keys(query: ApiKeyListQuery):
 
 
 @endpoint("POST", "/admin/api-keys/<api_key_id>/revoke", summary="Revoke an API key",
-          tag="API keys", auth="admin", response=ApiKeyOut,
-          description="Deactivates the key at once; repeating it is harmless.")
+          tag="API keys", auth="admin", response=ApiKeyOut, extra_statuses=(409,),
+          description="Deactivates the key at once; repeating it is harmless. The "
+                      "organization's last active admin key cannot be revoked (409).")
 def revoke_api_key(api_key_id: str):
     """Deactivate a key of the organization."""
     key = None
@@ -199,4 +201,8 @@ def revoke_api_key(api_key_id: str):
         key = store.get_api_key(get_conn(), current_key().organization_id, api_key_id)
     if key is None:
         raise not_found()
+    if (key.key_type == "admin" and key.is_active
+            and store.count_active_admin_keys(get_conn(), key.organization_id) <= 1):
+        # Keys are only made with an admin key: revoking the last one locks the org out.
+        raise ApiError(409, "The organization's last active admin key cannot be revoked")
     return api_key_json(store.revoke_api_key(get_conn(), key))

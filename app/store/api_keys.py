@@ -136,3 +136,14 @@ def deactivate_workspace_keys(conn: Connection, workspace_id: str) -> int:
         .values(is_active=False)
     )
     return result.rowcount
+
+
+def count_active_admin_keys(conn: Connection, organization_id: str) -> int:
+    """Return how many active admin keys the organization has."""
+    k = schema.api_keys
+    return conn.execute(
+        sa.select(sa.func.count()).select_from(k).where(
+            k.c.organization_id == organization_id, k.c.key_type == "admin",
+            k.c.is_active.is_(True),
+        )
+    ).scalar_one()

@@ -191,3 +191,21 @@ def test_workspace_key_is_403_on_api_key_endpoints(app, client, org):
         assert_envelope(response, 403)
     assert client.get(f"{BASE}?limit=100", headers=org.headers).json["data"][-1][
         "is_active"] is True
+
+
+def test_last_active_admin_key_cannot_be_revoked(app, client, org):
+    admin_id = client.get(BASE, headers=org.headers).json["data"][0]["id"]
+    body = assert_envelope(client.post(f"{BASE}/{admin_id}/revoke", headers=org.headers), 409)
+    assert "admin key" in body["message"]
+    # With a second admin key, the first can go, and then the second is the last one.
+    second = make_key(app, org, key_type="admin")
+    assert client.post(f"{BASE}/{admin_id}/revoke", headers=org.headers).json[
+        "is_active"] is False
+    assert_envelope(client.get(BASE, headers=org.headers), 401)
+    listed = client.get(BASE, headers={"x-api-key": second}).json["data"]
+    second_id = next(k["id"] for k in listed if k["key_type"] == "admin" and k["is_active"])
+    assert_envelope(client.post(f"{BASE}/{second_id}/revoke", headers={"x-api-key": second}),
+                    409)
+    # Revoking the already revoked first key stays harmless.
+    assert client.post(f"{BASE}/{admin_id}/revoke", headers={"x-api-key": second}
+                       ).status_code == 200
