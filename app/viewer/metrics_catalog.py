@@ -21,6 +21,20 @@ class Metric:
     decimals: int = 3
     # Whether a higher value is better (for the hint shown beside the header).
     higher_is_better: bool | None = True
+    # (strong, weak) thresholds for shading table cells, or None for no shading. For
+    # 0-1 confidences: strong >= 0.8, weak < 0.5; for PAE: strong < 5 Å, weak > 15 Å.
+    bands: tuple[float, float] | None = (0.8, 0.5)
+
+
+def quality(metric_def: Metric, value) -> str:
+    """Return "strong", "weak" or "" for a metric value (drives cell shading)."""
+    if metric_def.bands is None or metric_def.higher_is_better is None \
+            or type(value) not in (int, float):
+        return ""
+    strong, weak = metric_def.bands
+    if metric_def.higher_is_better:
+        return "strong" if value >= strong else "weak" if value < weak else ""
+    return "strong" if value < strong else "weak" if value > weak else ""
 
 
 METRICS: dict[str, Metric] = {
@@ -34,7 +48,7 @@ METRICS: dict[str, Metric] = {
         Metric(
             "optimization_score", "Optimization score", "score",
             "Higher means stronger predicted binding; used to rank candidates in lead "
-            "optimisation.", decimals=2,
+            "optimisation.", decimals=2, bands=None,
         ),
         Metric(
             "iptm", "ipTM", "0\u20131",
@@ -44,7 +58,7 @@ METRICS: dict[str, Metric] = {
         Metric(
             "min_interaction_pae", "Min. interaction PAE", "Å",
             "Minimum predicted aligned error across the interface, in Ångström; lower "
-            "means higher confidence.", decimals=2, higher_is_better=False,
+            "means higher confidence.", decimals=2, higher_is_better=False, bands=(5.0, 15.0),
         ),
         Metric(
             "structure_confidence", "Structure confidence", "0\u20131",
@@ -62,15 +76,17 @@ METRICS: dict[str, Metric] = {
         Metric(
             "helix_fraction", "Helix", "0\u20131",
             "Fraction of residues in alpha helices.", decimals=2, higher_is_better=None,
+            bands=None,
         ),
         Metric(
             "sheet_fraction", "Sheet", "0\u20131",
             "Fraction of residues in beta sheets.", decimals=2, higher_is_better=None,
+            bands=None,
         ),
         Metric(
             "loop_fraction", "Loop", "0\u20131",
             "Fraction of residues in loops (neither helix nor sheet).", decimals=2,
-            higher_is_better=None,
+            higher_is_better=None, bands=None,
         ),
     )
 }

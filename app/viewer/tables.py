@@ -52,10 +52,11 @@ def _td(content: str, raw: object = None, css: str = "", title: str = "") -> str
     return f"<td{attrs}>{content}</td>"
 
 
-def _number_td(value, decimals: int) -> str:
+def _number_td(value, decimals: int, shade: str = "") -> str:
     """Return a numeric cell; a number's text has nothing to escape."""
     if type(value) in (int, float):
-        return f'<td class="num" data-sort="{value!r}">' \
+        css = f"num q-{shade}" if shade else "num"
+        return f'<td class="{css}" data-sort="{value!r}">' \
             f"{formatting.format_number(value, decimals)}</td>"
     return _td(escape(formatting.format_number(value, decimals)), value, "num")
 
@@ -98,7 +99,9 @@ def _cell(column: Column, record: dict) -> str:
     source = column.source
     if source == "metric":
         value = (record.get("metrics") or {}).get(column.key)
-        return _number_td(value, metrics_catalog.metric(column.key).decimals)
+        definition = metrics_catalog.metric(column.key)
+        return _number_td(value, definition.decimals,
+                          metrics_catalog.quality(definition, value))
     if source == "adme":
         value = (record.get("adme") or {}).get(column.key.split(".", 1)[1])
         if column.key == "adme.solubility":
@@ -115,7 +118,8 @@ def _cell(column: Column, record: dict) -> str:
         return _td(content, length, "num", f"Chains {chains}: {summary['text']}")
     if source == "smiles":
         smiles = record.get("smiles") or ""
-        return _td(escape(formatting.shorten(smiles, 32)), smiles, "mono", smiles)
+        # Whole, wrapped: in a lead-optimisation series the differences sit mid-string.
+        return _td(escape(smiles), smiles, "mono smiles")
     if source == "variant":
         variant = record.get("type") or ""
         content = (f'<span class="badge badge-{escape(variant)}">{escape(variant)}</span>'

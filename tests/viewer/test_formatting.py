@@ -95,3 +95,15 @@ def test_pasted_ids_keep_order_and_drop_repeats():
     assert paging.parse_ids("b, a\nb;c  a") == ("b", "a", "c")
     with pytest.raises(paging.InvalidQuery):
         paging.parse_ids("ok, not/ok")
+
+
+def test_metric_quality_bands():
+    from app.viewer import metrics_catalog as catalog
+
+    assert catalog.quality(catalog.metric("binding_confidence"), 0.85) == "strong"
+    assert catalog.quality(catalog.metric("binding_confidence"), 0.49) == "weak"
+    assert catalog.quality(catalog.metric("binding_confidence"), 0.6) == ""
+    assert catalog.quality(catalog.metric("min_interaction_pae"), 3.2) == "strong"
+    assert catalog.quality(catalog.metric("min_interaction_pae"), 16.0) == "weak"
+    assert catalog.quality(catalog.metric("helix_fraction"), 0.9) == ""
+    assert catalog.quality(catalog.metric("something_new"), 0.9) == ""
