@@ -1,0 +1,294 @@
+"""Schemathesis over the whole compute API: bad input never gets a 500, and every answer
+matches the OpenAPI document the app serves at ``/compute/v1/openapi.json``.
+
+The document is loaded from the app (WSGI, no server). Requests go, in process, to an app
+whose database ``seed_demo`` filled (once per module, SQLite or the PostgreSQL of
+``TEST_DATABASE_URL``), and every request to a keyed endpoint carries the demo
+organization's real admin key. Generated path parameters are swapped, half of the time, for
+real ones: share-link ids with the pipelines they cover (and a valid JWT for the email-mode
+link), workspaces, presigned artifact URLs. So the success paths are exercised as well as
+the 400/404 ones, and a per-operation guard fails if they were not reached. Operations that
+destroy state (archive, revoke) only ever get throwaway objects made for the purpose.
+
+Checks on every response: not_a_server_error, status_code_conformance,
+content_type_conformance, response_schema_conformance, and ``error_envelope`` (every error
+body is exactly ``{statusCode, error, message}`` with ``statusCode`` equal to the status).
+Generation is deterministic (fixed seed, ``deterministic``) and bounded (``MAX_EXAMPLES``
+per operation in the fuzzing phase, plus schemathesis' coverage phase).
+
+Schemathesis' ``from_fixture`` loader does not work with pytest 9.2 (it sets
+``Function._nodeid``), hence an eager schema loaded from a document-only app, with the
+seeded app passed to every call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import timedelta
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import schemathesis
+import sqlalchemy as sa
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from app import create_app
+from app.db import get_engine, migrate
+from app.demo import seed_demo
+from app.share_tokens import mint
+from app.store.api_keys import create_api_key
+from app.store.share_links import create_share_link
+from app.store.workspaces import create_workspace
+from app.timeutil import utcnow
+
+DOCUMENT = "/compute/v1/openapi.json"
+MAX_EXAMPLES = 50
+SEED = 20261122
+THROWAWAYS = 3  # links to archive, workspaces to archive, keys to revoke
+PG_URL = os.environ.get("TEST_DATABASE_URL")
+
+CONFIG = schemathesis.Config.from_dict({
+    "seed": SEED,
+    "generation": {
+        "mode": "all",
+        "max-examples": MAX_EXAMPLES,
+        "deterministic": True,
+        "database": "none",
+    },
+    "phases": {"stateful": {"enabled": False}},
+})
+
+# The document does not depend on the database: a bare app serves it for loading.
+schema = schemathesis.openapi.from_wsgi(
+    DOCUMENT,
+    create_app({"TESTING": True, "DATABASE_URL": "sqlite://", "SECRET_KEY": "document-only",
+                "ARTIFACT_DIR": "/nonexistent"}),
+    config=CONFIG,
+)
+
+
+@schemathesis.check
+def error_envelope(ctx, response, case):
+    """Every error answer is the JSON envelope ``{statusCode, error, message}``."""
+    if response.status_code < 400:
+        return True
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        raise AssertionError(f"error body is not JSON: {response.content[:200]!r}") from None
+    assert isinstance(body, dict) and set(body) == {"statusCode", "error", "message"}, body
+    assert body["statusCode"] == response.status_code, body
+    assert isinstance(body["error"], str) and body["error"], body
+    assert isinstance(body["message"], str) and body["message"], body
+    return True
+
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    error_envelope,
+]
+
+
+@dataclass
+class Seeded:
+    """The seeded app and the real objects offered to generated requests."""
+
+    app: object
+    admin_key: str
+    workspace_id: str
+    readable_links: list[str]
+    share_pairs: list[tuple[str, str]]  # (link id, a pipeline id the link covers)
+    email_link: str
+    email_token: str
+    archivable_links: list[str]
+    archivable_workspaces: list[str]
+    revocable_keys: list[str]
+    artifacts: list[tuple[str, str, str]] = field(default_factory=list)  # id, expires, sig
+
+    def choices(self, path: str) -> list:
+        """Return real values that a generated request to ``path`` may get instead."""
+        if path.endswith("/pipelines/{pipeline_id}/results"):
+            return self.share_pairs
+        if path.endswith("/artifacts/{artifact_id}"):
+            return self.artifacts
+        if path.endswith("/share-links"):
+            return [("body", pipeline) for _link, pipeline in self.share_pairs]
+        if path.endswith("/share-links/{link_id}/archive"):
+            return self.archivable_links
+        if "{link_id}" in path:
+            return self.readable_links
+        if "{workspace_id}" in path:
+            # Archiving the default workspace is refused (409); the others are throwaways.
+            return [self.workspace_id, *self.archivable_workspaces]
+        if path.endswith("/revoke"):
+            return self.revocable_keys
+        return []
+
+    def substitute(self, case, choice):
+        """Return ``case`` with the real identifiers of ``choice`` put in."""
+        if choice is None:
+            return case
+        path = case.operation.path
+        params = dict(case.path_parameters or {})
+        link = None
+        if path.endswith("/pipelines/{pipeline_id}/results"):
+            link, params["pipeline_id"] = choice
+            params["link_id"] = link
+        elif path.endswith("/artifacts/{artifact_id}"):
+            params["artifact_id"], expires, signature = choice
+            case.query = {**(case.query or {}), "expires": expires, "signature": signature}
+        elif path.endswith("/share-links"):
+            if isinstance(case.body, dict):
+                # A creatable link: a real pipeline, a future expiry, the real workspace.
+                expires = (utcnow() + timedelta(days=2)).isoformat() + "Z"
+                case.body = {**case.body, "pipeline_ids": [choice[1]], "expires_at": expires}
+                if "workspace_id" in case.body:
+                    case.body["workspace_id"] = self.workspace_id
+        elif "{link_id}" in path:
+            params["link_id"] = link = choice
+        elif "{workspace_id}" in path:
+            params["workspace_id"] = choice
+        elif "{api_key_id}" in path:
+            params["api_key_id"] = choice
+        if link == self.email_link and path.startswith("/compute/v1/share/"):
+            case.headers = {**(case.headers or {}),
+                            "Authorization": f"Bearer {self.email_token}"}
+        case.path_parameters = params
+        return case
+
+
+SEEDED: Seeded | None = None  # set by the module fixture; read by the generation hook
+
+
+@schema.hook
+def flatmap_case(context, case):
+    """Keep the generated case, or put real identifiers in it (one choice in two or more)."""
+    options = SEEDED.choices(case.operation.path) if SEEDED else []
+    if not options:
+        return st.just(case)
+    return st.sampled_from([None, *options]).map(lambda choice: SEEDED.substitute(case, choice))
+
+
+def _database(tmp_path) -> tuple[str, callable]:
+    """Return the URL of an empty database (a fresh schema on PostgreSQL) and its dropper."""
+    if not PG_URL:
+        return f"sqlite:///{tmp_path / 'schemathesis.sqlite3'}", lambda: None
+    name = f"t_{secrets.token_hex(6)}"
+    admin = sa.create_engine(PG_URL)
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{name}"'))
+    separator = "&" if "?" in PG_URL else "?"
+
+    def drop() -> None:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{name}" CASCADE'))
+        admin.dispose()
+
+    return f"{PG_URL}{separator}options=-csearch_path%3D{name}", drop
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory):
+    """An app on a migrated database holding the demo organization plus throwaways."""
+    global SEEDED
+    tmp_path = tmp_path_factory.mktemp("schemathesis")
+    url, drop = _database(tmp_path)
+    engine = sa.create_engine(url)
+    migrate(engine)
+    engine.dispose()
+    app = create_app({"TESTING": True, "DATABASE_URL": url, "SECRET_KEY": "test-secret",
+                      "ARTIFACT_DIR": str(tmp_path / "artifacts"),
+                      "PUBLIC_URL": "http://viewer.test"})
+    app.instance_path = str(tmp_path / "instance")
+    os.makedirs(app.instance_path, exist_ok=True)
+    engine = get_engine(app)
+    summary = seed_demo(engine, artifact_dir=app.config["ARTIFACT_DIR"],
+                        public_url=app.config["PUBLIC_URL"])
+    org_id, workspace_id = summary["organization_id"], summary["workspace_id"]
+    pipelines = summary["pipelines"]
+    public_id = summary["share_links"]["public"]["id"]
+    email = summary["share_links"]["email"]
+    with engine.begin() as conn:
+        archivable_links = [
+            create_share_link(
+                conn, organization_id=org_id, workspace_id=workspace_id, access_mode="public",
+                allowed_emails=[], pipeline_ids=[pipelines["protein_design"]],
+                prediction_ids=[], expires_at=utcnow() + timedelta(days=30),
+            ).id
+            for _ in range(THROWAWAYS)
+        ]
+        archivable_workspaces = [
+            create_workspace(conn, organization_id=org_id, name=f"Throwaway {i}",
+                             retention_unit="days", retention_value=7).id
+            for i in range(THROWAWAYS)
+        ]
+        revocable_keys = [
+            create_api_key(conn, organization_id=org_id, workspace_id=workspace_id,
+                           key_type="workspace", name=f"Throwaway {i}")[0].id
+            for i in range(THROWAWAYS)
+        ]
+    token = mint(email["id"], email["allowed_emails"][0], app)
+    pairs = [(public_id, pipeline_id) for pipeline_id in pipelines.values()]
+    pairs += [(email["id"], pipelines[kind]) for kind in
+              ("protein_design", "small_molecule_design", "small_molecule_library_screen")]
+    state = Seeded(
+        app=app, admin_key=summary["admin_key"], workspace_id=workspace_id,
+        readable_links=[public_id, email["id"]], share_pairs=pairs, email_link=email["id"],
+        email_token=token, archivable_links=archivable_links,
+        archivable_workspaces=archivable_workspaces, revocable_keys=revocable_keys,
+    )
+    # Presigned artifact URLs exactly as the API hands them out.
+    client = app.test_client()
+    for kind in ("protein_design", "small_molecule_design"):
+        response = client.get(
+            f"/compute/v1/share/{public_id}/pipelines/{pipelines[kind]}/results?limit=2")
+        for record in response.get_json()["data"]:
+            for artifact in record["artifacts"].values():
+                url = urlsplit(artifact["url"])
+                query = parse_qs(url.query)
+                state.artifacts.append((url.path.rsplit("/", 1)[-1], query["expires"][0],
+                                        query["signature"][0]))
+    assert state.artifacts
+    SEEDED = state
+    yield state
+    SEEDED = None
+    get_engine(app).dispose()
+    drop()
+
+
+@pytest.fixture
+def statuses(request, seeded):
+    """Collect the statuses one operation answered; then require a 200 where real ids
+    were offered (proves the substitutions reach the success paths)."""
+    seen: dict[str, set[int]] = defaultdict(set)
+    yield seen
+    for label, codes in seen.items():
+        path = label.split(" ", 1)[1]
+        if seeded.choices(path) and not label.endswith("/revoke"):
+            assert 200 in codes, f"{label} never answered 200 (saw {sorted(codes)})"
+
+
+@schema.parametrize()
+# ``statuses`` deliberately accumulates over all the cases of one operation.
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_api_matches_its_openapi_document(case, seeded, statuses):
+    """Every generated request gets a documented, well-formed answer; never a 500."""
+    headers = None
+    if case.operation.path.startswith(("/compute/v1/admin/", "/compute/v1/share-links")):
+        headers = {"x-api-key": seeded.admin_key}
+    response = case.call_and_validate(checks=CHECKS, app=seeded.app, headers=headers)
+    statuses[case.operation.label].add(response.status_code)
