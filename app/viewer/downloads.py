@@ -18,7 +18,7 @@ from flask import Response
 
 from app.viewer import metrics_catalog
 from app.viewer.api_client import CHUNK_SIZE, LinkNotFound, api
-from app.viewer.views import _check_ids, bearer, bp, find, load_share
+from app.viewer.views import bearer, bp, check_ids, find, load_share
 
 _EXTENSIONS = {
     "application/zip": "zip",
@@ -103,7 +103,7 @@ def result_artifact(link_id: str, pipeline_id: str, result_id: str, name: str):
     """Stream one artifact of a result (archive, structure or ligand_structure)."""
     if name not in metrics_catalog.ARTIFACT_NAMES:
         raise LinkNotFound()
-    _check_ids(link_id, pipeline_id, result_id)
+    check_ids(link_id, pipeline_id, result_id)
 
     def locate() -> dict:
         record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
@@ -118,7 +118,7 @@ def result_artifact(link_id: str, pipeline_id: str, result_id: str, name: str):
 @bp.get("/share/<link_id>/predictions/<prediction_id>/artifacts/<name>")
 def prediction_artifact(link_id: str, prediction_id: str, name: str):
     """Stream one artifact of a prediction, by its name."""
-    _check_ids(link_id, prediction_id)
+    check_ids(link_id, prediction_id)
 
     def locate() -> dict:
         prediction = find(load_share(link_id).get("predictions"), prediction_id)

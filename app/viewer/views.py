@@ -19,7 +19,7 @@ from app.viewer.error_pages import html_error_page
 
 bp = Blueprint("viewer", __name__)
 
-_ID = re.compile(r"^[A-Za-z0-9_\-]{1,128}$")
+_ID = re.compile(r"[A-Za-z0-9_\-]{1,128}")
 
 
 def bearer(link_id: str) -> str | None:
@@ -30,15 +30,15 @@ def bearer(link_id: str) -> str | None:
     return cache[link_id]
 
 
-def _check_ids(*values: str) -> None:
+def check_ids(*values: str) -> None:
     """Answer the shared 404 for ids that cannot exist, without asking the API."""
-    if not all(_ID.match(v or "") for v in values):
+    if not all(_ID.fullmatch(v or "") for v in values):
         raise LinkNotFound()
 
 
 def load_share(link_id: str) -> dict:
     """Return what the link exposes, or raise the API client's typed errors."""
-    _check_ids(link_id)
+    check_ids(link_id)
     return api().share(link_id, bearer(link_id))
 
 
@@ -66,7 +66,7 @@ def _results_page(link_id: str, pipeline_id: str):
         page_request = paging.parse(request.args)
     except paging.InvalidQuery as error:
         return None, html_error_page(400, str(error))
-    _check_ids(link_id, pipeline_id)
+    check_ids(link_id, pipeline_id)
     share = load_share(link_id)
     pipeline = find(share.get("pipelines"), pipeline_id)
     page = api().results(
@@ -121,7 +121,7 @@ def export_csv(link_id: str, pipeline_id: str):
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>")
 def result(link_id: str, pipeline_id: str, result_id: str):
     """Show one result: entities with full sequences, metrics, warnings, downloads."""
-    _check_ids(link_id, pipeline_id, result_id)
+    check_ids(link_id, pipeline_id, result_id)
     share = load_share(link_id)
     pipeline = find(share.get("pipelines"), pipeline_id)
     client, token = api(), bearer(link_id)
@@ -139,7 +139,7 @@ def result(link_id: str, pipeline_id: str, result_id: str):
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/structure")
 def structure(link_id: str, pipeline_id: str, result_id: str):
     """Show a result's structure in the vendored Mol* viewer (same-origin file)."""
-    _check_ids(link_id, pipeline_id, result_id)
+    check_ids(link_id, pipeline_id, result_id)
     share = load_share(link_id)
     pipeline = find(share.get("pipelines"), pipeline_id)
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
@@ -162,7 +162,7 @@ def _metric_keys(kind: metrics_catalog.Kind, record: dict) -> list[str]:
 @bp.get("/share/<link_id>/predictions/<prediction_id>")
 def prediction(link_id: str, prediction_id: str):
     """Show one prediction: application, status, inputs, outputs and artifacts."""
-    _check_ids(link_id, prediction_id)
+    check_ids(link_id, prediction_id)
     share = load_share(link_id)
     item = find(share.get("predictions"), prediction_id)
     return render_template(
