@@ -71,7 +71,10 @@ def parse_aware_datetime(value: object) -> datetime:
             except ValueError:
                 continue
             if parsed.tzinfo is not None:
-                return parsed.astimezone(UTC)
+                try:
+                    return parsed.astimezone(UTC)
+                except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00 is before year 1 in UTC
+                    raise PydanticCustomError("aware_datetime", "is out of range") from None
     raise PydanticCustomError(
         "aware_datetime", "must be an ISO 8601 date-time with a timezone, e.g. 2026-04-08T18:00:00Z"
     )

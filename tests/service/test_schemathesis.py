@@ -292,3 +292,21 @@ def test_api_matches_its_openapi_document(case, seeded, statuses):
         headers = {"x-api-key": seeded.admin_key}
     response = case.call_and_validate(checks=CHECKS, app=seeded.app, headers=headers)
     statuses[case.operation.label].add(response.status_code)
+
+
+# Regressions: what schemathesis found, pinned with plain requests.
+
+
+@pytest.mark.parametrize(("starting_at", "ending_at"), [
+    # Year 1 east of UTC is before year 1 in UTC (found: OverflowError, a 500).
+    ("0001-01-01T00:00:01-01:01", "0001-01-01T00:00:00.0+08:00"),
+    ("0001-01-01T00:00:01Z", "0001-01-01T00:00:00+00:01"),
+    # Year 9999 west of UTC is after year 9999 in UTC.
+    ("9999-12-31T23:00:00Z", "9999-12-31T23:59:59-01:00"),
+])
+def test_usage_dates_out_of_range_in_utc_are_a_400(client, org, starting_at, ending_at):
+    response = client.get("/compute/v1/admin/usage", headers=org.headers, query_string={
+        "starting_at": starting_at, "ending_at": ending_at, "window_size": "HOUR"})
+    assert response.status_code == 400, response.data
+    assert set(response.json) == {"statusCode", "error", "message"}
+    assert "out of range" in response.json["message"]
