@@ -14,6 +14,7 @@ down, failing or slow.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -106,17 +107,19 @@ def _raise_for_status(response: httpx.Response) -> None:
 class ComputeApi:
     """Typed access to the share-read endpoints of the compute API."""
 
-    def __init__(self, client: httpx.Client, download_client: httpx.Client, embedded: bool):
+    def __init__(self, client: httpx.Client, download_client: httpx.Client, embedded: bool,
+                 deadline: float = 10.0):
         self._client = client
         self._download_client = download_client
         self._embedded = embedded
+        self._deadline = deadline
 
     def _get(self, path: str, bearer: str | None, params: dict | None = None) -> Any:
         headers = {"Accept": "application/json"}
         if bearer:
             headers["Authorization"] = f"Bearer {bearer}"
         try:
-            response = self._client.get(path, params=params, headers=headers)
+            response = self._read(path, params, headers)
         except httpx.TimeoutException as error:
             raise ApiTimeout(type(error).__name__) from None
         except httpx.HTTPError as error:
@@ -127,6 +130,24 @@ class ComputeApi:
             return response.json()
         except ValueError:
             raise ApiUnavailable(502, "compute API answered something that is not JSON") from None
+
+    def _read(self, path: str, params: dict | None, headers: dict) -> httpx.Response:
+        """GET ``path`` and read its body within the overall deadline.
+
+        httpx's timeouts bound each connect and each read, not the whole exchange: an API
+        that trickles a byte a second would never trip them. The body is read in pieces
+        and the clock checked between them, so a page waits at most about twice
+        ``COMPUTE_API_TIMEOUT`` whatever the API does.
+        """
+        give_up = time.monotonic() + self._deadline
+        with self._client.stream("GET", path, params=params, headers=headers) as response:
+            body = bytearray()
+            for piece in response.iter_raw():
+                body += piece
+                if time.monotonic() > give_up:
+                    raise ApiTimeout("compute API answer too slow")
+        return httpx.Response(response.status_code, headers=response.headers,
+                              content=bytes(body), request=response.request)
 
     def share(self, link_id: str, bearer: str | None = None) -> dict:
         """Return what a link exposes (``GET /compute/v1/share/{id}``)."""
@@ -252,11 +273,13 @@ def build_client(app: Flask) -> ComputeApi:
             base_url=str(base_url).rstrip("/"), timeout=timeout, limits=limits,
             follow_redirects=False,
         )
-        return ComputeApi(client, download_client, embedded=False)
+        return ComputeApi(client, download_client, embedded=False,
+                          deadline=float(app.config.get("COMPUTE_API_TIMEOUT") or 10.0))
     transport = httpx.WSGITransport(app=_with_large_file_blocks(_embedded_service(app)),
                                     raise_app_exceptions=False)
     client = httpx.Client(base_url=EMBEDDED_BASE_URL, transport=transport, timeout=timeout)
-    return ComputeApi(client, download_client, embedded=True)
+    return ComputeApi(client, download_client, embedded=True,
+                      deadline=float(app.config.get("COMPUTE_API_TIMEOUT") or 10.0))
 
 
 _build_lock = threading.Lock()

@@ -60,3 +60,22 @@ def sleeper(seconds: float) -> Callable[[Request], Response]:
         return json_response({})
 
     return handler
+
+
+def dripper(seconds: float, pieces: int = 20) -> Callable[[Request], Response]:
+    """A handler that answers at once but sends its body a byte at a time, slowly.
+
+    Each piece arrives well within any read timeout; only a deadline on the whole
+    exchange stops the wait.
+    """
+
+    def handler(_request: Request) -> Response:
+        def body():
+            for _ in range(pieces):
+                yield b" "
+                time.sleep(seconds / pieces)
+            yield b"{}"
+
+        return Response(body(), mimetype="application/json")
+
+    return handler

@@ -9,7 +9,7 @@ import pytest
 from werkzeug.wrappers import Response
 
 from tests.conftest import free_port
-from tests.viewer.fake_api import FakeApi, json_response, sleeper, status
+from tests.viewer.fake_api import FakeApi, dripper, json_response, sleeper, status
 
 LINK = "sl_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 
@@ -68,6 +68,16 @@ def test_slow_api_gives_a_504_page_within_the_timeout(client, remote):
     assert_unavailable_page(response, 504)
     assert elapsed < 2.0, elapsed
     assert server.calls  # the request did reach the slow server
+
+
+def test_api_that_trickles_its_answer_is_cut_off_too(client, remote):
+    # 0.1 s between bytes never trips the 0.5 s read timeout; the overall deadline does.
+    remote(dripper(4, pieces=40))
+    started = time.monotonic()
+    response = client.get(f"/share/{LINK}")
+    elapsed = time.monotonic() - started
+    assert_unavailable_page(response, 504)
+    assert elapsed < 2.0, elapsed
 
 
 def test_api_down_gives_a_502_page(client, app):
