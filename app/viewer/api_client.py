@@ -64,6 +64,12 @@ class BadRequest(ApiError):
         self.message = message
 
 
+class RangeNotSatisfiable(ApiError):
+    """The visitor asked for a byte range the file does not have (416)."""
+
+    status = 416
+
+
 class ApiUnavailable(ApiError):
     """The API is unreachable or answered 5xx (502), or said it is unavailable (503)."""
 
@@ -198,12 +204,16 @@ class ComputeApi:
         return self._download_client
 
     @contextmanager
-    def open_download(self, url: str) -> Iterator[httpx.Response]:
+    def open_download(self, url: str, range_header: str | None = None
+                      ) -> Iterator[httpx.Response]:
         """Open a streamed GET of a presigned URL; the body is read by the caller.
 
-        Raises LinkNotFound for 403/404 (an expired or revoked signature: the caller may
-        ask the API for a fresh URL) and ApiUnavailable/ApiTimeout otherwise.
+        ``range_header`` (the visitor's ``Range``) is passed on so that a download can
+        resume. Raises LinkNotFound for 403/404 (an expired or revoked signature: the
+        caller may ask the API for a fresh URL), RangeNotSatisfiable for 416, and
+        ApiUnavailable/ApiTimeout otherwise.
         """
+        headers = {"Range": range_header} if range_header else {}
         client = self._client_for(url)
         if client is self._client:
             parts = urlsplit(url)
@@ -212,9 +222,11 @@ class ComputeApi:
             # A relative URL from a remote API is relative to that API's base.
             url = urljoin(f"{self._client.base_url}", url)
         try:
-            with client.stream("GET", url) as response:
+            with client.stream("GET", url, headers=headers) as response:
                 if response.status_code in (401, 403, 404, 410):
                     raise LinkNotFound()
+                if response.status_code == 416:
+                    raise RangeNotSatisfiable()
                 if response.status_code >= 400:
                     raise ApiUnavailable(502, f"download answered {response.status_code}")
                 yield response

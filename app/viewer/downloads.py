@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 
 import httpx
-from flask import Response
+from flask import Response, request
 
 from app.viewer import metrics_catalog
-from app.viewer.api_client import CHUNK_SIZE, LinkNotFound, api
+from app.viewer.api_client import CHUNK_SIZE, LinkNotFound, RangeNotSatisfiable, api
 from app.viewer.views import bearer, bp, check_ids, find, load_share
 
 _EXTENSIONS = {
@@ -33,6 +33,7 @@ _EXTENSIONS = {
 _DEFAULT_EXTENSIONS = {"archive": "zip", "structure": "cif", "ligand_structure": "cif"}
 _UPSTREAM_FILENAME = re.compile(r"""filename\*?=(?:UTF-8''|")?([^";]+)""", re.IGNORECASE)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._\-]+")
+_SIMPLE_RANGE = re.compile(r"bytes=\d{1,15}-\d{0,15}")
 
 
 def safe_filename(name: str, fallback: str) -> str:
@@ -60,13 +61,20 @@ def stream_artifact(locate: Callable[[], dict], stem: str, role: str) -> Respons
     signature gets a fresh URL.
     """
     stack = ExitStack()
+    # Only a single simple byte range is passed on (resuming a download); anything else
+    # gets the whole file, which is always a correct answer to a Range request.
+    wanted = request.headers.get("Range", "")
+    wanted = wanted if _SIMPLE_RANGE.fullmatch(wanted) else None
     try:
         artifact = locate()
         try:
-            upstream = stack.enter_context(api().open_download(artifact["url"]))
+            upstream = stack.enter_context(api().open_download(artifact["url"], wanted))
         except LinkNotFound:
             artifact = locate()
-            upstream = stack.enter_context(api().open_download(artifact["url"]))
+            upstream = stack.enter_context(api().open_download(artifact["url"], wanted))
+    except RangeNotSatisfiable:
+        stack.close()
+        return Response(status=416, headers={"Accept-Ranges": "bytes"})
     except BaseException:
         stack.close()
         raise
@@ -77,7 +85,9 @@ def stream_artifact(locate: Callable[[], dict], stem: str, role: str) -> Respons
             _filename(upstream, artifact.get("filename"), stem, role)
         ),
     }
-    for name in ("content-length", "content-encoding", "last-modified", "etag"):
+    partial = upstream.status_code == 206
+    for name in ("content-length", "content-encoding", "last-modified", "etag",
+                 "accept-ranges", *(("content-range",) if partial else ())):
         if name in upstream.headers:
             headers[name.title()] = upstream.headers[name]
 
@@ -91,7 +101,7 @@ def stream_artifact(locate: Callable[[], dict], stem: str, role: str) -> Respons
     # drop the close callback below. Not stream_with_context either: relaying bytes needs
     # no request context, and holding one open for minutes would pin the request's
     # resources (and trip context-order checks when a visitor abandons the download).
-    response = Response(body(), status=200, headers=headers)
+    response = Response(body(), status=206 if partial else 200, headers=headers)
     # Closed when the WSGI server is done with the response, also for HEAD requests and
     # visitors who hang up before the body starts, so the upstream is never leaked.
     response.call_on_close(stack.close)

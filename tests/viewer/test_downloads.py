@@ -59,3 +59,21 @@ def test_a_url_from_the_visitor_is_never_followed(client, shared):
     # The query is ignored: the file still comes from the URL the API returned.
     assert response.status_code == 200
     assert response.get_data().startswith(b"PK\x05\x06")
+
+
+def test_a_download_can_resume_with_a_byte_range(app, client, shared):
+    pd = shared.pipelines["protein_design"]
+    rid = shared.results["protein_design"][2]
+    path = shared.url(f"/pipelines/{pd}/results/{rid}/artifacts/structure")
+    expected, _filename = stored_bytes(app, rid, "structure")
+    response = client.get(path, headers={"Range": "bytes=5-9"})
+    assert response.status_code == 206
+    assert response.get_data() == expected[5:10]
+    assert response.headers["Content-Range"] == f"bytes 5-9/{len(expected)}"
+    tail = client.get(path, headers={"Range": "bytes=7-"})
+    assert tail.status_code == 206 and tail.get_data() == expected[7:]
+    beyond = client.get(path, headers={"Range": f"bytes={len(expected) + 10}-"})
+    assert beyond.status_code == 416
+    # A range the viewer does not pass on (several parts) gets the whole file.
+    whole = client.get(path, headers={"Range": "bytes=0-1,4-5"})
+    assert whole.status_code == 200 and whole.get_data() == expected
