@@ -2,8 +2,10 @@
 
 One gunicorn server over a database filled by ``flask --app app seed-demo --json``. Covers
 the overview, every kind's table, pagination, a result page, a download, the gone page,
-embedding by another origin, and JavaScript errors on every page. Also writes the README
-screenshots ``docs/overview-*.png`` and ``docs/results-*.png``.
+embedding by another origin, and JavaScript errors on every page. With
+``UPDATE_SCREENSHOTS=1`` it also rewrites the README screenshots ``docs/overview-*.png``,
+``docs/results-*.png`` and ``docs/structure-desktop.png`` (otherwise they go to a
+temporary folder, so a test run leaves the work tree clean).
 """
 
 from __future__ import annotations
@@ -26,6 +28,15 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
 DOCS = ROOT / "docs"
+
+
+@pytest.fixture(scope="module")
+def shots_dir(tmp_path_factory) -> Path:
+    """Where screenshots go: docs/ when UPDATE_SCREENSHOTS=1, else a temporary folder."""
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
+        DOCS.mkdir(exist_ok=True)
+        return DOCS
+    return tmp_path_factory.mktemp("screenshots")
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
@@ -305,7 +316,7 @@ def test_sorting_a_column_orders_the_rows(site, visitor):
     assert values == sorted(values, reverse=True) and len(values) > 3
 
 
-def test_structure_viewer_shows_the_molecule(site, visitor):
+def test_structure_viewer_shows_the_molecule(site, visitor, shots_dir):
     _server, seed = site
     record = api_results(site, "protein_design", limit=1)["data"][0]
     visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}"
@@ -314,7 +325,7 @@ def test_structure_viewer_shows_the_molecule(site, visitor):
     visitor.page.wait_for_selector("#structure-viewer[data-loaded]", timeout=60_000)
     assert visitor.page.get_attribute("#structure-viewer", "data-loaded") == "true"
     assert visitor.page.locator("#structure-viewer canvas").count() >= 1
-    visitor.page.screenshot(path=str(DOCS / "structure-desktop.png"))
+    visitor.page.screenshot(path=str(shots_dir / "structure-desktop.png"))
 
 
 def test_no_javascript_errors_on_any_page(site, browser):
@@ -332,9 +343,8 @@ def test_no_javascript_errors_on_any_page(site, browser):
     assert v.errors == []
 
 
-def test_screenshots_for_the_readme(site, browser):
+def test_screenshots_for_the_readme(site, browser, shots_dir):
     _server, seed = site
-    DOCS.mkdir(exist_ok=True)
     shots = {
         "overview": public(site),
         "results": public(site, f"/pipelines/{seed['pipelines']['protein_design']}?limit=25"),
@@ -343,7 +353,9 @@ def test_screenshots_for_the_readme(site, browser):
         for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
             v = Visitor(browser, viewport=viewport)
             v.goto(url)
-            v.page.screenshot(path=str(DOCS / f"{name}-{label}.png"), full_page=True)
+            path = shots_dir / f"{name}-{label}.png"
+            v.page.screenshot(path=str(path), full_page=True)
+            assert path.stat().st_size > 10_000
             # The page never scrolls sideways as a whole; only the table does.
             assert v.page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
             v.context.close()
