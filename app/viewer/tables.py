@@ -168,4 +168,22 @@ def csv_value(column: Column, record: dict) -> str:
         value = warning_text(record.get("warnings") or [])
     else:
         value = record.get(column.key)
-    return "" if value is None else str(value)
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return _defuse_formula(value)
+    return str(value)
+
+
+def _defuse_formula(text: str) -> str:
+    """Keep a spreadsheet from running a cell as a formula (CSV injection).
+
+    Submitter-provided text such as ``external_id`` could start with ``=``; a leading
+    apostrophe makes spreadsheets show it as text. Numbers are written as numbers.
+    """
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        try:
+            float(text)
+        except ValueError:
+            return "'" + text
+    return text

@@ -107,3 +107,12 @@ def test_metric_quality_bands():
     assert catalog.quality(catalog.metric("min_interaction_pae"), 16.0) == "weak"
     assert catalog.quality(catalog.metric("helix_fraction"), 0.9) == ""
     assert catalog.quality(catalog.metric("something_new"), 0.9) == ""
+
+
+def test_csv_cells_never_start_a_formula():
+    columns = tables.columns_for(KINDS["small_molecule_library_screen"])
+    external = next(c for c in columns if c.key == "external_id")
+    assert tables.csv_value(external, {"external_id": "=HYPERLINK(\"x\")"}) \
+        == "'=HYPERLINK(\"x\")"
+    assert tables.csv_value(external, {"external_id": "-1.5"}) == "-1.5"
+    assert tables.csv_value(external, {"external_id": "L1300-01-A02"}) == "L1300-01-A02"
