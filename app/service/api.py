@@ -77,9 +77,11 @@ def read_json_body() -> object:
         raise bad_request("Content-Type must be application/json")
     try:
         data = json.loads(raw)
+        reject_nul(data, "body")
     except (ValueError, UnicodeDecodeError):
         raise bad_request("Request body is not valid JSON") from None
-    reject_nul(data, "body")
+    except RecursionError:  # e.g. [[[[...]]]] a few thousand levels deep
+        raise bad_request("Request body is nested too deeply") from None
     return data
 
 

@@ -310,3 +310,17 @@ def test_usage_dates_out_of_range_in_utc_are_a_400(client, org, starting_at, end
     assert response.status_code == 400, response.data
     assert set(response.json) == {"statusCode", "error", "message"}
     assert "out of range" in response.json["message"]
+
+
+@pytest.mark.parametrize("body", [
+    "[" * 5000 + "]" * 5000,
+    '{"name": ' + "[" * 5000 + "]" * 5000 + "}",
+    '{"a": ' * 5000 + "1" + "}" * 5000,
+])
+@pytest.mark.parametrize("path", ["/compute/v1/admin/api-keys", "/compute/v1/share-links"])
+def test_deeply_nested_json_is_a_400(client, org, path, body):
+    # Found by hand next to schemathesis: json.loads raised RecursionError, a 500.
+    response = client.post(path, data=body, headers={**org.headers,
+                                                     "Content-Type": "application/json"})
+    assert response.status_code == 400, response.data
+    assert response.json["message"] == "Request body is nested too deeply"
