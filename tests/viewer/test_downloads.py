@@ -77,3 +77,19 @@ def test_a_download_can_resume_with_a_byte_range(app, client, shared):
     # A range the viewer does not pass on (several parts) gets the whole file.
     whole = client.get(path, headers={"Range": "bytes=0-1,4-5"})
     assert whole.status_code == 200 and whole.get_data() == expected
+
+
+def test_head_and_abandoned_downloads_close_the_upstream(app, client, shared):
+    pd = shared.pipelines["protein_design"]
+    rid = shared.results["protein_design"][3]
+    path = shared.url(f"/pipelines/{pd}/results/{rid}/artifacts/archive")
+    expected, _filename = stored_bytes(app, rid, "archive")
+    head = client.head(path)
+    assert head.status_code == 200 and head.get_data() == b""
+    assert head.headers["Content-Length"] == str(len(expected))
+    # A visitor who hangs up after the headers: the server closes the response.
+    abandoned = client.get(path, buffered=False)
+    assert abandoned.status_code == 200
+    abandoned.close()
+    client_after = client.get(path)
+    assert client_after.get_data() == expected
