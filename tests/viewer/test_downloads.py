@@ -79,17 +79,37 @@ def test_a_download_can_resume_with_a_byte_range(app, client, shared):
     assert whole.status_code == 200 and whole.get_data() == expected
 
 
-def test_head_and_abandoned_downloads_close_the_upstream(app, client, shared):
+def test_head_and_abandoned_downloads_close_the_upstream(app, client, shared, monkeypatch):
+    from contextlib import contextmanager
+
+    from app.viewer.api_client import api
+
     pd = shared.pipelines["protein_design"]
     rid = shared.results["protein_design"][3]
     path = shared.url(f"/pipelines/{pd}/results/{rid}/artifacts/archive")
     expected, _filename = stored_bytes(app, rid, "archive")
+    with app.test_request_context():
+        compute = api()
+    opened, closed = [], []
+    original = compute.open_download
+
+    @contextmanager
+    def spy(url, range_header=None):
+        opened.append(url)
+        try:
+            with original(url, range_header) as response:
+                yield response
+        finally:
+            closed.append(url)
+
+    monkeypatch.setattr(compute, "open_download", spy)
     head = client.head(path)
     assert head.status_code == 200 and head.get_data() == b""
     assert head.headers["Content-Length"] == str(len(expected))
+    assert len(opened) == 1 and len(closed) == 1  # closed though no body was read
     # A visitor who hangs up after the headers: the server closes the response.
     abandoned = client.get(path, buffered=False)
     assert abandoned.status_code == 200
+    assert len(closed) == 1
     abandoned.close()
-    client_after = client.get(path)
-    assert client_after.get_data() == expected
+    assert len(opened) == 2 and len(closed) == 2
