@@ -106,7 +106,9 @@ def test_head_and_abandoned_downloads_close_the_upstream(app, client, shared, mo
     head = client.head(path)
     assert head.status_code == 200 and head.get_data() == b""
     assert head.headers["Content-Length"] == str(len(expected))
-    assert len(opened) == 1 and len(closed) == 1  # closed though no body was read
+    assert len(opened) == 1 and not closed
+    head.close()  # what a WSGI server does when it is done with a response
+    assert len(closed) == 1  # closed though no body was read
     # A visitor who hangs up after the headers: the server closes the response.
     abandoned = client.get(path, buffered=False)
     assert abandoned.status_code == 200
