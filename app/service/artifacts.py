@@ -87,8 +87,9 @@ def _refused() -> ApiError:
     query=DownloadQuery,
     description="Streams the file with Content-Type, Content-Length, Content-Disposition "
     "(attachment) and Range support. 403 for a bad or expired signature, 404 for an "
-    "unknown artifact.",
-    extra_statuses=(206, 403, 404, 416),
+    "unknown artifact. Conditional requests use the ETag (the file's SHA-256): a matching "
+    "If-None-Match is a 304, a failed If-Match or If-Unmodified-Since a 412.",
+    extra_statuses=(206, 304, 403, 404, 412, 416),
 )
 def download_artifact(artifact_id: str, query: DownloadQuery):
     """Stream one artifact file if the URL's signature is valid and unexpired."""
@@ -114,6 +115,11 @@ def download_artifact(artifact_id: str, query: DownloadQuery):
         etag=artifact.sha256,
         max_age=None,
     )
+    if response.status_code == 412:
+        # Werkzeug keeps the file as the body of its 412; answer with the envelope instead.
+        response.close()
+        raise ApiError(412, "The file does not match the If-Match or If-Unmodified-Since "
+                       "condition")
     # The URL is a short-lived secret: keep it and the bytes out of shared caches and
     # out of Referer headers of whatever the file links to.
     response.headers["Cache-Control"] = "private, no-store"
