@@ -248,6 +248,20 @@ def test_sign_out_forgets_the_address(mail_app, client, smtp, email_link):
     assert client.get(email_link.path("/sign-out")).status_code == 405
 
 
+def test_viewer_pages_of_a_signed_in_visitor_offer_sign_out(mail_app, client, smtp, email_link):
+    anonymous = client.get(email_link.path())
+    assert "Sign out" not in anonymous.get_data(as_text=True)
+    sign_in(client, smtp, email_link, LISTED)
+    for embed in ("", "?embed=1"):
+        html = client.get(email_link.path() + embed).get_data(as_text=True)
+        assert f"Signed in as <strong>{LISTED}</strong>" in html
+        assert "css/signin.css" in html
+    page = client.get(email_link.path()).get_data(as_text=True)
+    out = client.post(email_link.path("/sign-out"), data={"csrf_token": csrf_token(page)})
+    assert out.status_code == 302
+    assert client.get(email_link.path()).status_code == 302  # back to the sign-in page
+
+
 def test_the_account_partial_shows_the_address_and_a_sign_out_form(mail_app, client, smtp,
                                                                    email_link):
     from flask import render_template_string
