@@ -25,7 +25,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
-DOCS = ROOT / "docs"
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +123,7 @@ def ask(visitor: Visitor, url: str, address: str) -> None:
     page.wait_for_selector("input[name=code]")
 
 
-def test_sign_in_with_the_code_lands_on_the_page_asked_for(site, inbox, visitor):
+def test_sign_in_with_the_code_lands_on_the_page_asked_for(site, inbox, visitor, shots_dir):
     url, link = email_link(site)
     _server, seed = site
     target = f"{url}/pipelines/{seed['pipelines']['small_molecule_design']}"
@@ -132,8 +131,7 @@ def test_sign_in_with_the_code_lands_on_the_page_asked_for(site, inbox, visitor)
     visitor.page.goto(target)
     assert "/sign-in" in visitor.page.url
     assert "Sign in to see these results" in visitor.page.inner_text("h1")
-    DOCS.mkdir(exist_ok=True)
-    visitor.page.screenshot(path=str(DOCS / "signin-page.png"))
+    visitor.page.screenshot(path=str(shots_dir / "signin-page.png"))
     count = len(inbox.to(address))
     ask(visitor, target, address)
     assert address in visitor.page.inner_text("main")
@@ -183,7 +181,9 @@ def test_the_link_in_another_browser_asks_for_the_code(site, inbox, browser, vis
         other.close()
 
 
-def test_an_unlisted_address_reaches_the_no_access_page_and_no_content(site, inbox, visitor):
+def test_an_unlisted_address_reaches_the_no_access_page_and_no_content(
+    site, inbox, visitor, shots_dir
+):
     url, _link = email_link(site)
     _server, seed = site
     address = "mallory@example.net"
@@ -197,13 +197,13 @@ def test_an_unlisted_address_reaches_the_no_access_page_and_no_content(site, inb
     for pipeline_id in seed["pipelines"].values():
         assert pipeline_id not in html
     assert "<table" not in html
-    visitor.page.screenshot(path=str(DOCS / "signin-no-access.png"))
+    visitor.page.screenshot(path=str(shots_dir / "signin-no-access.png"))
     visitor.page.click("text=Use another address")
     visitor.page.wait_for_selector("input[type=email]")
     assert visitor.errors == []
 
 
-def test_screenshot_of_the_message(site, inbox, visitor):
+def test_screenshot_of_the_message(site, inbox, visitor, shots_dir):
     url, link = email_link(site)
     address = link["allowed_emails"][1]
     count = len(inbox.to(address))
@@ -213,7 +213,7 @@ def test_screenshot_of_the_message(site, inbox, visitor):
     page.set_viewport_size({"width": 640, "height": 620})
     page.set_content(mail.html)
     assert mail.code in page.inner_text("body")
-    page.screenshot(path=str(DOCS / "signin-message.png"), full_page=True)
+    page.screenshot(path=str(shots_dir / "signin-message.png"), full_page=True)
 
 
 class _FramePage(http.server.BaseHTTPRequestHandler):

@@ -27,16 +27,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
-DOCS = ROOT / "docs"
 
 
-@pytest.fixture(scope="module")
-def shots_dir(tmp_path_factory) -> Path:
-    """Where screenshots go: docs/ when UPDATE_SCREENSHOTS=1, else a temporary folder."""
-    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
-        DOCS.mkdir(exist_ok=True)
-        return DOCS
-    return tmp_path_factory.mktemp("screenshots")
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
