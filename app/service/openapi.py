@@ -128,7 +128,8 @@ def build_document() -> dict:
             )
         if spec.body is not None:
             operation["requestBody"] = {
-                "required": True,
+                # An empty body reads as {}: the body is required only if one of its fields is.
+                "required": bool(spec.body.model_json_schema().get("required")),
                 "content": {"application/json": {"schema": refs[(spec.body, "validation")]}},
             }
         responses: dict[str, dict] = {"200": {"description": "OK"}}

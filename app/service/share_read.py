@@ -165,7 +165,8 @@ class ShareResultsQuery(ResultsPageQuery):
     ids: str | None = Field(
         default=None, max_length=200 * 65,
         description="Comma-separated result ids (1 to 200); only those are returned, "
-        "missing ids are skipped. Applied before pagination.",
+        "missing ids are skipped. Applied before pagination. Each id is 1-64 ASCII letters, "
+        "digits, '_' or '-'; anything else (or an empty entry) is a 400.",
     )
 
     @field_validator("ids")
