@@ -76,9 +76,10 @@ class EmailAccess(BaseModel):
             try:
                 checked = validate_email(value, check_deliverability=False)
             except EmailNotValidError:
+                # Lone surrogates would break pydantic's rendering of the message: replace.
+                shown = value[:320].encode("utf-8", "replace").decode()
                 raise PydanticCustomError(
-                    "email", "{value} is not a valid e-mail address",
-                    {"value": value[:320]},
+                    "email", "{value} is not a valid e-mail address", {"value": shown},
                 ) from None
             normalized.append(checked.normalized)
         return normalized

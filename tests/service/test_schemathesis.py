@@ -380,3 +380,18 @@ def test_artifact_downloads_match_the_document(seeded, headers, status):
                           query={"expires": expires, "signature": signature},
                           headers=headers)
     assert response.status_code == status
+
+
+def test_an_email_with_a_lone_surrogate_is_named_invalid(client, org):
+    # Found by hand: pydantic could not render the message holding the surrogate, and
+    # answered "Value error, 'utf-8' codec can't encode character ...".
+    expires = (utcnow() + timedelta(days=30)).isoformat() + "Z"
+    body = json.dumps({  # ensure_ascii: the surrogate travels as the escape \\ud800
+        "expires_at": expires, "pipeline_ids": ["pl_x"],
+        "access_parameters": {"access_mode": "email", "allowed_emails": ["a@b\ud800.com"]},
+    })
+    response = client.post("/compute/v1/share-links", data=body,
+                           headers={**org.headers, "Content-Type": "application/json"})
+    assert response.status_code == 400, response.data
+    assert "is not a valid e-mail address" in response.json["message"]
+    assert "codec" not in response.json["message"]
