@@ -10,6 +10,8 @@ import pytest
 from tests.conftest import ROOT
 
 DOCS = ROOT / "docs"
+# Debian's Chromium; Playwright cannot download its own browser on this network.
+CHROMIUM = "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="session")
@@ -22,3 +24,19 @@ def shots_dir(tmp_path_factory) -> Path:
         DOCS.mkdir(exist_ok=True)
         return DOCS
     return tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, headless, driven by Playwright."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's Chromium is missing: apt-get install -y chromium (make test does)")
+    with playwright_api.sync_playwright() as p:
+        instance = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--headless", "--disable-gpu",
+                  "--disable-background-networking"],
+        )
+        yield instance
+        instance.close()

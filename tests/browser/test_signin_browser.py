@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -24,7 +23,6 @@ from tests.signin.conftest import Inbox, parse_mail
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="module")
@@ -59,21 +57,6 @@ def site(tmp_path_factory, inbox):
                              "FLASK_PRODUCT_NAME": "Share Viewer"}, tmp)
     yield server, seed
     stop_gunicorn(server)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Debian's Chromium, headless."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip("no /usr/bin/chromium")
-    with playwright_api.sync_playwright() as p:
-        instance = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--headless", "--disable-gpu",
-                  "--disable-background-networking"],
-        )
-        yield instance
-        instance.close()
 
 
 class Visitor:

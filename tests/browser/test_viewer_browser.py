@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import httpx
 import pytest
@@ -26,7 +25,6 @@ from tests.conftest import ROOT, free_port, start_gunicorn, stop_gunicorn
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = "/usr/bin/chromium"
 
 
 DESKTOP = {"width": 1280, "height": 900}
@@ -52,21 +50,6 @@ def site(tmp_path_factory):
     server = start_gunicorn(env, tmp)
     yield server, seed
     stop_gunicorn(server)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Debian's Chromium, headless."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip("no /usr/bin/chromium")
-    with playwright_api.sync_playwright() as p:
-        instance = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--headless", "--disable-gpu",
-                  "--disable-background-networking"],
-        )
-        yield instance
-        instance.close()
 
 
 class Visitor:
