@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import sqlalchemy as sa
+
 from app.db import get_engine
 from app.ids import is_record_id, new_id, new_secret_id
 from app.store import api_keys, schema
@@ -70,3 +72,24 @@ def test_last_used_is_written_once_per_minute(app, client, org):
         api_keys.touch_last_used(conn, key, utcnow() + timedelta(minutes=2))
         later = api_keys.find_key_for_auth(conn, org.admin_key).last_used_at
     assert later > first
+
+
+def test_an_unexpected_failure_is_a_500_envelope_without_internals(app, client, caplog):
+    # A real failure, not a patched function: the table the endpoint reads is gone.
+    with get_engine(app).begin() as conn:
+        conn.execute(schema.share_link_emails.delete())
+        conn.execute(schema.share_link_resources.delete())
+        conn.execute(sa.text("DROP TABLE share_link_resources"))
+        conn.execute(sa.text("DROP TABLE share_link_emails"))
+        conn.execute(sa.text("DROP TABLE share_links"))
+    link_id = "sl_" + "A" * 32
+    response = client.get(f"/compute/v1/share/{link_id}")
+    body = assert_envelope(response, 500)
+    text = response.get_data(as_text=True)
+    for leak in ("Traceback", "share_links", "SELECT", "sqlalchemy", "psycopg", "sqlite"):
+        assert leak not in text
+    assert body["error"] == "Internal Server Error"
+    # The failure is logged for operators, with the share id redacted.
+    logged = "\n".join(r.getMessage() + (r.exc_text or "") for r in caplog.records)
+    assert "unhandled error" in logged
+    assert link_id not in logged
