@@ -139,7 +139,14 @@ def deactivate_workspace_keys(conn: Connection, workspace_id: str) -> int:
 
 
 def count_active_admin_keys(conn: Connection, organization_id: str) -> int:
-    """Return how many active admin keys the organization has."""
+    """Return how many active admin keys the organization has, locking the organization.
+
+    The organization row is locked (``FOR UPDATE`` on PostgreSQL; SQLite serialises
+    writers anyway) until the transaction ends, so two concurrent revocations cannot both
+    see two admin keys and together revoke the last one.
+    """
+    o = schema.organizations
+    conn.execute(sa.select(o.c.id).where(o.c.id == organization_id).with_for_update())
     k = schema.api_keys
     return conn.execute(
         sa.select(sa.func.count()).select_from(k).where(
