@@ -11,7 +11,8 @@ from flask import Flask
 
 def init_app(app: Flask) -> None:
     """Register the viewer: pages, downloads, headers, error pages, template filters."""
-    from app.viewer import downloads, error_pages, formatting, security, views  # noqa: F401
+    # Importing downloads and exports registers their routes on the views blueprint.
+    from app.viewer import downloads, error_pages, exports, formatting, security, views  # noqa: F401
 
     app.register_blueprint(views.bp)
     error_pages.init_app(app)

@@ -2,7 +2,7 @@
 
 Which columns a kind has, how a value is formatted and escaped, and what a header says
 on hover are decided here; the template only places ``columns`` and each row's cells, and
-the CSV export reads the raw values through ``csv_value``.
+the CSV export (``csv_export``) writes the full values of the same columns.
 """
 
 from __future__ import annotations
@@ -151,39 +151,3 @@ def rows_for(records: list[dict], columns: list[Column]) -> list[Row]:
             tuple(record.get("warnings") or ()))
         for record in records
     ]
-
-
-def csv_value(column: Column, record: dict) -> str:
-    """Return the CSV text of a column for a record: full precision, full SMILES."""
-    source = column.source
-    if source == "metric":
-        value = (record.get("metrics") or {}).get(column.key)
-    elif source == "adme":
-        value = (record.get("adme") or {}).get(column.key.split(".", 1)[1])
-    elif source == "sequence":
-        value = formatting.entity_summary(record.get("entities"))["length"]
-    elif source == "variant":
-        value = record.get("type")
-    elif source == "warnings":
-        value = warning_text(record.get("warnings") or [])
-    else:
-        value = record.get(column.key)
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return _defuse_formula(value)
-    return str(value)
-
-
-def _defuse_formula(text: str) -> str:
-    """Keep a spreadsheet from running a cell as a formula (CSV injection).
-
-    Submitter-provided text such as ``external_id`` could start with ``=``; a leading
-    apostrophe makes spreadsheets show it as text. Numbers are written as numbers.
-    """
-    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        try:
-            float(text)
-        except ValueError:
-            return "'" + text
-    return text

@@ -7,13 +7,11 @@ and ``tables``; API failures become pages in ``error_pages``. GET never changes 
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 
 from flask import Blueprint, Response, g, render_template, request
 
-from app.viewer import formatting, identity, metrics_catalog, paging, security, tables
+from app.viewer import identity, metrics_catalog, paging, security, tables
 from app.viewer.api_client import LinkNotFound, api
 from app.viewer.error_pages import html_error_page
 
@@ -92,30 +90,6 @@ def pipeline_results(link_id: str, pipeline_id: str):
     if failure is not None:
         return failure
     return render_template("share/results.html", **context)
-
-
-@bp.get("/share/<link_id>/pipelines/<pipeline_id>/export.csv")
-def export_csv(link_id: str, pipeline_id: str):
-    """Download the current page of the table as CSV (full precision, full sequences)."""
-    context, failure = _results_page(link_id, pipeline_id)
-    if failure is not None:
-        return failure
-    out = io.StringIO()
-    writer = csv.writer(out)
-    columns = context["columns"]
-    protein = context["kind"].family == "protein"
-    names = ["sequence_length" if c.key == "sequence" else c.key for c in columns]
-    writer.writerow(["result_id", *names, *(["sequence"] if protein else [])])
-    for record in context["page"].get("data") or []:
-        values = [tables.csv_value(column, record) for column in columns]
-        if protein:
-            values.append(formatting.entity_summary(record.get("entities"))["sequence"])
-        writer.writerow([record.get("id"), *values])
-    filename = f"{context['kind'].key}-{pipeline_id}.csv"
-    return Response(
-        out.getvalue(), mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-    )
 
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>")

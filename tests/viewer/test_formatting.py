@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from werkzeug.datastructures import MultiDict
 
-from app.viewer import formatting, paging, tables
+from app.viewer import csv_export, formatting, paging, tables
 from app.viewer.metrics_catalog import KINDS
 
 NOW = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
@@ -112,7 +112,7 @@ def test_metric_quality_bands():
 def test_csv_cells_never_start_a_formula():
     columns = tables.columns_for(KINDS["small_molecule_library_screen"])
     external = next(c for c in columns if c.key == "external_id")
-    assert tables.csv_value(external, {"external_id": "=HYPERLINK(\"x\")"}) \
-        == "'=HYPERLINK(\"x\")"
-    assert tables.csv_value(external, {"external_id": "-1.5"}) == "-1.5"
-    assert tables.csv_value(external, {"external_id": "L1300-01-A02"}) == "L1300-01-A02"
+    assert csv_export.cells([external], {"external_id": "=HYPERLINK(\"x\")"}) \
+        == ["", "'=HYPERLINK(\"x\")"]
+    assert csv_export.cells([external], {"external_id": "-1.5"})[1] == "-1.5"
+    assert csv_export.cells([external], {"external_id": "L1300-01-A02"})[1] == "L1300-01-A02"

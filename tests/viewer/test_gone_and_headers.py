@@ -27,6 +27,8 @@ def gone_paths(app, org, shared) -> dict[str, str]:
         "archived link": f"/share/{archived.id}",
         "expired link's pipeline": f"/share/{expired.id}/pipelines/{pd}",
         "uncovered pipeline": shared.url(f"/pipelines/{other_pipeline}"),
+        "uncovered pipeline's export": shared.url(f"/pipelines/{other_pipeline}/export.csv"),
+        "expired link's export": f"/share/{expired.id}/pipelines/{pd}/export.csv",
         "uncovered pipeline's result": shared.url(
             f"/pipelines/{other_pipeline}/results/{other_results[0]}"),
         "uncovered result download": shared.url(

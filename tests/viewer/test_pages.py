@@ -143,19 +143,6 @@ def test_embed_mode_drops_chrome_and_keeps_embed_on_links(app, client, shared):
     assert normal.headers["X-Frame-Options"] == "DENY"
 
 
-def test_csv_export_has_full_precision_rows(client, shared):
-    pipeline_id = shared.pipelines["protein_design"]
-    response = client.get(shared.url(f"/pipelines/{pipeline_id}/export.csv"))
-    assert response.status_code == 200
-    assert response.mimetype == "text/csv"
-    assert "attachment" in response.headers["Content-Disposition"]
-    lines = response.get_data(as_text=True).strip().splitlines()
-    assert lines[0].startswith("result_id,sequence_length,binding_confidence")
-    assert len(lines) == 1 + len(shared.results["protein_design"])
-    assert lines[1].split(",")[0] == shared.results["protein_design"][0]
-    assert lines[1].endswith("MKTAYIAKQRQISFVKSHFSRQ")
-
-
 def test_robots_txt_disallows_share_pages(client):
     response = client.get("/robots.txt")
     assert response.status_code == 200
