@@ -319,3 +319,34 @@ def test_a_failure_on_the_first_page_is_an_error_page_not_a_csv(app, client):
     assert response.status_code == 502
     assert response.mimetype == "text/html"
     assert response.headers["Retry-After"] == "10"
+
+
+def test_behind_gunicorn_a_broken_export_is_a_failed_download(db_url, tmp_path):
+    """The visitor's HTTP client sees the body end without its final chunk: an error."""
+    import httpx
+
+    from tests.conftest import start_gunicorn, stop_gunicorn
+
+    api_server = FakeApi(breaking_api())
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    server = start_gunicorn({
+        "FLASK_DATABASE_URL": db_url, "FLASK_SECRET_KEY": "live-secret",
+        "FLASK_INSTANCE_PATH": str(instance), "FLASK_COMPUTE_API_URL": api_server.url,
+    }, tmp_path, workers=1)
+    received = bytearray()
+    try:
+        with pytest.raises(httpx.RemoteProtocolError), httpx.stream(
+                "GET", f"{server.url}/share/sl_fake/pipelines/pipe_fake/export.csv",
+                timeout=20) as response:
+            assert response.status_code == 200
+            assert response.headers["Transfer-Encoding"] == "chunked"
+            for chunk in response.iter_raw():
+                received += chunk
+    finally:
+        stop_gunicorn(server)
+        api_server.stop()
+    assert b"res_001" in received
+    assert csv_export.INCOMPLETE_MARKER.encode() in received
+    log = server.log_text()
+    assert "ExportIncomplete" in log and "sl_fake" not in log
