@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, Response, g, render_template, request
+from flask import Blueprint, Response, g, render_template, request, url_for
 
 from app.viewer import identity, metrics_catalog, paging, security, tables
 from app.viewer.api_client import LinkNotFound, api
@@ -119,11 +119,45 @@ def structure(link_id: str, pipeline_id: str, result_id: str):
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
     if not (record.get("artifacts") or {}).get("structure"):
         raise LinkNotFound()
+    kind = metrics_catalog.kind(pipeline.get("kind"))
+    trail = [
+        ("Shared results", security.share_url("viewer.overview", link_id=link_id)),
+        (pipeline.get("name") or kind.label, security.share_url(
+            "viewer.pipeline_results", link_id=link_id, pipeline_id=pipeline_id)),
+        ("Result", security.share_url("viewer.result", link_id=link_id,
+                                      pipeline_id=pipeline_id, result_id=result_id)),
+        ("3D structure", None),
+    ]
+    url = url_for("viewer.result_artifact", link_id=link_id, pipeline_id=pipeline_id,
+                  result_id=result_id, name="structure")
+    return _structure_page(link_id, share, trail, result_id, url, "mmcif")
+
+
+def _structure_page(link_id: str, share: dict, trail: list, subject_id: str, url: str,
+                    structure_format: str):
+    """Render the Mol* page; only this page relaxes the CSP (``allow_structure_viewer``)."""
     security.allow_structure_viewer()
     return render_template(
-        "share/structure.html", link_id=link_id, share=share, pipeline=pipeline,
-        kind=metrics_catalog.kind(pipeline.get("kind")), record=record,
+        "share/structure.html", link_id=link_id, share=share, trail=trail,
+        subject_id=subject_id, structure_url=url, structure_format=structure_format,
     )
+
+
+def prediction_structure_artifact(item: dict) -> dict | None:
+    """Return a structure_and_binding prediction's structure artifact, if it has one."""
+    if item.get("application") != "structure_and_binding":
+        return None
+    for artifact in item.get("artifacts") or []:
+        if artifact.get("name") == "structure" and artifact.get("url"):
+            return artifact
+    return None
+
+
+def structure_format(artifact: dict) -> str:
+    """Return the Mol* format of a structure file: ``pdb`` or (by default) ``mmcif``."""
+    name = str(artifact.get("filename") or "").lower()
+    pdb = artifact.get("content_type") == "chemical/x-pdb" or name.endswith((".pdb", ".ent"))
+    return "pdb" if pdb else "mmcif"
 
 
 def _metric_keys(kind: metrics_catalog.Kind, record: dict) -> list[str]:
@@ -142,7 +176,32 @@ def prediction(link_id: str, prediction_id: str):
     return render_template(
         "share/prediction.html", link_id=link_id, share=share, prediction=item,
         applications=metrics_catalog.APPLICATIONS,
+        has_structure=prediction_structure_artifact(item) is not None,
     )
+
+
+@bp.get("/share/<link_id>/predictions/<prediction_id>/structure")
+def prediction_structure(link_id: str, prediction_id: str):
+    """Show a structure_and_binding prediction's structure in Mol* (same-origin file)."""
+    check_ids(link_id, prediction_id)
+    share = load_share(link_id)
+    item = find(share.get("predictions"), prediction_id)
+    artifact = prediction_structure_artifact(item)
+    if artifact is None:
+        raise LinkNotFound()
+    label = item.get("name") or metrics_catalog.APPLICATIONS.get(
+        item.get("application"), "Prediction")
+    trail = [
+        ("Shared results", security.share_url("viewer.overview", link_id=link_id)),
+        (label, security.share_url("viewer.prediction", link_id=link_id,
+                                   prediction_id=prediction_id)),
+        ("3D structure", None),
+    ]
+    # Mol* reads the file through the viewer's own download route, which follows only
+    # the presigned URL the API gives for this prediction.
+    url = url_for("viewer.prediction_artifact", link_id=link_id, prediction_id=prediction_id,
+                  name="structure")
+    return _structure_page(link_id, share, trail, prediction_id, url, structure_format(artifact))
 
 
 @bp.get("/robots.txt")
