@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import httpx
 import pytest
@@ -301,6 +302,29 @@ def test_structure_viewer_shows_the_molecule(site, visitor, shots_dir):
     assert visitor.page.get_attribute("#structure-viewer", "data-loaded") == "true"
     assert visitor.page.locator("#structure-viewer canvas").count() >= 1
     visitor.page.screenshot(path=str(shots_dir / "structure-desktop.png"))
+
+
+def test_prediction_structure_renders_without_errors(site, visitor):
+    _server, seed = site
+    visitor.goto(public(site, f"/predictions/{seed['predictions']['structure_and_binding']}"))
+    visitor.page.locator("a", has_text="View 3D structure").click()
+    visitor.page.wait_for_selector("#structure-viewer[data-loaded]", timeout=60_000)
+    assert visitor.page.get_attribute("#structure-viewer", "data-loaded") == "true"
+    assert visitor.page.locator("#structure-viewer canvas").count() >= 1
+    # The visitor fixture fails the test on any JavaScript or console error.
+
+
+def test_the_whole_pipeline_downloads_as_csv(site, visitor):
+    _server, seed = site
+    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}?limit=25"))
+    with visitor.page.expect_download() as info:
+        visitor.page.locator("a", has_text="Download all 260 results as CSV").click()
+    download = info.value
+    assert download.failure() is None
+    assert download.suggested_filename.startswith("IL-6_miniprotein_binders_round_1-")
+    lines = Path(download.path()).read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("result_id,sequence_length,chains,sequence,entities,")
+    assert len(lines) == 1 + 260
 
 
 def test_no_javascript_errors_on_any_page(site, browser):
