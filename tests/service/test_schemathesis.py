@@ -287,6 +287,7 @@ def statuses(request, seeded):
             assert 200 in codes, f"{label} never answered 200 (saw {sorted(codes)})"
 
 
+@pytest.mark.slow
 @schema.parametrize()
 # ``statuses`` deliberately accumulates over all the cases of one operation.
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
