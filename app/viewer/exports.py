@@ -49,7 +49,5 @@ def export_csv(link_id: str, pipeline_id: str):
     # stream_with_context: minting a token per page reads the visitor's session.
     body = stream_with_context(csv_export.stream_rows(kind, first, fetch_after))
     name = export_filename(pipeline, kind, filtered=bool(ids))
-    return Response(body, mimetype="text/csv", headers={
-        "Content-Type": "text/csv; charset=utf-8",
-        "Content-Disposition": f'attachment; filename="{name}"',
-    })
+    return Response(body, content_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -230,7 +230,8 @@ def test_the_download_link_on_the_results_page(client, demo):
     assert "embed=1" in href and "ids=res_a,res_b" in href.replace("%2C", ",")
 
 
-def test_email_link_export_needs_a_listed_verified_address(app, client, demo):
+def test_email_link_export_needs_a_listed_verified_address(app, client, demo, monkeypatch):
+    monkeypatch.setattr(csv_export, "EXPORT_PAGE_SIZE", 100)  # a token per page, 3 pages
     path = export_path(demo, "protein_design", link="email")
     link_id = demo["share_links"]["email"]["id"]
     anonymous = client.get(path)
