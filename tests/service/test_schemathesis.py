@@ -276,7 +276,7 @@ def seeded(tmp_path_factory):
 
 
 @pytest.fixture
-def statuses(request, seeded):
+def statuses(seeded):
     """Collect the statuses one operation answered; then require a 200 where real ids
     were offered (proves the substitutions reach the success paths)."""
     seen: dict[str, set[int]] = defaultdict(set)
