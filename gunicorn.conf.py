@@ -21,6 +21,10 @@ worker_class = "gthread"
 timeout = 60
 graceful_timeout = 20
 keepalive = 5
+# The spec allows 200 result ids in one `ids` filter (about 6 KB of query string), and the
+# viewer's own pages carry the same filter; gunicorn's default request line of 4094 bytes
+# would answer those with a 414. 8190 is gunicorn's maximum.
+limit_request_line = 8190
 accesslog = "-"
 errorlog = "-"
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(L)ss "%(a)s"'

@@ -159,7 +159,10 @@ def endpoint(
                 kwargs["query"] = validate_query(query)
             return view(**kwargs)
 
-        bp.add_url_rule(path, endpoint=view.__name__, view_func=wrapper, methods=[method])
+        # No automatic OPTIONS: the API answers an unsupported method with the JSON 405
+        # envelope, not Flask's empty HTML 200 (there is no CORS preflight to serve).
+        bp.add_url_rule(path, endpoint=view.__name__, view_func=wrapper, methods=[method],
+                        provide_automatic_options=False)
         return wrapper
 
     return decorator

@@ -33,6 +33,12 @@ def test_wrong_method_answers_envelope_with_allow(client):
     assert "POST" in response.headers["Allow"]
 
 
+def test_options_is_a_405_envelope_not_an_empty_page(client):
+    response = client.options("/compute/v1/share-links")
+    assert_envelope(response, 405)
+    assert response.headers["Allow"] == "POST"
+
+
 def test_record_ids_sort_in_creation_order():
     ids = [new_id("res") for _ in range(2000)]
     assert ids == sorted(ids)
