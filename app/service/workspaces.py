@@ -3,9 +3,11 @@
 Decisions the spec leaves open:
 
 - ``name`` defaults to ``"Workspace"``; it is stripped and must then hold 1 to 200 chars.
-  On update, ``"name": null`` resets it to that default; other nulls are a 400.
 - ``data_retention`` defaults to 7 days; ``value`` is a positive whole JSON number (``7``,
   not ``7.0`` or ``"7"``) of at most 14 days or 336 hours.
+- ``null`` means "the default", as the OpenAPI document says: on create it is the same as
+  omitting the field; on update ``"name": null`` resets the name to ``"Workspace"`` and
+  ``"data_retention": null`` resets retention to 7 days. An omitted field stays unchanged.
 - Archiving is irreversible and deactivates every key of the workspace in the same
   transaction. Archiving again answers the archived workspace unchanged. The default
   workspace cannot be archived (409 Conflict), and an archived workspace cannot be
@@ -23,7 +25,6 @@ from pydantic import (
     StringConstraints,
     ValidationInfo,
     field_validator,
-    model_validator,
 )
 from pydantic_core import PydanticCustomError
 
@@ -68,36 +69,19 @@ class WorkspaceCreate(BaseModel):
 
     model_config = ConfigDict(strict=True, extra="forbid")
 
-    name: Name | None = Field(default=None, description="1-200 characters; default 'Workspace'.")
-    data_retention: DataRetention | None = Field(default=None, description="Default 7 days.")
-
-    @model_validator(mode="after")
-    def _no_explicit_nulls(self):
-        _reject_nulls(self)
-        return self
+    name: Name | None = Field(default=None, description="1-200 characters; omitted or null: "
+                              "'Workspace'.")
+    data_retention: DataRetention | None = Field(default=None, description="Omitted or null: "
+                                                 "7 days.")
 
 
 class WorkspaceUpdate(WorkspaceCreate):
-    """Body of workspace update: fields that are given change, others stay.
-
-    ``"name": null`` clears the name back to the default (the SDK types it as optional).
-    """
+    """Body of workspace update: given fields change, omitted ones stay, null resets."""
 
     name: Name | None = Field(default=None, description="1-200 characters; null resets it "
-                              "to 'Workspace'.")
-
-    @model_validator(mode="after")
-    def _no_explicit_nulls(self):
-        _reject_nulls(self, allowed={"name"})
-        return self
-
-
-def _reject_nulls(model: BaseModel, allowed: frozenset | set = frozenset()) -> None:
-    """Refuse ``"field": null``: omitting a field is how one leaves it unchanged."""
-    for name in model.model_fields_set - set(allowed):
-        if getattr(model, name) is None:
-            raise PydanticCustomError("null_field", "{field} may be omitted but not null",
-                                      {"field": name})
+                              "to 'Workspace'; omitted leaves it unchanged.")
+    data_retention: DataRetention | None = Field(default=None, description="null resets it "
+                                                 "to 7 days; omitted leaves it unchanged.")
 
 
 class DataRetentionOut(BaseModel):
@@ -202,14 +186,16 @@ def update_workspace(workspace_id: str, body: WorkspaceUpdate):
     workspace = load_workspace(workspace_id)
     if workspace.archived_at is not None:
         raise ApiError(409, "An archived workspace cannot be updated")
-    retention = body.data_retention
+    given = body.model_fields_set
     name = body.name
-    if name is None and "name" in body.model_fields_set:
+    if name is None and "name" in given:
         name = DEFAULT_NAME
-    updated = store.update_workspace(
-        get_conn(), workspace, name=name,
-        retention=(retention.unit, retention.value) if retention else None,
-    )
+    retention = None
+    if body.data_retention is not None:
+        retention = (body.data_retention.unit, body.data_retention.value)
+    elif "data_retention" in given:
+        retention = DEFAULT_RETENTION
+    updated = store.update_workspace(get_conn(), workspace, name=name, retention=retention)
     return workspace_json(updated)
 
 

@@ -67,10 +67,17 @@ def test_bad_retention_is_400_naming_the_field(client, org):
 
 
 def test_bad_names_are_400(client, org):
-    for name in ("", "   ", "x" * 201, 5, None, ["a"]):
+    for name in ("", "   ", "x" * 201, 5, ["a"]):
         body = assert_envelope(client.post(BASE, json={"name": name}, headers=org.headers), 400)
         assert "name" in body["message"]
     assert create(client, org, name="x" * 200)["name"] == "x" * 200
+
+
+def test_null_fields_on_create_mean_the_defaults(client, org):
+    made = client.post(BASE, json={"name": None, "data_retention": None}, headers=org.headers)
+    assert made.status_code == 200
+    assert made.json["name"] == "Workspace"
+    assert made.json["data_retention"] == {"unit": "days", "value": 7}
 
 
 def test_unknown_field_is_400(client, org):
@@ -125,9 +132,11 @@ def test_update_changes_given_fields_and_updated_at(client, org):
     assert retained["created_at"] == workspace["created_at"]
     # An empty body changes nothing but the update time.
     assert client.post(url, json={}, headers=org.headers).json["name"] == "After"
-    # A null name resets it to the default; a null retention is refused.
+    # null resets a field to its default (as the OpenAPI document says).
     assert client.post(url, json={"name": None}, headers=org.headers).json["name"] == "Workspace"
-    assert_envelope(client.post(url, json={"data_retention": None}, headers=org.headers), 400)
+    reset = client.post(url, json={"data_retention": None}, headers=org.headers).json
+    assert reset["data_retention"] == {"unit": "days", "value": 7}
+    assert reset["name"] == "Workspace"
     assert_envelope(client.post(url, json={"data_retention": {"unit": "days", "value": 15}},
                                 headers=org.headers), 400)
     assert_envelope(client.post(url, json={"name": ""}, headers=org.headers), 400)
