@@ -1,4 +1,5 @@
-/* Share Viewer progressive enhancements: copy buttons, page-size autosubmit, table sort.
+/* Share Viewer progressive enhancements: copy buttons, page-size autosubmit, table sort,
+   Tab stops only on scroll boxes that scroll.
    External file (no inline script), so the strict Content-Security-Policy holds. */
 (function () {
   "use strict";
@@ -72,4 +73,23 @@
   }
 
   Array.prototype.forEach.call(document.querySelectorAll("table.results"), makeSortable);
+
+  // Scroll boxes (wide tables, long sequences) are Tab stops so the keyboard can scroll
+  // them, but only while there is something to scroll: a table that fits a wide screen is
+  // no extra stop. Checked again when the window changes size (a phone turned sideways).
+  var scrollBoxes = document.querySelectorAll(".table-scroll[tabindex], pre.seq[tabindex]");
+  function updateScrollStops() {
+    Array.prototype.forEach.call(scrollBoxes, function (box) {
+      var scrolls = box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;
+      if (scrolls) { box.setAttribute("tabindex", "0"); }
+      else if (box !== document.activeElement) { box.removeAttribute("tabindex"); }
+    });
+  }
+  var pending = false;
+  window.addEventListener("resize", function () {
+    if (pending) { return; }
+    pending = true;
+    window.requestAnimationFrame(function () { pending = false; updateScrollStops(); });
+  });
+  updateScrollStops();
 })();
