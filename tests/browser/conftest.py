@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,3 +43,23 @@ def browser():
         )
         yield instance
         instance.close()
+
+
+def seeded_site_env(tmp: Path) -> tuple[dict, dict]:
+    """Seed a demo database in ``tmp`` with the real CLI; return its env and the summary.
+
+    The env (database, instance folder, artifacts, secret) is what a gunicorn server of the
+    test needs to serve that data: ``start_gunicorn({**env, ...}, tmp)``.
+    """
+    env = {
+        "FLASK_DATABASE_URL": f"sqlite:///{tmp / 'demo.sqlite3'}",
+        "FLASK_INSTANCE_PATH": str(tmp / "instance"),
+        "FLASK_ARTIFACT_DIR": str(tmp / "artifacts"),
+        "FLASK_SECRET_KEY": "browser-secret",
+    }
+    run_env = {**os.environ, **env}
+    for command in (["init-db"], ["seed-demo", "--json"]):
+        done = subprocess.run([sys.executable, "-m", "flask", "--app", "app", *command],
+                              cwd=ROOT, env=run_env, capture_output=True, text=True,
+                              check=True, timeout=300)
+    return env, json.loads(done.stdout)

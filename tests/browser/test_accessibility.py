@@ -20,14 +20,13 @@ import contextlib
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import ROOT, free_port, start_gunicorn, stop_gunicorn
+from tests.browser.conftest import seeded_site_env
+from tests.conftest import free_port, start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -52,18 +51,7 @@ def site(tmp_path_factory):
     listens on, so every share page answers the 502 "service not answering" page.
     """
     tmp = tmp_path_factory.mktemp("a11y-browser")
-    env = {
-        "FLASK_DATABASE_URL": f"sqlite:///{tmp / 'demo.sqlite3'}",
-        "FLASK_INSTANCE_PATH": str(tmp / "instance"),
-        "FLASK_ARTIFACT_DIR": str(tmp / "artifacts"),
-        "FLASK_SECRET_KEY": "browser-secret",
-    }
-    run_env = {**os.environ, **env}
-    for command in (["init-db"], ["seed-demo", "--json"]):
-        done = subprocess.run([sys.executable, "-m", "flask", "--app", "app", *command],
-                              cwd=ROOT, env=run_env, capture_output=True, text=True,
-                              check=True, timeout=300)
-    seed = json.loads(done.stdout)
+    env, seed = seeded_site_env(tmp)
     server = start_gunicorn(env, tmp)
     broken = start_gunicorn({**env, "FLASK_COMPUTE_API_URL": f"http://127.0.0.1:{free_port()}",
                              "FLASK_COMPUTE_API_TIMEOUT": "2"}, tmp, workers=1)

@@ -8,16 +8,13 @@ sign-in mail going to an aiosmtpd server on loopback. Also writes the screenshot
 from __future__ import annotations
 
 import http.server
-import json
-import os
-import subprocess
-import sys
 import threading
 
 import pytest
 from aiosmtpd.controller import Controller
 
-from tests.conftest import ROOT, free_port, start_gunicorn, stop_gunicorn
+from tests.browser.conftest import seeded_site_env
+from tests.conftest import free_port, start_gunicorn, stop_gunicorn
 from tests.signin.conftest import Inbox, parse_mail
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -40,18 +37,7 @@ def inbox():
 def site(tmp_path_factory, inbox):
     """Gunicorn over a seeded demo database; yields (server, seed summary)."""
     tmp = tmp_path_factory.mktemp("signin-browser")
-    env = {
-        "FLASK_DATABASE_URL": f"sqlite:///{tmp / 'demo.sqlite3'}",
-        "FLASK_INSTANCE_PATH": str(tmp / "instance"),
-        "FLASK_ARTIFACT_DIR": str(tmp / "artifacts"),
-        "FLASK_SECRET_KEY": "browser-secret",
-    }
-    run_env = {**os.environ, **env}
-    for command in (["init-db"], ["seed-demo", "--json"]):
-        done = subprocess.run([sys.executable, "-m", "flask", "--app", "app", *command],
-                              cwd=ROOT, env=run_env, capture_output=True, text=True,
-                              check=True, timeout=300)
-    seed = json.loads(done.stdout)
+    env, seed = seeded_site_env(tmp)
     server = start_gunicorn({**env, "FLASK_MAIL_SERVER": "127.0.0.1",
                              "FLASK_MAIL_PORT": str(inbox.port),
                              "FLASK_PRODUCT_NAME": "Share Viewer"}, tmp)

@@ -11,17 +11,14 @@ temporary folder, so a test run leaves the work tree clean).
 from __future__ import annotations
 
 import http.server
-import json
-import os
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import ROOT, free_port, start_gunicorn, stop_gunicorn
+from tests.browser.conftest import seeded_site_env
+from tests.conftest import free_port, start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -36,18 +33,7 @@ PHONE = {"width": 390, "height": 844}
 def site(tmp_path_factory):
     """Gunicorn over a seeded demo database; yields (server, seed summary)."""
     tmp = tmp_path_factory.mktemp("viewer-browser")
-    env = {
-        "FLASK_DATABASE_URL": f"sqlite:///{tmp / 'demo.sqlite3'}",
-        "FLASK_INSTANCE_PATH": str(tmp / "instance"),
-        "FLASK_ARTIFACT_DIR": str(tmp / "artifacts"),
-        "FLASK_SECRET_KEY": "browser-secret",
-    }
-    run_env = {**os.environ, **env}
-    for command in (["init-db"], ["seed-demo", "--json"]):
-        done = subprocess.run([sys.executable, "-m", "flask", "--app", "app", *command],
-                              cwd=ROOT, env=run_env, capture_output=True, text=True,
-                              check=True, timeout=300)
-    seed = json.loads(done.stdout)
+    env, seed = seeded_site_env(tmp)
     server = start_gunicorn(env, tmp)
     yield server, seed
     stop_gunicorn(server)
