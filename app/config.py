@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 DEFAULTS: dict[str, object] = {
@@ -55,21 +57,30 @@ DEFAULTS: dict[str, object] = {
 }
 
 
-def ensure_instance_secret(instance_path: str, filename: str, length: int = 32) -> str:
-    """Return a secret stored in the instance folder, creating it on first use.
+def write_once(path: Path, make_content: Callable[[], bytes]) -> bytes:
+    """Return the content of ``path``, creating it with ``make_content()`` if it is absent.
 
-    The file is created with mode 0600 and O_EXCL so that concurrent workers starting at
-    once agree on one value.
+    Race-safe for workers starting at once: the content is written to a private temporary
+    file first and then hard-linked into place, which fails if another process won the
+    race; every process then reads the one complete file (never an empty, half-written one).
+    The file is readable by its owner only (0600).
     """
-    path = Path(instance_path) / filename
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists():
-        value = secrets.token_urlsafe(length)
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(make_content())
+            os.link(tmp_name, path)
         except FileExistsError:
             pass
-        else:
-            with os.fdopen(fd, "w") as handle:
-                handle.write(value)
-    return path.read_text().strip()
+        finally:
+            os.unlink(tmp_name)
+    return path.read_bytes()
+
+
+def ensure_instance_secret(instance_path: str, filename: str, length: int = 32) -> str:
+    """Return a secret stored in the instance folder, creating it on first use."""
+    content = write_once(Path(instance_path) / filename,
+                         lambda: secrets.token_urlsafe(length).encode())
+    return content.decode().strip()

@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import secrets
 import time
 from pathlib import Path
@@ -26,6 +25,8 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from flask import Flask, current_app
+
+from app.config import write_once
 
 SUPPORTED_ALGORITHMS = ("EdDSA", "ES256")
 PRIVATE_KEY_FILE = "jwt_private_key.pem"
@@ -48,17 +49,8 @@ def _generate_private_pem(algorithm: str) -> bytes:
 
 def _instance_private_pem(app: Flask) -> bytes:
     """Read the instance folder's private key, generating it once (race-safe)."""
-    path = Path(app.instance_path) / PRIVATE_KEY_FILE
-    if not path.exists():
-        pem = _generate_private_pem(app.config["JWT_ALGORITHM"])
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(pem)
-    return path.read_bytes()
+    return write_once(Path(app.instance_path) / PRIVATE_KEY_FILE,
+                      lambda: _generate_private_pem(app.config["JWT_ALGORITHM"]))
 
 
 def _algorithm(app: Flask) -> str:
