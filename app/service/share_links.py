@@ -35,6 +35,7 @@ from app.service.auth import current_key
 from app.service.errors import bad_request, forbidden, not_found
 from app.store import results as results_store
 from app.store import share_links as store
+from app.store import workspaces as workspace_store
 from app.timeutil import isoformat, utcnow
 
 MAX_LINK_LIFETIME = timedelta(days=365)
@@ -227,7 +228,10 @@ def _resolve_workspace(conn, requested: str | None) -> str:
                 f"workspace_id: this API key is scoped to workspace {key.workspace_id}"
             )
         return key.workspace_id
-    workspace = store.find_workspace(conn, key.organization_id, requested)
+    if requested is None:
+        workspace = workspace_store.get_default_workspace(conn, key.organization_id)
+    else:
+        workspace = workspace_store.get_workspace(conn, key.organization_id, requested)
     if workspace is None:
         if requested is None:
             raise bad_request("workspace_id: the organization has no default workspace")

@@ -198,24 +198,3 @@ def archive(conn: Connection, link: ShareLink, now: datetime | None = None) -> d
     )
     return conn.execute(sa.select(s.c.archived_at).where(s.c.id == link.id)).scalar_one()
 
-
-@dataclass(frozen=True)
-class TargetWorkspace:
-    """The workspace a new link would belong to: its id and whether it is archived."""
-
-    id: str
-    archived_at: datetime | None
-
-
-def find_workspace(
-    conn: Connection, organization_id: str, workspace_id: str | None
-) -> TargetWorkspace | None:
-    """Return ``workspace_id`` (or the default workspace when None) if the org owns it."""
-    w = schema.workspaces
-    query = sa.select(w.c.id, w.c.archived_at).where(w.c.organization_id == organization_id)
-    if workspace_id is None:
-        query = query.where(w.c.is_default.is_(True))
-    else:
-        query = query.where(w.c.id == workspace_id)
-    row = conn.execute(query).first()
-    return TargetWorkspace(row.id, row.archived_at) if row else None
