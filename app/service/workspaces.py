@@ -39,7 +39,7 @@ from app.store.records import Workspace
 from app.timeutil import isoformat
 
 DEFAULT_NAME = "Workspace"
-DEFAULT_RETENTION = ("days", 7)
+DEFAULT_RETENTION = store.DEFAULT_RETENTION
 MAX_RETENTION_HOURS = 14 * 24
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]

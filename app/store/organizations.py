@@ -5,11 +5,9 @@ from __future__ import annotations
 from sqlalchemy.engine import Connection
 
 from app.ids import new_id
-from app.store import api_keys, schema
+from app.store import api_keys, schema, workspaces
 from app.store.records import ApiKey, Organization, Workspace
 from app.timeutil import utcnow
-
-DEFAULT_RETENTION = ("days", 7)
 
 
 def create_organization(conn: Connection, name: str) -> tuple[Organization, Workspace, ApiKey, str]:
@@ -20,18 +18,11 @@ def create_organization(conn: Connection, name: str) -> tuple[Organization, Work
     now = utcnow()
     org = Organization(id=new_id("org"), name=name, created_at=now)
     conn.execute(schema.organizations.insert().values(id=org.id, name=name, created_at=now))
-    workspace = Workspace(
-        id=new_id("ws"),
-        organization_id=org.id,
-        name="Default",
-        is_default=True,
-        data_retention_unit=DEFAULT_RETENTION[0],
-        data_retention_value=DEFAULT_RETENTION[1],
-        created_at=now,
-        updated_at=now,
-        archived_at=None,
+    workspace = workspaces.create_workspace(
+        conn, organization_id=org.id, name="Default", is_default=True,
+        retention_unit=workspaces.DEFAULT_RETENTION[0],
+        retention_value=workspaces.DEFAULT_RETENTION[1],
     )
-    conn.execute(schema.workspaces.insert().values(**workspace.__dict__))
     key, secret = api_keys.create_api_key(
         conn, organization_id=org.id, workspace_id=None, key_type="admin", name="Admin key"
     )

@@ -13,6 +13,9 @@ from app.timeutil import utcnow
 
 _W = schema.workspaces
 
+# Retention of a workspace created without one (the organization's default included).
+DEFAULT_RETENTION = ("days", 7)
+
 
 def create_workspace(
     conn: Connection,
@@ -21,14 +24,15 @@ def create_workspace(
     name: str,
     retention_unit: str,
     retention_value: int,
+    is_default: bool = False,
 ) -> Workspace:
-    """Create a (non-default) workspace and return it."""
+    """Create a workspace and return it (``is_default`` only with a new organization)."""
     now = utcnow()
     workspace = Workspace(
         id=new_id("ws"),
         organization_id=organization_id,
         name=name,
-        is_default=False,
+        is_default=is_default,
         data_retention_unit=retention_unit,
         data_retention_value=retention_value,
         created_at=now,
