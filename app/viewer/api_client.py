@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
 from flask import Flask, current_app
@@ -110,6 +110,16 @@ def _raise_for_status(response: httpx.Response) -> None:
     raise ApiUnavailable(502, f"compute API answered {status}")
 
 
+def _segment(value: str) -> str:
+    """Quote one path segment: a ``?``, ``#`` or ``/`` in an id must not change the URL.
+
+    Route values arrive percent-decoded, so ``/share/<id>%3Fx/sign-in`` gives the id
+    ``<id>?x``; unquoted, that would read link ``<id>`` under another name (and so slip
+    past limits counted per link id).
+    """
+    return quote(value, safe="")
+
+
 class ComputeApi:
     """Typed access to the share-read endpoints of the compute API."""
 
@@ -157,7 +167,7 @@ class ComputeApi:
 
     def share(self, link_id: str, bearer: str | None = None) -> dict:
         """Return what a link exposes (``GET /compute/v1/share/{id}``)."""
-        return self._get(f"/compute/v1/share/{link_id}", bearer)
+        return self._get(f"/compute/v1/share/{_segment(link_id)}", bearer)
 
     def results(
         self,
@@ -181,7 +191,8 @@ class ComputeApi:
         if ids:
             params["ids"] = ",".join(ids)
         return self._get(
-            f"/compute/v1/share/{link_id}/pipelines/{pipeline_id}/results", bearer, params
+            f"/compute/v1/share/{_segment(link_id)}/pipelines/{_segment(pipeline_id)}/results",
+            bearer, params,
         )
 
     def result(self, link_id: str, pipeline_id: str, result_id: str, bearer: str | None) -> dict:

@@ -117,3 +117,16 @@ def test_an_unreachable_redis_lets_sign_in_through_and_is_logged(db_url, tmp_pat
     assert ask_for_message(app.test_client(), link, LISTED).status_code == 302
     assert any("rate-limit storage failed" in r.getMessage() for r in caplog.records)
     get_engine(app).dispose()
+
+
+def test_an_encoded_question_mark_in_the_link_id_is_not_the_same_link(mail_app, smtp,
+                                                                     email_link):
+    # Route values arrive decoded: /share/<id>%3Fx/sign-in names the id "<id>?x". It must
+    # not read link <id> (and so send mail past the per-link limit, counted per id).
+    mail_app.config["SIGNIN_LIMIT_REQUESTS_PER_LINK"] = "1 per hour"
+    for i in range(2):
+        visitor = mail_app.test_client()
+        visitor.environ_base["REMOTE_ADDR"] = f"192.0.2.{i + 1}"
+        assert visitor.get(f"/share/{email_link.id}%3Fx{i}/sign-in").status_code == 404
+        assert visitor.get(f"/share/{email_link.id}%3Fx{i}").status_code == 404
+    assert smtp.messages == []
