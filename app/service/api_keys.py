@@ -14,7 +14,6 @@ cannot be revoked (409), since only an admin key can make keys.
 
 from __future__ import annotations
 
-import ipaddress
 from datetime import timedelta
 from typing import Annotated, Literal
 
@@ -24,7 +23,7 @@ from pydantic_core import PydanticCustomError
 from app.db import get_conn
 from app.ids import is_record_id
 from app.service.api import endpoint
-from app.service.auth import current_key
+from app.service.auth import current_key, normalise_ip
 from app.service.errors import ApiError, bad_request, not_found
 from app.service.pagination import CURSOR, PageQuery, page_envelope
 from app.store import api_keys as store
@@ -34,14 +33,6 @@ from app.timeutil import isoformat, utcnow
 
 MAX_ALLOWED_IPS = 100
 MAX_EXPIRES_IN_DAYS = 3650
-
-
-def normalise_ip(value: str) -> str:
-    """Return the canonical spelling of an IPv4/IPv6 address, or raise ValueError."""
-    address = ipaddress.ip_address(value.strip())
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
-    return str(address)
 
 
 class ApiKeyCreate(BaseModel):

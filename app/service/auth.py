@@ -27,23 +27,31 @@ from app.store.records import ApiKey
 from app.timeutil import utcnow
 
 
+def normalise_ip(value: str) -> str:
+    """Return the canonical spelling of an IPv4/IPv6 address, or raise ValueError.
+
+    ``::ffff:10.0.0.1`` becomes ``10.0.0.1`` and IPv6 is compressed and lower-cased, so
+    one address has one spelling (what ``allowed_ips`` stores and what is compared).
+    """
+    address = ipaddress.ip_address(value.strip())
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    return str(address)
+
+
 def ip_allowed(client: str | None, allowed: list[str]) -> bool:
     """Tell whether ``client`` is one of ``allowed`` (empty list: everyone).
 
-    Addresses are compared as parsed objects, so ``::ffff:10.0.0.1`` matches ``10.0.0.1``
-    and different spellings of one IPv6 address match.
+    Both sides are compared in their ``normalise_ip`` spelling, so ``::ffff:10.0.0.1``
+    matches ``10.0.0.1`` and different spellings of one IPv6 address match.
     """
     if not allowed:
         return True
-    if not client:
-        return False
     try:
-        address = ipaddress.ip_address(client)
+        address = normalise_ip(client or "")
+        return any(address == normalise_ip(item) for item in allowed)
     except ValueError:
         return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
-    return any(address == ipaddress.ip_address(item) for item in allowed)
 
 
 def authenticate(require_admin: bool) -> ApiKey:
