@@ -10,14 +10,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, urlsplit
 
-from flask import request
+from app.viewer.security import is_embed
 
 MAX_NEXT_LENGTH = 2000
-
-
-def is_embed() -> bool:
-    """Tell whether this request renders inside an iframe (``?embed=1``)."""
-    return request.args.get("embed") == "1"
 
 
 def embed_arg() -> int | None:
