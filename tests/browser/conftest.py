@@ -15,6 +15,40 @@ from tests.conftest import ROOT
 DOCS = ROOT / "docs"
 # Debian's Chromium; Playwright cannot download its own browser on this network.
 CHROMIUM = "/usr/bin/chromium"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+class Visitor:
+    """One browser context (its own cookies) and page, with JavaScript errors collected.
+
+    Uncaught page errors always count. A console error counts unless its text contains
+    one of ``allow``: Chromium logs a page that answers an error status on purpose as a
+    failed load ("status of 404"). Keyword ``options`` go to ``browser.new_context``.
+    """
+
+    def __init__(self, browser, viewport: dict | None = None, allow: tuple[str, ...] = (),
+                 **options):
+        self.context = browser.new_context(viewport=viewport or DESKTOP, **options)
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.allow = tuple(allow)
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("console", self._console)
+
+    def _console(self, message) -> None:
+        if message.type == "error" and not any(a in message.text for a in self.allow):
+            self.errors.append(message.text)
+
+    def goto(self, url: str, status: int = 200):
+        """Open ``url`` and check its status."""
+        response = self.page.goto(url)
+        assert response.status == status, (url, response.status)
+        return response
+
+    def close(self) -> None:
+        """Close the context."""
+        self.context.close()
 
 
 @pytest.fixture(scope="session")

@@ -25,7 +25,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.browser.conftest import seeded_site_env
+from tests.browser.conftest import DESKTOP, PHONE, Visitor, seeded_site_env
 from tests.conftest import free_port, start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -36,7 +36,7 @@ AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
 # finding of either fails; moderate and minor ones are only reported (AXE_REPORT).
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
 BLOCKING = {"serious", "critical"}
-WIDTHS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+WIDTHS = {"desktop": DESKTOP, "phone": PHONE}
 KINDS = ["protein_design", "protein_redesign", "protein_sequence_redesign",
          "protein_library_screen", "small_molecule_design", "small_molecule_library_screen"]
 # Pages that answer an error status on purpose; Chromium logs each as a failed load.
@@ -105,7 +105,7 @@ def urls(site) -> dict[str, str]:
     return found
 
 
-class Tab:
+class Tab(Visitor):
     """One browser context and page at a given width, with JavaScript errors collected.
 
     ``audit=True`` creates the context with ``bypass_csp=True``. The app's CSP allows only
@@ -116,16 +116,8 @@ class Tab:
     """
 
     def __init__(self, browser, width: str = "desktop", audit: bool = False):
-        self.context = browser.new_context(viewport=WIDTHS[width], bypass_csp=audit)
-        self.page = self.context.new_page()
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.page.on("console", self._console)
-
-    def _console(self, message) -> None:
-        expected = [f"status of {s}" for s in EXPECTED_STATUS.values()]
-        if message.type == "error" and not any(e in message.text for e in expected):
-            self.errors.append(message.text)
+        super().__init__(browser, WIDTHS[width], bypass_csp=audit,
+                         allow=tuple(f"status of {s}" for s in EXPECTED_STATUS.values()))
 
     def open(self, urls: dict[str, str], name: str, rows: int | None = None) -> None:
         """Open the page ``name`` (a results page with ``rows`` rows) and check its status."""

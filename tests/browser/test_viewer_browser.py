@@ -17,16 +17,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.browser.conftest import seeded_site_env
+from tests.browser.conftest import DESKTOP, PHONE, Visitor, seeded_site_env
 from tests.conftest import free_port, start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
-
-
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="module")
@@ -37,28 +33,6 @@ def site(tmp_path_factory):
     server = start_gunicorn(env, tmp)
     yield server, seed
     stop_gunicorn(server)
-
-
-class Visitor:
-    """A browser context whose console errors and failed page scripts are collected."""
-
-    def __init__(self, browser, viewport=DESKTOP, allow: tuple[str, ...] = ()):
-        self.context = browser.new_context(viewport=viewport, accept_downloads=True)
-        self.page = self.context.new_page()
-        self.errors: list[str] = []
-        self.allow = allow
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.page.on("console", self._console)
-
-    def _console(self, message) -> None:
-        if message.type == "error" and not any(a in message.text for a in self.allow):
-            self.errors.append(message.text)
-
-    def goto(self, url: str, status: int = 200):
-        """Open ``url`` and check its status."""
-        response = self.page.goto(url)
-        assert response.status == status, (url, response.status)
-        return response
 
 
 @pytest.fixture
