@@ -2,8 +2,9 @@
 
 Views never open connections: store functions take a ``Connection`` and the service gets
 one per request from ``get_conn()``, committed at the end of a successful request and
-rolled back otherwise. ``flask --app app init-db`` applies the Alembic migrations and is
-safe to repeat.
+rolled back otherwise: on an exception that escapes the view, including one that the
+500 error handler turns into a response (it calls ``rollback_conn``).
+``flask --app app init-db`` applies the Alembic migrations and is safe to repeat.
 """
 
 from __future__ import annotations
@@ -54,6 +55,17 @@ def get_conn() -> Connection:
         g.db_conn = get_engine().connect()
         g.db_conn.begin()
     return g.db_conn
+
+
+def rollback_conn() -> None:
+    """Roll back this request's transaction, if any: the request failed midway.
+
+    Called by the handler of unexpected exceptions. Once it has answered, Flask's teardown
+    sees no exception, so without this ``close_conn`` would commit a half-done request.
+    """
+    conn = g.get("db_conn")
+    if conn is not None and conn.in_transaction():
+        conn.rollback()
 
 
 def close_conn(exc: BaseException | None = None) -> None:

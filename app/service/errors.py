@@ -13,6 +13,8 @@ from http import HTTPStatus
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from app.db import rollback_conn
+
 log = logging.getLogger(__name__)
 
 API_PREFIX = "/compute/"
@@ -95,6 +97,8 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):
         log.exception("unhandled error")
+        # Whatever the request wrote before failing must not be committed at teardown.
+        rollback_conn()
         if _is_api_request():
             return envelope(500, "Internal error; the request was not completed")
         renderer = app.extensions.get("html_error_page")

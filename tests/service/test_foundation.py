@@ -6,9 +6,10 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
-from app.db import get_engine
+from app.db import get_conn, get_engine
 from app.ids import is_record_id, new_id, new_secret_id
 from app.store import api_keys, schema
+from app.store.organizations import create_organization
 from app.timeutil import utcnow
 
 
@@ -99,3 +100,20 @@ def test_an_unexpected_failure_is_a_500_envelope_without_internals(app, client, 
     logged = "\n".join(r.getMessage() + (r.exc_text or "") for r in caplog.records)
     assert "unhandled error" in logged
     assert link_id not in logged
+
+
+def test_an_unexpected_failure_after_a_write_keeps_nothing(app):
+    # The 500 handler answers the exception, so teardown sees none: the write must still
+    # be rolled back, not committed.
+    @app.get("/compute/v1/test-fails-after-a-write")
+    def _fails_after_a_write():
+        create_organization(get_conn(), "half-made")
+        raise RuntimeError("failure after a write")
+
+    response = app.test_client().get("/compute/v1/test-fails-after-a-write")
+    assert_envelope(response, 500)
+    with get_engine(app).connect() as conn:
+        organizations = conn.execute(
+            sa.select(sa.func.count()).select_from(schema.organizations)
+        ).scalar_one()
+    assert organizations == 0
