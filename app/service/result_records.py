@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, RootModel, create_model
 
 from app.service.artifacts import presign
+from app.store.catalog import RESULT_ROLES
 from app.store.results import Artifact, Result
 from app.timeutil import isoformat
 
@@ -25,14 +26,13 @@ PROTEIN_KINDS = ("protein_design", "protein_redesign", "protein_sequence_redesig
                  "protein_library_screen")
 SMALL_MOLECULE_KINDS = ("small_molecule_design", "small_molecule_library_screen")
 SCREEN_KINDS = ("protein_library_screen", "small_molecule_library_screen")
-ARTIFACT_ROLES = ("archive", "structure", "ligand_structure")
 
 
 def result_json(kind: str, result: Result, artifacts: list[Artifact]) -> dict[str, Any]:
     """Shape one result as the record of its pipeline kind's page shape."""
     body: dict[str, Any] = {
         "id": result.id,
-        "artifacts": {a.role: presign(a.id) for a in artifacts if a.role in ARTIFACT_ROLES},
+        "artifacts": {a.role: presign(a.id) for a in artifacts if a.role in RESULT_ROLES},
         "created_at": isoformat(result.created_at),
     }
     if kind in PROTEIN_KINDS:

@@ -25,6 +25,7 @@ PIPELINE_KINDS = (
     "small_molecule_design",
     "small_molecule_library_screen",
 )
+# Artifact roles a result's record can name (``artifacts.<role>`` in its page shape).
 RESULT_ROLES = ("archive", "structure", "ligand_structure")
 
 
