@@ -7,9 +7,7 @@ from datetime import UTC, datetime
 
 def utcnow() -> datetime:
     """Return the current time as a naive UTC datetime, as stored in the database."""
-    now = datetime.now(UTC)
-    # Millisecond precision: what the wire format shows is exactly what is stored.
-    return now.replace(tzinfo=None, microsecond=now.microsecond // 1000 * 1000)
+    return to_db_millis(datetime.now(UTC))
 
 
 def to_db(value: datetime) -> datetime:
@@ -17,6 +15,16 @@ def to_db(value: datetime) -> datetime:
     if value.tzinfo is not None:
         value = value.astimezone(UTC).replace(tzinfo=None)
     return value
+
+
+def to_db_millis(value: datetime) -> datetime:
+    """Return ``to_db(value)`` without sub-millisecond digits.
+
+    Millisecond precision: what the wire format (``isoformat``) shows is exactly what is
+    stored, so a value read back compares equal to the one that was sent.
+    """
+    value = to_db(value)
+    return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
 
 def isoformat(value: datetime | None) -> str | None:

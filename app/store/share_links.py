@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 from app.ids import new_secret_id
 from app.store import schema
-from app.timeutil import to_db, utcnow
+from app.timeutil import to_db_millis, utcnow
 
 ACCESS_MODES = ("public", "email")
 
@@ -38,12 +38,6 @@ class ShareLink:
     def is_live(self, now: datetime) -> bool:
         """Tell whether the link grants access at ``now`` (ignoring its workspace)."""
         return self.archived_at is None and now < self.expires_at
-
-
-def _millis(value: datetime) -> datetime:
-    """Drop sub-millisecond digits: what the wire format shows is exactly what is stored."""
-    value = to_db(value)
-    return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
 
 def create_share_link(
@@ -78,7 +72,7 @@ def create_share_link(
         pipeline_ids=pipelines,
         prediction_ids=predictions,
         created_at=utcnow(),
-        expires_at=_millis(expires_at),
+        expires_at=to_db_millis(expires_at),
         archived_at=None,
     )
     conn.execute(
