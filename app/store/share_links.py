@@ -35,10 +35,6 @@ class ShareLink:
     expires_at: datetime
     archived_at: datetime | None
 
-    def is_live(self, now: datetime) -> bool:
-        """Tell whether the link grants access at ``now`` (ignoring its workspace)."""
-        return self.archived_at is None and now < self.expires_at
-
 
 def create_share_link(
     conn: Connection,
