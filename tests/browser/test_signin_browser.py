@@ -11,11 +11,10 @@ import http.server
 import threading
 
 import pytest
-from aiosmtpd.controller import Controller
 
-from tests.browser.conftest import seeded_site_env
-from tests.conftest import free_port, start_gunicorn, stop_gunicorn
-from tests.signin.conftest import Inbox, parse_mail
+from tests.browser.conftest import Visitor, seeded_site_env
+from tests.conftest import start_gunicorn, stop_gunicorn
+from tests.signin.conftest import parse_mail, smtp_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -25,12 +24,8 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 @pytest.fixture(scope="module")
 def inbox():
     """A real SMTP server on loopback for the whole module."""
-    box, port = Inbox(), free_port()
-    controller = Controller(box, hostname="127.0.0.1", port=port)
-    controller.start()
-    box.port = port
-    yield box
-    controller.stop()
+    with smtp_server() as box:
+        yield box
 
 
 @pytest.fixture(scope="module")
@@ -45,32 +40,16 @@ def site(tmp_path_factory, inbox):
     stop_gunicorn(server)
 
 
-class Visitor:
-    """One browser context (its own cookies) with JavaScript errors collected."""
-
-    def __init__(self, browser, width: int = 1100, height: int = 760):
-        self.context = browser.new_context(viewport={"width": width, "height": height})
-        self.page = self.context.new_page()
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.page.on("console", self._console)
-
-    def _console(self, message) -> None:
-        # Pages that answer 400/403 on purpose (wrong code, no access) are logged by
-        # Chromium as failed loads; anything else (a CSP refusal, a missing file) counts.
-        expected = ("status of 400", "status of 403")
-        if message.type == "error" and not any(e in message.text for e in expected):
-            self.errors.append(message.text)
-
-    def close(self) -> None:
-        """Close the context."""
-        self.context.close()
+# Pages that answer 400/403 on purpose (wrong code, no access) are logged by Chromium as
+# failed loads; anything else (a CSP refusal, a missing file) counts as an error.
+VIEWPORT = {"width": 1100, "height": 760}
+EXPECTED_LOADS = ("status of 400", "status of 403")
 
 
 @pytest.fixture
 def visitor(browser):
     """A fresh browser context."""
-    v = Visitor(browser)
+    v = Visitor(browser, VIEWPORT, EXPECTED_LOADS)
     yield v
     v.close()
 
@@ -131,7 +110,7 @@ def test_the_link_in_another_browser_asks_for_the_code(site, inbox, browser, vis
     count = len(inbox.to(address))
     ask(visitor, url, address)
     mail = parse_mail(inbox.wait_for(address, count + 1))
-    other = Visitor(browser)
+    other = Visitor(browser, VIEWPORT, EXPECTED_LOADS)
     try:
         other.page.goto(mail.link)
         assert "different browser" in other.page.inner_text("main")

@@ -12,6 +12,8 @@ import email.policy
 import re
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import pytest
@@ -88,16 +90,27 @@ def parse_mail(message) -> Mail:
     return Mail(message, text, html, code, link)
 
 
+@contextmanager
+def smtp_server(**options) -> Iterator[Inbox]:
+    """Run an aiosmtpd server on a free loopback port; yield its Inbox with ``.port``.
+
+    ``options`` go to aiosmtpd's ``Controller`` (``authenticator``, ``tls_context``...).
+    """
+    inbox, port = Inbox(), free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port, **options)
+    controller.start()
+    inbox.port = port
+    try:
+        yield inbox
+    finally:
+        controller.stop()
+
+
 @pytest.fixture
 def smtp():
     """A real SMTP server on loopback; yields its Inbox with ``.port``."""
-    inbox = Inbox()
-    port = free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    inbox.port = port
-    yield inbox
-    controller.stop()
+    with smtp_server() as inbox:
+        yield inbox
 
 
 @pytest.fixture

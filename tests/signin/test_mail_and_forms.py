@@ -6,17 +6,16 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
 from app.viewer.signin import navigation
 from tests.conftest import free_port
 from tests.signin.conftest import (
     LISTED,
-    Inbox,
     ask_for_message,
     csrf_token,
     parse_mail,
+    smtp_server,
     submit_code,
 )
 
@@ -28,18 +27,12 @@ def test_smtp_login_is_used_when_configured(app, client, email_link):
         seen.append((auth_data.login, auth_data.password))
         return AuthResult(success=auth_data.login == b"mailer")
 
-    inbox, port = Inbox(), free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port,
-                            authenticator=authenticator, auth_require_tls=False)
-    controller.start()
-    try:
-        app.config.update(MAIL_SERVER="127.0.0.1", MAIL_PORT=port,
+    with smtp_server(authenticator=authenticator, auth_require_tls=False) as inbox:
+        app.config.update(MAIL_SERVER="127.0.0.1", MAIL_PORT=inbox.port,
                           MAIL_USERNAME="mailer", MAIL_PASSWORD="s3cret")
         assert ask_for_message(client, email_link, LISTED).status_code == 302
         assert seen == [(b"mailer", b"s3cret")]
         assert len(inbox.to(LISTED)) == 1
-    finally:
-        controller.stop()
 
 
 def test_a_failed_send_asks_to_try_later_and_is_logged(app, client, email_link, caplog):

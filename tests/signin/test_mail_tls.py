@@ -7,15 +7,13 @@ import ipaddress
 import ssl
 
 import pytest
-from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from tests.conftest import free_port
-from tests.signin.conftest import LISTED, Inbox, ask_for_message, parse_mail
+from tests.signin.conftest import LISTED, ask_for_message, parse_mail, smtp_server
 
 
 @pytest.fixture
@@ -55,43 +53,28 @@ def _login_checker(seen):
 
 
 def test_starttls_then_login(app, client, email_link, certificate):
-    inbox, port, seen = Inbox(), free_port(), []
-    controller = Controller(inbox, hostname="127.0.0.1", port=port, tls_context=certificate,
-                            require_starttls=True, authenticator=_login_checker(seen))
-    controller.start()
-    try:
-        app.config.update(MAIL_SERVER="127.0.0.1", MAIL_PORT=port, MAIL_USE_TLS=True,
+    seen = []
+    with smtp_server(tls_context=certificate, require_starttls=True,
+                     authenticator=_login_checker(seen)) as inbox:
+        app.config.update(MAIL_SERVER="127.0.0.1", MAIL_PORT=inbox.port, MAIL_USE_TLS=True,
                           MAIL_USERNAME="mailer", MAIL_PASSWORD="s3cret")
         assert ask_for_message(client, email_link, LISTED).status_code == 302
         assert seen == [b"mailer"]
         assert parse_mail(inbox.wait_for(LISTED)).code
-    finally:
-        controller.stop()
 
 
 def test_implicit_tls(app, client, email_link, certificate):
-    inbox, port = Inbox(), free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port, ssl_context=certificate)
-    controller.start()
-    try:
-        app.config.update(MAIL_SERVER="127.0.0.1", MAIL_PORT=port, MAIL_USE_SSL=True)
+    with smtp_server(ssl_context=certificate) as inbox:
+        app.config.update(MAIL_SERVER="127.0.0.1", MAIL_PORT=inbox.port, MAIL_USE_SSL=True)
         assert ask_for_message(client, email_link, LISTED).status_code == 302
         assert parse_mail(inbox.wait_for(LISTED)).code
-    finally:
-        controller.stop()
 
 
 def test_an_untrusted_certificate_is_a_failed_send_not_a_500(app, client, email_link,
                                                              certificate, monkeypatch):
     monkeypatch.delenv("SSL_CERT_FILE")
-    inbox, port = Inbox(), free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port, tls_context=certificate,
-                            require_starttls=True)
-    controller.start()
-    try:
-        app.config.update(MAIL_SERVER="127.0.0.1", MAIL_PORT=port, MAIL_USE_TLS=True)
+    with smtp_server(tls_context=certificate, require_starttls=True) as inbox:
+        app.config.update(MAIL_SERVER="127.0.0.1", MAIL_PORT=inbox.port, MAIL_USE_TLS=True)
         response = ask_for_message(client, email_link, LISTED)
         assert response.status_code == 503
         assert inbox.messages == []
-    finally:
-        controller.stop()
