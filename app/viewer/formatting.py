@@ -110,8 +110,8 @@ POLYMERS = ("protein", "rna", "dna")
 def entity_summary(entities: list[dict] | None) -> dict:
     """Summarise the entities of a protein result for one table cell.
 
-    Returns the designed/longest protein's length and chains, the total residue count,
-    the number of chains and a short list like "A: 84 aa · B: 120 aa".
+    Returns the first protein's ``length`` and ``sequence``, every entity's ``chains``
+    and their ``chain_count``, and a short ``text`` like "A: 84 aa · B: 120 aa".
     """
     entities = entities or []
     parts = []
