@@ -99,15 +99,6 @@ def place(a: Vec, b: Vec, c: Vec, bond: float, angle: float, torsion: float) -> 
     )
 
 
-def dihedral(a: Vec, b: Vec, c: Vec, d: Vec) -> float:
-    """Return the torsion angle abcd in degrees."""
-    b0, b1, b2 = sub(a, b), sub(c, b), sub(d, c)
-    b1u = unit(b1)
-    v = sub(b0, scale(b1u, dot(b0, b1u)))
-    w = sub(b2, scale(b1u, dot(b2, b1u)))
-    return math.degrees(math.atan2(dot(cross(b1u, v), w), dot(v, w)))
-
-
 @dataclass(frozen=True)
 class Residue:
     """Backbone atoms of one residue (CB is None for glycine positions)."""

@@ -114,8 +114,3 @@ def cyclic_peptide(rng: random.Random, length: int) -> str:
     left = "".join(rng.choice(strand) for _ in range(half))
     right = "".join(rng.choice(strand) for _ in range(length - 2 - half))
     return left + "NG" + right
-
-
-def composition(sequence: str) -> dict[str, float]:
-    """Return the fraction of each of the 20 amino acids in ``sequence``."""
-    return {aa: sequence.count(aa) / len(sequence) for aa in AMINO_ACIDS}
