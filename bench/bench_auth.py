@@ -15,7 +15,6 @@ large/small ratio (target: within 1.2).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import secrets
 import statistics
@@ -33,7 +32,7 @@ from app import create_app
 from app.db import close_conn, get_engine, migrate
 from app.ids import new_id
 from app.service.auth import authenticate
-from app.store import schema
+from app.store import api_keys, schema
 from app.store.organizations import create_organization
 from app.timeutil import utcnow
 
@@ -54,7 +53,7 @@ def build(database_url: str, n_keys: int, batch: int = 10_000) -> str:
                 rows.append({
                     "id": new_id("key"), "organization_id": crowd.id,
                     "workspace_id": crowd_ws.id, "key_type": "workspace", "name": "crowd",
-                    "key_hash": hashlib.sha256(full.encode()).hexdigest(),
+                    "key_hash": api_keys.hash_key(full),
                     "key_prefix": full[:12], "allowed_ips": [], "livemode": True,
                     "is_active": True, "created_at": now, "expires_at": None,
                     "last_used_at": None,
