@@ -89,6 +89,7 @@ def build(url: str, n_records: int, batch: int = 50_000) -> tuple[str, str]:
 
 
 def median_ms(samples: list[float]) -> float:
+    """Return the median of ``samples`` (seconds) in milliseconds."""
     return statistics.median(samples) * 1000
 
 

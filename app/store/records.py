@@ -17,6 +17,8 @@ def from_row(cls: type[T], row: Any) -> T:
 
 @dataclass(frozen=True)
 class Organization:
+    """An organization: the tenant that owns workspaces, keys and share links."""
+
     id: str
     name: str
     created_at: datetime
@@ -24,6 +26,8 @@ class Organization:
 
 @dataclass(frozen=True)
 class Workspace:
+    """A workspace of an organization; exactly one per organization is the default."""
+
     id: str
     organization_id: str
     name: str
@@ -37,6 +41,8 @@ class Workspace:
 
 @dataclass(frozen=True)
 class ApiKey:
+    """An API key record without its hash (admin keys have no ``workspace_id``)."""
+
     id: str
     organization_id: str
     workspace_id: str | None
