@@ -17,7 +17,7 @@ from app.viewer import csv_export, identity, metrics_catalog, paging
 from app.viewer.api_client import api
 from app.viewer.downloads import safe_filename
 from app.viewer.error_pages import html_error_page
-from app.viewer.views import bearer, bp, check_ids, find, load_share
+from app.viewer.views import bearer, bp, load_pipeline
 
 
 def export_filename(pipeline: dict, kind: metrics_catalog.Kind, filtered: bool,
@@ -36,9 +36,7 @@ def export_csv(link_id: str, pipeline_id: str):
         ids = list(paging.parse_ids(request.args.get("ids", "")))
     except paging.InvalidQuery as error:
         return html_error_page(400, str(error))
-    check_ids(link_id, pipeline_id)
-    pipeline = find(load_share(link_id).get("pipelines"), pipeline_id)
-    kind = metrics_catalog.kind(pipeline.get("kind"))
+    _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
     client, size = api(), csv_export.EXPORT_PAGE_SIZE
     first = client.results(link_id, pipeline_id, bearer(link_id), limit=size, ids=ids)
 

@@ -48,6 +48,14 @@ def find(items: list[dict] | None, item_id: str) -> dict:
     raise LinkNotFound()
 
 
+def load_pipeline(link_id: str, pipeline_id: str) -> tuple[dict, dict, metrics_catalog.Kind]:
+    """Return the share, its pipeline ``pipeline_id`` and that pipeline's kind."""
+    check_ids(link_id, pipeline_id)
+    share = load_share(link_id)
+    pipeline = find(share.get("pipelines"), pipeline_id)
+    return share, pipeline, metrics_catalog.kind(pipeline.get("kind"))
+
+
 @bp.get("/share/<link_id>")
 def overview(link_id: str):
     """Show what was shared: pipelines with their results count, and predictions."""
@@ -58,51 +66,37 @@ def overview(link_id: str):
     )
 
 
-def _results_page(link_id: str, pipeline_id: str):
-    """Fetch the share, the pipeline and the requested page of its results."""
+@bp.get("/share/<link_id>/pipelines/<pipeline_id>")
+def pipeline_results(link_id: str, pipeline_id: str):
+    """Show one page of a pipeline's results as a table with the columns of its kind."""
     try:
         page_request = paging.parse(request.args)
     except paging.InvalidQuery as error:
-        return None, html_error_page(400, str(error))
-    check_ids(link_id, pipeline_id)
-    share = load_share(link_id)
-    pipeline = find(share.get("pipelines"), pipeline_id)
+        return html_error_page(400, str(error))
+    share, pipeline, kind = load_pipeline(link_id, pipeline_id)
     page = api().results(
         link_id, pipeline_id, bearer(link_id), limit=page_request.limit,
         after_id=page_request.after_id, before_id=page_request.before_id,
         ids=list(page_request.ids),
     )
-    kind = metrics_catalog.kind(pipeline.get("kind"))
     columns = tables.columns_for(kind)
-    context = {
-        "link_id": link_id, "share": share, "pipeline": pipeline, "kind": kind,
-        "page": page, "page_request": page_request, "columns": columns,
-        "rows": tables.rows_for(page.get("data") or [], columns),
-        "links": paging.links(page, page_request), "page_sizes": paging.PAGE_SIZES,
-    }
-    return context, None
-
-
-@bp.get("/share/<link_id>/pipelines/<pipeline_id>")
-def pipeline_results(link_id: str, pipeline_id: str):
-    """Show one page of a pipeline's results as a table with the columns of its kind."""
-    context, failure = _results_page(link_id, pipeline_id)
-    if failure is not None:
-        return failure
-    return render_template("share/results.html", **context)
+    return render_template(
+        "share/results.html", link_id=link_id, share=share, pipeline=pipeline, kind=kind,
+        page=page, page_request=page_request, columns=columns,
+        rows=tables.rows_for(page.get("data") or [], columns),
+        links=paging.links(page, page_request), page_sizes=paging.PAGE_SIZES,
+    )
 
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>")
 def result(link_id: str, pipeline_id: str, result_id: str):
     """Show one result: entities with full sequences, metrics, warnings, downloads."""
-    check_ids(link_id, pipeline_id, result_id)
-    share = load_share(link_id)
-    pipeline = find(share.get("pipelines"), pipeline_id)
+    check_ids(result_id)
+    share, pipeline, kind = load_pipeline(link_id, pipeline_id)
     client, token = api(), bearer(link_id)
     record = client.result(link_id, pipeline_id, result_id, token)
     before = client.results(link_id, pipeline_id, token, before_id=result_id, limit=1)
     after = client.results(link_id, pipeline_id, token, after_id=result_id, limit=1)
-    kind = metrics_catalog.kind(pipeline.get("kind"))
     return render_template(
         "share/result.html", link_id=link_id, share=share, pipeline=pipeline, kind=kind,
         record=record, prev_id=before.get("last_id"), next_id=after.get("first_id"),
@@ -113,13 +107,11 @@ def result(link_id: str, pipeline_id: str, result_id: str):
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/structure")
 def structure(link_id: str, pipeline_id: str, result_id: str):
     """Show a result's structure in the vendored Mol* viewer (same-origin file)."""
-    check_ids(link_id, pipeline_id, result_id)
-    share = load_share(link_id)
-    pipeline = find(share.get("pipelines"), pipeline_id)
+    check_ids(result_id)
+    share, pipeline, kind = load_pipeline(link_id, pipeline_id)
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
     if not (record.get("artifacts") or {}).get("structure"):
         raise LinkNotFound()
-    kind = metrics_catalog.kind(pipeline.get("kind"))
     trail = [
         ("Shared results", security.share_url("viewer.overview", link_id=link_id)),
         (pipeline.get("name") or kind.label, security.share_url(
