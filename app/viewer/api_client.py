@@ -247,12 +247,6 @@ class ComputeApi:
             raise ApiUnavailable(502, type(error).__name__) from None
 
 
-def _timeout(app: Flask) -> httpx.Timeout:
-    seconds = float(app.config.get("COMPUTE_API_TIMEOUT") or 10.0)
-    # The pool wait is bounded too, so a page never hangs waiting for a free connection.
-    return httpx.Timeout(seconds, pool=seconds)
-
-
 def _embedded_service(app: Flask) -> Flask:
     """Create the service app object that the in-process transport calls.
 
@@ -287,7 +281,9 @@ def _with_large_file_blocks(service: Flask):
 
 def build_client(app: Flask) -> ComputeApi:
     """Build the API client for ``app`` from its configuration."""
-    timeout = _timeout(app)
+    seconds = float(app.config.get("COMPUTE_API_TIMEOUT") or 10.0)
+    # The pool wait is bounded too, so a page never hangs waiting for a free connection.
+    timeout = httpx.Timeout(seconds, pool=seconds)
     limits = httpx.Limits(max_connections=64, max_keepalive_connections=16)
     download_client = httpx.Client(timeout=timeout, limits=limits, follow_redirects=False)
     base_url = app.config.get("COMPUTE_API_URL")
@@ -296,13 +292,11 @@ def build_client(app: Flask) -> ComputeApi:
             base_url=str(base_url).rstrip("/"), timeout=timeout, limits=limits,
             follow_redirects=False,
         )
-        return ComputeApi(client, download_client, embedded=False,
-                          deadline=float(app.config.get("COMPUTE_API_TIMEOUT") or 10.0))
+        return ComputeApi(client, download_client, embedded=False, deadline=seconds)
     transport = httpx.WSGITransport(app=_with_large_file_blocks(_embedded_service(app)),
                                     raise_app_exceptions=False)
     client = httpx.Client(base_url=EMBEDDED_BASE_URL, transport=transport, timeout=timeout)
-    return ComputeApi(client, download_client, embedded=True,
-                      deadline=float(app.config.get("COMPUTE_API_TIMEOUT") or 10.0))
+    return ComputeApi(client, download_client, embedded=True, deadline=seconds)
 
 
 _build_lock = threading.Lock()
