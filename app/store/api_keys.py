@@ -141,12 +141,15 @@ def deactivate_workspace_keys(conn: Connection, workspace_id: str) -> int:
 def count_active_admin_keys(conn: Connection, organization_id: str) -> int:
     """Return how many active admin keys the organization has, locking the organization.
 
-    The organization row is locked (``FOR UPDATE`` on PostgreSQL; SQLite serialises
-    writers anyway) until the transaction ends, so two concurrent revocations cannot both
-    see two admin keys and together revoke the last one.
+    The lock is held until the transaction ends, so two concurrent revocations cannot both
+    see two admin keys and together revoke the last one. It is taken with an UPDATE that
+    changes nothing: on PostgreSQL that locks the organization's row; on SQLite it takes
+    the database write lock *before* the count (pysqlite only begins a transaction at the
+    first write, so ``SELECT ... FOR UPDATE``, which SQLite ignores anyway, would leave
+    the count outside any lock).
     """
     o = schema.organizations
-    conn.execute(sa.select(o.c.id).where(o.c.id == organization_id).with_for_update())
+    conn.execute(o.update().where(o.c.id == organization_id).values(name=o.c.name))
     k = schema.api_keys
     return conn.execute(
         sa.select(sa.func.count()).select_from(k).where(
