@@ -2,7 +2,9 @@
 
 Every setting can be overridden with a ``FLASK_``-prefixed environment variable
 (``FLASK_DATABASE_URL=...``), read by ``Flask.config.from_prefixed_env``. The table in
-README.md documents each one; this module is the single place that defines defaults.
+README.md documents each one. This module defines the defaults of every setting except
+the sign-in ones (``SIGNIN_*``, ``MAIL_TIMEOUT``, ``OIDC_PROVIDERS``), which live beside
+their code in ``app.viewer.signin`` (``DEFAULTS`` and ``limits.DEFAULT_LIMITS``).
 """
 
 from __future__ import annotations
