@@ -24,13 +24,12 @@ class Column:
     unit: str = ""
     description: str = ""
     numeric: bool = False
-    source: str = "field"  # field | metric | adme | sequence | warnings | variant
-    higher_is_better: bool | None = None
+    source: str = "field"  # field | metric | adme | sequence | smiles | warnings | variant
 
 
 @dataclass(frozen=True)
 class Row:
-    """One result row: its id, its ``<td>`` cells as one piece of markup, its warnings.
+    """One result row: its id and its ``<td>`` cells as one piece of markup.
 
     The cells are built here in one pass (escaped with markupsafe) rather than with
     per-cell template logic: a 100-row table has ~1,400 cells and rendering them is the
@@ -39,7 +38,6 @@ class Row:
 
     id: str
     cells: Markup
-    warnings: tuple = ()
 
 
 def _td(content: str, raw: object = None, css: str = "", title: str = "") -> str:
@@ -63,7 +61,7 @@ def _number_td(value, decimals: int, shade: str = "") -> str:
 
 def _metric_column(key: str) -> Column:
     m = metrics_catalog.metric(key)
-    return Column(key, m.label, m.unit, m.description, True, "metric", m.higher_is_better)
+    return Column(key, m.label, m.unit, m.description, True, "metric")
 
 
 def columns_for(kind: Kind) -> list[Column]:
@@ -147,7 +145,6 @@ def rows_for(records: list[dict], columns: list[Column]) -> list[Row]:
     """Build the table rows of ``records`` in the order the API returned them."""
     return [
         Row(str(record.get("id")),
-            Markup("".join([_cell(c, record) for c in columns])),  # noqa: S704 - escaped
-            tuple(record.get("warnings") or ()))
+            Markup("".join([_cell(c, record) for c in columns])))  # noqa: S704 - escaped
         for record in records
     ]
