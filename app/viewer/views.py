@@ -73,7 +73,7 @@ def pipeline_results(link_id: str, pipeline_id: str):
         page_request = paging.parse(request.args)
     except paging.InvalidQuery as error:
         return html_error_page(400, str(error))
-    share, pipeline, kind = load_pipeline(link_id, pipeline_id)
+    _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
     page = api().results(
         link_id, pipeline_id, bearer(link_id), limit=page_request.limit,
         after_id=page_request.after_id, before_id=page_request.before_id,
@@ -81,8 +81,8 @@ def pipeline_results(link_id: str, pipeline_id: str):
     )
     columns = tables.columns_for(kind)
     return render_template(
-        "share/results.html", link_id=link_id, share=share, pipeline=pipeline, kind=kind,
-        page=page, page_request=page_request, columns=columns,
+        "share/results.html", link_id=link_id, pipeline=pipeline, kind=kind,
+        page_request=page_request, columns=columns,
         rows=tables.rows_for(page.get("data") or [], columns),
         links=paging.links(page, page_request), page_sizes=paging.PAGE_SIZES,
     )
@@ -92,13 +92,13 @@ def pipeline_results(link_id: str, pipeline_id: str):
 def result(link_id: str, pipeline_id: str, result_id: str):
     """Show one result: entities with full sequences, metrics, warnings, downloads."""
     check_ids(result_id)
-    share, pipeline, kind = load_pipeline(link_id, pipeline_id)
+    _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
     client, token = api(), bearer(link_id)
     record = client.result(link_id, pipeline_id, result_id, token)
     before = client.results(link_id, pipeline_id, token, before_id=result_id, limit=1)
     after = client.results(link_id, pipeline_id, token, after_id=result_id, limit=1)
     return render_template(
-        "share/result.html", link_id=link_id, share=share, pipeline=pipeline, kind=kind,
+        "share/result.html", link_id=link_id, pipeline=pipeline, kind=kind,
         record=record, prev_id=before.get("last_id"), next_id=after.get("first_id"),
         metric_keys=_metric_keys(kind, record), catalog=metrics_catalog,
     )
@@ -108,7 +108,7 @@ def result(link_id: str, pipeline_id: str, result_id: str):
 def structure(link_id: str, pipeline_id: str, result_id: str):
     """Show a result's structure in the vendored Mol* viewer (same-origin file)."""
     check_ids(result_id)
-    share, pipeline, kind = load_pipeline(link_id, pipeline_id)
+    _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
     if not (record.get("artifacts") or {}).get("structure"):
         raise LinkNotFound()
@@ -122,15 +122,15 @@ def structure(link_id: str, pipeline_id: str, result_id: str):
     ]
     url = url_for("viewer.result_artifact", link_id=link_id, pipeline_id=pipeline_id,
                   result_id=result_id, name="structure")
-    return _structure_page(link_id, share, trail, result_id, url, "mmcif")
+    return _structure_page(link_id, trail, result_id, url, "mmcif")
 
 
-def _structure_page(link_id: str, share: dict, trail: list, subject_id: str, url: str,
+def _structure_page(link_id: str, trail: list, subject_id: str, url: str,
                     structure_format: str):
     """Render the Mol* page; only this page relaxes the CSP (``allow_structure_viewer``)."""
     security.allow_structure_viewer()
     return render_template(
-        "share/structure.html", link_id=link_id, share=share, trail=trail,
+        "share/structure.html", link_id=link_id, trail=trail,
         subject_id=subject_id, structure_url=url, structure_format=structure_format,
     )
 
@@ -163,10 +163,9 @@ def _metric_keys(kind: metrics_catalog.Kind, record: dict) -> list[str]:
 def prediction(link_id: str, prediction_id: str):
     """Show one prediction: application, status, inputs, outputs and artifacts."""
     check_ids(link_id, prediction_id)
-    share = load_share(link_id)
-    item = find(share.get("predictions"), prediction_id)
+    item = find(load_share(link_id).get("predictions"), prediction_id)
     return render_template(
-        "share/prediction.html", link_id=link_id, share=share, prediction=item,
+        "share/prediction.html", link_id=link_id, prediction=item,
         applications=metrics_catalog.APPLICATIONS,
         has_structure=prediction_structure_artifact(item) is not None,
     )
@@ -176,8 +175,7 @@ def prediction(link_id: str, prediction_id: str):
 def prediction_structure(link_id: str, prediction_id: str):
     """Show a structure_and_binding prediction's structure in Mol* (same-origin file)."""
     check_ids(link_id, prediction_id)
-    share = load_share(link_id)
-    item = find(share.get("predictions"), prediction_id)
+    item = find(load_share(link_id).get("predictions"), prediction_id)
     artifact = prediction_structure_artifact(item)
     if artifact is None:
         raise LinkNotFound()
@@ -193,7 +191,7 @@ def prediction_structure(link_id: str, prediction_id: str):
     # the presigned URL the API gives for this prediction.
     url = url_for("viewer.prediction_artifact", link_id=link_id, prediction_id=prediction_id,
                   name="structure")
-    return _structure_page(link_id, share, trail, prediction_id, url, structure_format(artifact))
+    return _structure_page(link_id, trail, prediction_id, url, structure_format(artifact))
 
 
 @bp.get("/robots.txt")
