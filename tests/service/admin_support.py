@@ -6,18 +6,7 @@ from datetime import datetime
 
 from app.db import get_engine
 from app.store import api_keys
-
-
-def assert_envelope(response, status: int) -> dict:
-    """Assert that ``response`` is the JSON error envelope with ``status``; return it."""
-    assert response.status_code == status, (response.status_code, response.data[:300])
-    assert response.is_json, response.data[:300]
-    body = response.get_json()
-    assert set(body) == {"statusCode", "error", "message"}
-    assert body["statusCode"] == status
-    assert isinstance(body["error"], str) and body["error"]
-    assert isinstance(body["message"], str) and body["message"]
-    return body
+from tests.service.factories import assert_envelope  # noqa: F401  (shared by admin tests)
 
 
 def make_key(

@@ -37,7 +37,8 @@ def assert_envelope(response, status: int) -> dict:
     body = response.get_json()
     assert set(body) == {"statusCode", "error", "message"}
     assert body["statusCode"] == status
-    assert body["message"]
+    assert isinstance(body["error"], str) and body["error"]
+    assert isinstance(body["message"], str) and body["message"]
     return body
 
 

@@ -11,17 +11,7 @@ from app.ids import is_record_id, new_id, new_secret_id
 from app.store import api_keys, schema
 from app.store.organizations import create_organization
 from app.timeutil import utcnow
-
-
-def assert_envelope(response, status: int) -> dict:
-    """Assert that ``response`` is the JSON error envelope with ``status``."""
-    assert response.status_code == status
-    assert response.is_json, response.data
-    body = response.get_json()
-    assert set(body) == {"statusCode", "error", "message"}
-    assert body["statusCode"] == status
-    assert body["message"]
-    return body
+from tests.service.factories import assert_envelope
 
 
 def test_unknown_api_route_answers_envelope(client):
