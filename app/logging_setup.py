@@ -21,15 +21,21 @@ _SHARE_ID = re.compile(r"\bsl_[A-Za-z0-9_\-]{20,}")
 _JWT = re.compile(r"\beyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*")
 # Presigned artifact URLs are capabilities too.
 _SIGNATURE = re.compile(r"([?&]signature=)[0-9a-fA-F]+")
+# One-time sign-in tokens (in the mailed link's path) and OpenID Connect callback values.
+_SIGNIN_TOKEN = re.compile(r"(/sign-in/link/)([^/?#\s\"']+)")
+_OIDC_PARAMS = re.compile(r"([?&](?:code|state)=)[^&#\s\"']+")
 REDACTED = "[redacted]"
 
 
 def redact(text: str) -> str:
-    """Replace share ids, API keys, bearer tokens and URL signatures with ``[redacted]``."""
+    """Replace share ids, API keys, bearer tokens, URL signatures, sign-in tokens and
+    OpenID Connect callback codes with ``[redacted]``."""
     text = _SHARE_PATH.sub(lambda m: m.group(1) + REDACTED, text)
     text = _SHARE_ID.sub(REDACTED, text)
     text = _JWT.sub(REDACTED, text)
     text = _SIGNATURE.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _SIGNIN_TOKEN.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _OIDC_PARAMS.sub(lambda m: m.group(1) + REDACTED, text)
     return _API_KEY.sub(REDACTED, text)
 
 
