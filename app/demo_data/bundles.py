@@ -79,20 +79,9 @@ def _axis_points(start: g.Vec, direction: g.Vec, length: int) -> list[g.Vec]:
     return [g.add(start, g.scale(direction, span * i / (steps - 1))) for i in range(steps)]
 
 
-def _min_dist2(points_a: list[g.Vec], points_b: list[g.Vec]) -> float:
-    """Return the smallest squared distance between two point sets (inlined: hot loop)."""
-    best = float("inf")
-    for ax, ay, az in points_a:
-        for bx, by, bz in points_b:
-            d = (ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2
-            if d < best:
-                best = d
-    return best
-
-
 def _min_dist(points_a: list[g.Vec], points_b: list[g.Vec]) -> float:
     """Return the smallest distance between two point sets."""
-    return math.sqrt(_min_dist2(points_a, points_b))
+    return math.sqrt(g.min_dist2(points_a, points_b))
 
 
 def _score(axis, direction, helices, loop_cas, old_cas, bound: float) -> float:
@@ -117,7 +106,7 @@ def _score(axis, direction, helices, loop_cas, old_cas, bound: float) -> float:
         score += 0.5 * (min(others) - PACKING_DISTANCE) ** 2
     if score >= bound:
         return score
-    if _min_dist2(loop_cas, old_cas) < 4.2**2:
+    if g.min_dist2(loop_cas, old_cas) < 4.2**2:
         for ca in loop_cas:
             for old in old_cas:
                 d = g.dist(ca, old)

@@ -217,17 +217,8 @@ def place_glycan(residues: tuple, index: int, xyz: list[g.Vec], anchor: int,
     distance = 3.7
     while True:  # step outward until no protein atom is within 3 A
         placed = [g.add(g.add(cb, g.scale(outward, distance)), p) for p in oriented]
-        if _min_dist2(placed, atoms) > 9.0 or distance > 12:
+        if g.min_dist2(placed, atoms) > 9.0 or distance > 12:
             return tuple(placed)
         distance += 0.5
 
 
-def _min_dist2(points_a: list[g.Vec], points_b: list[g.Vec]) -> float:
-    """Return the smallest squared distance between two point sets (inlined: hot loop)."""
-    best = float("inf")
-    for ax, ay, az in points_a:
-        for bx, by, bz in points_b:
-            d = (ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2
-            if d < best:
-                best = d
-    return best

@@ -73,6 +73,17 @@ def dist(a: Vec, b: Vec) -> float:
     return norm(sub(a, b))
 
 
+def min_dist2(points_a: list[Vec], points_b: list[Vec]) -> float:
+    """Return the smallest squared distance between two point sets (inlined: hot loop)."""
+    best = float("inf")
+    for ax, ay, az in points_a:
+        for bx, by, bz in points_b:
+            d = (ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2
+            if d < best:
+                best = d
+    return best
+
+
 def centroid(points: list[Vec]) -> Vec:
     """Return the mean of the points."""
     n = len(points)
