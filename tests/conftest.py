@@ -47,24 +47,21 @@ def _database_url(tmp_path: Path) -> tuple[str, callable]:
     return url, drop
 
 
-@pytest.fixture
-def db_url(tmp_path):
-    """A URL of an empty, migrated database, dropped after the test."""
+def migrated_database(tmp_path: Path) -> tuple[str, callable]:
+    """Return the URL of an empty database with the schema applied, and its dropper."""
     url, drop = _database_url(tmp_path)
     engine = sa.create_engine(url)
     migrate(engine)
     engine.dispose()
-    yield url
-    drop()
+    return url, drop
 
 
-@pytest.fixture
-def app(db_url, tmp_path):
-    """The app on a fresh database, with its instance folder in ``tmp_path``."""
+def make_test_app(database_url: str, tmp_path: Path):
+    """Create the app on ``database_url`` with its instance and artifacts in ``tmp_path``."""
     application = create_app(
         {
             "TESTING": True,
-            "DATABASE_URL": db_url,
+            "DATABASE_URL": database_url,
             "SECRET_KEY": "test-secret",
             "ARTIFACT_DIR": str(tmp_path / "artifacts"),
             "PUBLIC_URL": "http://viewer.test",
@@ -72,6 +69,21 @@ def app(db_url, tmp_path):
     )
     application.instance_path = str(tmp_path / "instance")
     os.makedirs(application.instance_path, exist_ok=True)
+    return application
+
+
+@pytest.fixture
+def db_url(tmp_path):
+    """A URL of an empty, migrated database, dropped after the test."""
+    url, drop = migrated_database(tmp_path)
+    yield url
+    drop()
+
+
+@pytest.fixture
+def app(db_url, tmp_path):
+    """The app on a fresh database, with its instance folder in ``tmp_path``."""
+    application = make_test_app(db_url, tmp_path)
     yield application
     get_engine(application).dispose()
 

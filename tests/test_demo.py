@@ -23,13 +23,12 @@ import pytest
 import sqlalchemy as sa
 from rdkit import Chem, RDLogger
 
-from app import create_app
 from app.artifact_storage import path_for
-from app.db import get_engine, migrate
+from app.db import get_engine
 from app.demo import seed_demo
 from app.demo_data.chemistry import LIGAND_CCD, MODIFIED_RESIDUES, all_smiles
 from app.store import schema
-from tests.conftest import _database_url
+from tests.conftest import make_test_app, migrated_database
 
 RDLogger.DisableLog("rdApp.*")
 
@@ -85,13 +84,8 @@ class Seeded:
 def seeded(tmp_path_factory):
     """Run ``flask seed-demo --json`` once on a fresh database (SQLite or PostgreSQL)."""
     tmp = tmp_path_factory.mktemp("demo")
-    url, drop = _database_url(tmp)
-    engine = sa.create_engine(url)
-    migrate(engine)
-    engine.dispose()
-    app = create_app({"TESTING": True, "DATABASE_URL": url, "SECRET_KEY": "demo-secret",
-                      "ARTIFACT_DIR": str(tmp / "artifacts"),
-                      "PUBLIC_URL": "http://viewer.test"})
+    url, drop = migrated_database(tmp)
+    app = make_test_app(url, tmp)
     started = time.monotonic()
     result = app.test_cli_runner().invoke(args=["seed-demo", "--json"])
     seconds = time.monotonic() - started

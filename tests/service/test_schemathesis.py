@@ -27,8 +27,6 @@ seeded app passed to every call.
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -36,7 +34,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import schemathesis
-import sqlalchemy as sa
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
@@ -47,19 +44,19 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from app import create_app
-from app.db import get_engine, migrate
+from app.db import get_engine
 from app.demo import seed_demo
 from app.share_tokens import mint
 from app.store.api_keys import create_api_key
 from app.store.share_links import create_share_link
 from app.store.workspaces import create_workspace
 from app.timeutil import utcnow
+from tests.conftest import make_test_app, migrated_database
 
 DOCUMENT = "/compute/v1/openapi.json"
 MAX_EXAMPLES = 50
 SEED = 20261122
 THROWAWAYS = 3  # links to archive, workspaces to archive, keys to revoke
-PG_URL = os.environ.get("TEST_DATABASE_URL")
 
 CONFIG = schemathesis.Config.from_dict({
     "seed": SEED,
@@ -187,38 +184,13 @@ def flatmap_case(context, case):
     return st.sampled_from([None, *options]).map(lambda choice: SEEDED.substitute(case, choice))
 
 
-def _database(tmp_path) -> tuple[str, callable]:
-    """Return the URL of an empty database (a fresh schema on PostgreSQL) and its dropper."""
-    if not PG_URL:
-        return f"sqlite:///{tmp_path / 'schemathesis.sqlite3'}", lambda: None
-    name = f"t_{secrets.token_hex(6)}"
-    admin = sa.create_engine(PG_URL)
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{name}"'))
-    separator = "&" if "?" in PG_URL else "?"
-
-    def drop() -> None:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{name}" CASCADE'))
-        admin.dispose()
-
-    return f"{PG_URL}{separator}options=-csearch_path%3D{name}", drop
-
-
 @pytest.fixture(scope="module")
 def seeded(tmp_path_factory):
     """An app on a migrated database holding the demo organization plus throwaways."""
     global SEEDED
     tmp_path = tmp_path_factory.mktemp("schemathesis")
-    url, drop = _database(tmp_path)
-    engine = sa.create_engine(url)
-    migrate(engine)
-    engine.dispose()
-    app = create_app({"TESTING": True, "DATABASE_URL": url, "SECRET_KEY": "test-secret",
-                      "ARTIFACT_DIR": str(tmp_path / "artifacts"),
-                      "PUBLIC_URL": "http://viewer.test"})
-    app.instance_path = str(tmp_path / "instance")
-    os.makedirs(app.instance_path, exist_ok=True)
+    url, drop = migrated_database(tmp_path)
+    app = make_test_app(url, tmp_path)
     engine = get_engine(app)
     summary = seed_demo(engine, artifact_dir=app.config["ARTIFACT_DIR"],
                         public_url=app.config["PUBLIC_URL"])
