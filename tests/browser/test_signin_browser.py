@@ -14,7 +14,7 @@ import pytest
 
 from tests.browser.conftest import Visitor, seeded_site_env
 from tests.conftest import start_gunicorn, stop_gunicorn
-from tests.signin.conftest import parse_mail, smtp_server
+from tests.signin.conftest import Inbox, parse_mail, smtp_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -61,14 +61,16 @@ def email_link(site) -> tuple[str, dict]:
     return f"{server.url}/share/{link['id']}", link
 
 
-def ask(visitor: Visitor, url: str, address: str) -> None:
-    """Open ``url``, land on the sign-in page and ask for a message for ``address``."""
+def ask(visitor: Visitor, inbox: Inbox, url: str, address: str):
+    """Open ``url``, ask the sign-in page for a message to ``address``; return that message."""
+    count = len(inbox.to(address))
     page = visitor.page
     page.goto(url)
     page.wait_for_selector("input[type=email]")
     page.fill("input[type=email]", address)
     page.click("button[type=submit]")
     page.wait_for_selector("input[name=code]")
+    return parse_mail(inbox.wait_for(address, count + 1))
 
 
 def test_sign_in_with_the_code_lands_on_the_page_asked_for(site, inbox, visitor, shots_dir):
@@ -80,10 +82,8 @@ def test_sign_in_with_the_code_lands_on_the_page_asked_for(site, inbox, visitor,
     assert "/sign-in" in visitor.page.url
     assert "Sign in to see these results" in visitor.page.inner_text("h1")
     visitor.page.screenshot(path=str(shots_dir / "signin-page.png"))
-    count = len(inbox.to(address))
-    ask(visitor, target, address)
+    mail = ask(visitor, inbox, target, address)
     assert address in visitor.page.inner_text("main")
-    mail = parse_mail(inbox.wait_for(address, count + 1))
     visitor.page.fill("input[name=code]", mail.code)
     visitor.page.click("button[type=submit]")
     visitor.page.wait_for_url(target)
@@ -94,9 +94,7 @@ def test_sign_in_with_the_code_lands_on_the_page_asked_for(site, inbox, visitor,
 def test_sign_in_with_the_link_in_the_same_browser(site, inbox, visitor):
     url, link = email_link(site)
     address = link["allowed_emails"][1]
-    count = len(inbox.to(address))
-    ask(visitor, url, address)
-    mail = parse_mail(inbox.wait_for(address, count + 1))
+    mail = ask(visitor, inbox, url, address)
     visitor.page.goto(mail.link)
     # signin.js submits the confirmation form by itself.
     visitor.page.wait_for_url(url)
@@ -107,9 +105,7 @@ def test_sign_in_with_the_link_in_the_same_browser(site, inbox, visitor):
 def test_the_link_in_another_browser_asks_for_the_code(site, inbox, browser, visitor):
     url, link = email_link(site)
     address = link["allowed_emails"][0]
-    count = len(inbox.to(address))
-    ask(visitor, url, address)
-    mail = parse_mail(inbox.wait_for(address, count + 1))
+    mail = ask(visitor, inbox, url, address)
     other = Visitor(browser, VIEWPORT, EXPECTED_LOADS)
     try:
         other.page.goto(mail.link)
@@ -135,8 +131,7 @@ def test_an_unlisted_address_reaches_the_no_access_page_and_no_content(
     url, _link = email_link(site)
     _server, seed = site
     address = "mallory@example.net"
-    ask(visitor, url, address)
-    mail = parse_mail(inbox.wait_for(address))
+    mail = ask(visitor, inbox, url, address)
     visitor.page.fill("input[name=code]", mail.code)
     visitor.page.click("button[type=submit]")
     visitor.page.wait_for_selector("text=does not have access")
@@ -154,9 +149,7 @@ def test_an_unlisted_address_reaches_the_no_access_page_and_no_content(
 def test_screenshot_of_the_message(site, inbox, visitor, shots_dir):
     url, link = email_link(site)
     address = link["allowed_emails"][1]
-    count = len(inbox.to(address))
-    ask(visitor, url, address)
-    mail = parse_mail(inbox.wait_for(address, count + 1))
+    mail = ask(visitor, inbox, url, address)
     page = visitor.context.new_page()
     page.set_viewport_size({"width": 640, "height": 620})
     page.set_content(mail.html)
