@@ -96,29 +96,31 @@ def existing_ids(conn: Connection, kind: str, workspace_id: str, ids: list[str])
     )
 
 
-def pipelines_in_order(conn: Connection, workspace_id: str, ids: list[str]) -> list[Pipeline]:
-    """Return the workspace's pipelines among ``ids`` in the order of ``ids``.
+def _in_order(conn: Connection, table: sa.Table, record: type, workspace_id: str,
+              ids: list[str]) -> list:
+    """Return the workspace's rows of ``table`` among ``ids``, as ``record``, in ``ids`` order.
 
-    Ids that no longer exist (deleted by retention) are skipped.
+    Ids that no longer exist (deleted by retention) or belong elsewhere are skipped.
     """
     if not ids:
         return []
-    p = schema.pipelines
-    rows = conn.execute(sa.select(p).where(p.c.workspace_id == workspace_id, p.c.id.in_(ids)))
-    found = {row.id: from_row(Pipeline, row) for row in rows}
+    rows = conn.execute(
+        sa.select(table).where(table.c.workspace_id == workspace_id, table.c.id.in_(ids))
+    )
+    found = {row.id: from_row(record, row) for row in rows}
     return [found[i] for i in ids if i in found]
+
+
+def pipelines_in_order(conn: Connection, workspace_id: str, ids: list[str]) -> list[Pipeline]:
+    """Return the workspace's pipelines among ``ids`` in the order of ``ids``."""
+    return _in_order(conn, schema.pipelines, Pipeline, workspace_id, ids)
 
 
 def predictions_in_order(
     conn: Connection, workspace_id: str, ids: list[str]
 ) -> list[Prediction]:
     """Return the workspace's predictions among ``ids`` in the order of ``ids``."""
-    if not ids:
-        return []
-    p = schema.predictions
-    rows = conn.execute(sa.select(p).where(p.c.workspace_id == workspace_id, p.c.id.in_(ids)))
-    found = {row.id: from_row(Prediction, row) for row in rows}
-    return [found[i] for i in ids if i in found]
+    return _in_order(conn, schema.predictions, Prediction, workspace_id, ids)
 
 
 def get_pipeline(conn: Connection, workspace_id: str, pipeline_id: str) -> Pipeline | None:
