@@ -1,0 +1,241 @@
+"""The vocabulary of the compute API: pipeline kinds, result shapes, metrics, applications.
+
+One place lists what the store accepts, what the API models describe and what the viewer
+shows: each pipeline kind with the metrics of each of its result variants and the artifact
+roles its records name; each metric with its label, unit or range, meaning and which
+direction is better; the applications the usage report knows; the ADME fields, solubility
+classes, entity types and artifact labels. Labels, ranges and descriptions follow the spec
+(section "Metrics").
+
+Pure by design: standard library only (no Flask, SQL or pydantic), so every layer can
+import it and a test can pin that it stays so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
+
+Direction = Literal["higher", "lower"]
+Family = Literal["protein", "small_molecule"]
+
+# The range of the spec's confidences and fractions (an en dash, as a scientist writes it).
+UNIT_RANGE = "0\u20131"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric: its key in the API, a short label, its unit and range, its meaning.
+
+    ``direction`` says which way is better ("higher", "lower") or None where neither is
+    (secondary-structure fractions describe a design, they do not grade it). ``bands`` are
+    the (strong, weak) thresholds that shade table cells, read in that direction.
+    """
+
+    key: str
+    label: str
+    unit: str = ""
+    range: str | None = UNIT_RANGE
+    description: str = ""
+    direction: Direction | None = "higher"
+    # Decimals shown in tables; values in 0-1 read best with 2-3.
+    decimals: int = 3
+    # For 0-1 confidences: strong >= 0.8, weak < 0.5; for PAE: strong < 5 Å, weak > 15 Å.
+    bands: tuple[float, float] | None = (0.8, 0.5)
+
+    @property
+    def scale(self) -> str:
+        """Return what to print beside a value: its unit, else its range, else ""."""
+        return self.unit or self.range or ""
+
+
+def quality(metric: Metric, value: object) -> str:
+    """Return "strong", "weak" or "" for a metric value (drives cell shading)."""
+    # bool is an int subclass but never a metric value; type() keeps it out.
+    if metric.bands is None or metric.direction is None or type(value) not in (int, float):
+        return ""
+    strong, weak = metric.bands
+    if metric.direction == "higher":
+        return "strong" if value >= strong else "weak" if value < weak else ""
+    return "strong" if value < strong else "weak" if value > weak else ""
+
+
+METRICS: dict[str, Metric] = {
+    m.key: m
+    for m in (
+        Metric("binding_confidence", "Binding confidence", description=(
+            "Confidence that the binder binds the target; the primary metric for hit "
+            "discovery.")),
+        Metric("optimization_score", "Optimization score", range=None, decimals=2,
+               bands=None, description=(
+                   "Higher means stronger predicted binding; used to rank candidates in "
+                   "lead optimisation.")),
+        Metric("iptm", "ipTM", description=(
+            "Interface predicted TM score: confidence in the relative placement of the "
+            "chains at the interface.")),
+        Metric("min_interaction_pae", "Min. interaction PAE", unit="Å", range=None,
+               direction="lower", decimals=2, bands=(5.0, 15.0), description=(
+                   "Minimum predicted aligned error across the interface, in Ångström; "
+                   "lower means higher confidence.")),
+        Metric("structure_confidence", "Structure confidence",
+               description="Overall confidence in the predicted structure."),
+        Metric("ptm", "pTM", description="Predicted TM score of the whole structure."),
+        Metric("complex_plddt", "Complex pLDDT", description=(
+            "Predicted local distance difference test of the complex, averaged.")),
+        Metric("complex_iplddt", "Complex ipLDDT", description=(
+            "Interface pLDDT of the complex: local confidence at the interface.")),
+        Metric("helix_fraction", "Helix", direction=None, decimals=2, bands=None,
+               description="Fraction of residues in alpha helices."),
+        Metric("sheet_fraction", "Sheet", direction=None, decimals=2, bands=None,
+               description="Fraction of residues in beta sheets."),
+        Metric("loop_fraction", "Loop", direction=None, decimals=2, bands=None,
+               description="Fraction of residues in loops (neither helix nor sheet)."),
+    )
+}
+
+# Metric keys of each record shape, in table order (the spec lists them alphabetically;
+# this order puts the metric a scientist ranks by first).
+BINDER_METRICS = (
+    "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
+    "helix_fraction", "sheet_fraction", "loop_fraction",
+)
+GENERIC_METRICS = ("structure_confidence", "helix_fraction", "sheet_fraction", "loop_fraction")
+SMALL_MOLECULE_METRICS = (
+    "binding_confidence", "optimization_score", "iptm", "ptm", "structure_confidence",
+    "complex_plddt", "complex_iplddt",
+)
+
+
+def metric(key: str) -> Metric:
+    """Return the metric ``key``, inventing a plain one for a key the spec does not list."""
+    return METRICS.get(key) or Metric(key, key.replace("_", " ").capitalize(), range=None,
+                                      direction=None, bands=None)
+
+
+class AdmeField(NamedTuple):
+    """One field of a small molecule's ADME summary (unpacks as label, unit, description)."""
+
+    label: str
+    unit: str
+    description: str
+
+
+# The spec gives no units for lipophilicity and permeability (just "number"): we name
+# the quantity (logD) and do not invent a unit for permeability.
+ADME_FIELDS: dict[str, AdmeField] = {
+    "lipophilicity": AdmeField("Lipophilicity", "logD", "Predicted lipophilicity (logD)."),
+    "permeability": AdmeField("Permeability", "", "Predicted membrane permeability."),
+    "solubility": AdmeField("Solubility", "class", "Predicted solubility class."),
+}
+# Solubility class -> (label shown, CSS tone).
+SOLUBILITY_CLASSES: dict[str, tuple[str, str]] = {
+    "high-confidence": ("Soluble (high confidence)", "good"),
+    "medium-confidence": ("Soluble (medium confidence)", "fair"),
+    "high-risk": ("Solubility risk", "risk"),
+}
+
+# Artifact roles a result's record can name (``artifacts.<role>``), in download order.
+ARTIFACT_LABELS: dict[str, str] = {
+    "archive": "All files (zip)",
+    "structure": "Structure (mmCIF)",
+    "ligand_structure": "Ligand structure",
+}
+RESULT_ROLES = tuple(ARTIFACT_LABELS)
+ARTIFACT_NAMES = RESULT_ROLES  # the viewer's older name for the same roles
+PROTEIN_ROLES = ("archive", "structure")
+
+ENTITY_TYPES: dict[str, str] = {
+    "protein": "Protein",
+    "rna": "RNA",
+    "dna": "DNA",
+    "ligand_ccd": "Ligand (CCD code)",
+    "ligand_smiles": "Ligand (SMILES)",
+}
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A pipeline kind: its plain-language name and the shape of its result records.
+
+    ``variants`` maps each record variant (the ``type`` field of protein_sequence_redesign
+    records) to its metric keys; a kind with one shape has none. ``metrics`` is the
+    kind's full column set: the union of its variants' metrics, in table order.
+    """
+
+    key: str
+    label: str
+    description: str
+    family: Family
+    metrics: tuple[str, ...]
+    variants: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    has_external_id: bool = False
+    roles: tuple[str, ...] = PROTEIN_ROLES
+
+    @property
+    def has_variant(self) -> bool:
+        """Whether records carry a ``type`` that selects their shape."""
+        return bool(self.variants)
+
+    def metrics_for(self, variant: str | None) -> tuple[str, ...]:
+        """Return the metric keys of a record of ``variant`` (the kind's all if unknown)."""
+        return self.variants.get(variant or "", self.metrics)
+
+    def metrics_of(self, variants: Iterable[str | None]) -> tuple[str, ...]:
+        """Return the metric keys of records of these variants together, in table order.
+
+        No variants (an empty page) gives the kind's full set.
+        """
+        wanted = {key for variant in set(variants) for key in self.metrics_for(variant)}
+        return tuple(key for key in self.metrics if key in wanted) if wanted else self.metrics
+
+
+_SMALL_MOLECULE_ROLES = RESULT_ROLES
+
+KINDS: dict[str, Kind] = {
+    k.key: k
+    for k in (
+        Kind("protein_design", "Protein design",
+             "Proteins designed from scratch to bind a target.", "protein", BINDER_METRICS),
+        Kind("protein_redesign", "Protein redesign",
+             "Redesigned variants of an existing protein binder.", "protein", BINDER_METRICS),
+        # BINDER_METRICS holds every generic metric, so it is the union of both variants.
+        Kind("protein_sequence_redesign", "Protein sequence redesign",
+             "New sequences for a fixed backbone, as binders or generic designs.", "protein",
+             BINDER_METRICS, variants={"binder": BINDER_METRICS, "generic": GENERIC_METRICS}),
+        Kind("protein_library_screen", "Protein library screen",
+             "A library of proteins screened against a target.", "protein", BINDER_METRICS,
+             has_external_id=True),
+        Kind("small_molecule_design", "Small-molecule design",
+             "Small molecules designed to bind a target.", "small_molecule",
+             SMALL_MOLECULE_METRICS, roles=_SMALL_MOLECULE_ROLES),
+        Kind("small_molecule_library_screen", "Small-molecule library screen",
+             "A library of small molecules screened against a target.", "small_molecule",
+             SMALL_MOLECULE_METRICS, has_external_id=True, roles=_SMALL_MOLECULE_ROLES),
+    )
+}
+PIPELINE_KINDS = tuple(KINDS)
+PROTEIN_KINDS = tuple(k for k, v in KINDS.items() if v.family == "protein")
+SMALL_MOLECULE_KINDS = tuple(k for k, v in KINDS.items() if v.family == "small_molecule")
+SCREEN_KINDS = tuple(k for k, v in KINDS.items() if v.has_external_id)
+
+
+def kind(key: str | None) -> Kind:
+    """Return the kind ``key``, or a plain protein kind for one we do not know."""
+    if key in KINDS:
+        return KINDS[key]
+    label = (key or "pipeline").replace("_", " ").capitalize()
+    return Kind(key or "unknown", label, "", "protein", BINDER_METRICS)
+
+
+# Applications the usage report knows, in the order of the usage API. protein_redesign is
+# not in the spec's list, but the public SDK offers it as a filter value.
+APPLICATIONS: dict[str, str] = {
+    "structure_and_binding": "Structure and binding prediction",
+    "small_molecule_design": "Small-molecule design",
+    "small_molecule_library_screen": "Small-molecule library screen",
+    "protein_design": "Protein design",
+    "protein_redesign": "Protein redesign",
+    "protein_library_screen": "Protein library screen",
+    "adme": "ADME prediction",
+}
