@@ -20,6 +20,9 @@ DEFAULTS: dict[str, object] = {
     "SECRET_KEY": None,
     # SQLAlchemy URL; None means a SQLite file in the instance folder.
     "DATABASE_URL": None,
+    # The viewer's own store (sign-ins; app.viewer.store); None means the same database
+    # as DATABASE_URL, where its tables and Alembic history sit beside the API's.
+    "VIEWER_DATABASE_URL": None,
     # Public base URL of the viewer, used for share ``url`` and e-mail links.
     "PUBLIC_URL": None,
     # API the viewer reads from; None means the embedded service, in-process.

@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from app import create_app
 from app.db import get_engine, migrate
 from app.store.organizations import create_organization
+from app.viewer import store as viewer_store
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_URL = os.environ.get("TEST_DATABASE_URL")
@@ -48,10 +49,14 @@ def _database_url(tmp_path: Path) -> tuple[str, callable]:
 
 
 def migrated_database(tmp_path: Path) -> tuple[str, callable]:
-    """Return the URL of an empty database with the schema applied, and its dropper."""
+    """Return the URL of an empty database with both schemas applied, and its dropper.
+
+    Both: the API's tables and the viewer's own store, which by default share a database.
+    """
     url, drop = _database_url(tmp_path)
     engine = sa.create_engine(url)
     migrate(engine)
+    viewer_store.migrate(engine)
     engine.dispose()
     return url, drop
 

@@ -1,9 +1,10 @@
-"""The database schema, as SQLAlchemy Core tables.
+"""The compute API's database schema, as SQLAlchemy Core tables.
 
 Times are stored as naive UTC datetimes (both SQLite and PostgreSQL compare them the same
 way); usage records keep an integer epoch-seconds column instead, so that UTC hour and day
 buckets are one integer division in either dialect and the aggregate stays index-friendly.
-Alembic migrations in ``app/store/migrations`` create exactly these tables.
+Alembic migrations in ``app/store/migrations`` create exactly these tables. What the
+viewer keeps for itself (sign-ins) is in ``app.viewer.store.schema``, its own database.
 """
 
 from __future__ import annotations
@@ -164,26 +165,6 @@ share_link_emails = sa.Table(
     sa.Column("position", sa.Integer, primary_key=True),
     sa.Column("email", sa.String(320), nullable=False),
     sa.Column("email_normalized", sa.String(320), nullable=False),
-)
-
-# Pending e-mail sign-ins (app/store/signin_codes.py): only hashes of the link token, the
-# code, the share link id and the requesting browser's nonce are kept, never the secrets.
-signin_requests = sa.Table(
-    "signin_requests",
-    metadata,
-    sa.Column("id", ID, primary_key=True),
-    sa.Column("share_link_hash", sa.String(64), nullable=False),
-    sa.Column("email", sa.String(320), nullable=False),
-    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
-    sa.Column("code_hash", sa.String(64), nullable=False),
-    sa.Column("browser_hash", sa.String(64), nullable=False),
-    # Page to return to, relative to /share/<id> (the id itself is not stored).
-    sa.Column("next_path", sa.String(2000), nullable=False),
-    sa.Column("attempts", sa.Integer, nullable=False),
-    sa.Column("created_at", sa.DateTime, nullable=False),
-    sa.Column("expires_at", sa.DateTime, nullable=False),
-    sa.Column("used_at", sa.DateTime, nullable=True),
-    sa.Index("ix_signin_requests_expires_at", "expires_at"),
 )
 
 usage_records = sa.Table(

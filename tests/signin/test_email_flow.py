@@ -6,9 +6,9 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
-from app.db import get_engine
-from app.store import schema
 from app.timeutil import utcnow
+from app.viewer.store import get_engine
+from app.viewer.store.schema import signin_requests
 from tests.signin.conftest import (
     ALSO_LISTED,
     LISTED,
@@ -177,7 +177,7 @@ def test_an_expired_code_or_link_is_refused_clearly(mail_app, client, smtp, emai
     ask_for_message(client, email_link, LISTED)
     mail = parse_mail(smtp.wait_for(LISTED))
     with get_engine(mail_app).begin() as conn:
-        conn.execute(schema.signin_requests.update().values(
+        conn.execute(signin_requests.update().values(
             expires_at=utcnow() - timedelta(minutes=1)))
     response = submit_code(client, email_link, mail.code)
     assert response.status_code == 400
@@ -204,7 +204,7 @@ def test_only_hashes_are_stored(mail_app, client, smtp, email_link):
     ask_for_message(client, email_link, LISTED)
     mail = parse_mail(smtp.wait_for(LISTED))
     with get_engine(mail_app).connect() as conn:
-        rows = [dict(r._mapping) for r in conn.execute(sa.select(schema.signin_requests))]
+        rows = [dict(r._mapping) for r in conn.execute(sa.select(signin_requests))]
     assert len(rows) == 1
     stored = " ".join(str(value) for value in rows[0].values())
     token = mail.link_path.rsplit("/", 1)[1]

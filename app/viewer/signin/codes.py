@@ -21,10 +21,9 @@ from datetime import timedelta
 
 from flask import current_app
 
-from app.db import get_conn
-from app.store import signin_codes
-from app.store.signin_codes import SigninRequest
 from app.timeutil import utcnow
+from app.viewer.store import get_conn, signin_requests
+from app.viewer.store.signin_requests import SigninRequest
 
 # No 0/O, 1/I/L: a code read off a phone screen is typed right the first time.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -83,7 +82,7 @@ def issue(link_id: str, email: str, browser_nonce: str, next_path: str) -> Issue
     code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
     request_id = secrets.token_urlsafe(16)
     conn = get_conn()
-    record = signin_codes.create_request(
+    record = signin_requests.create_request(
         conn,
         request_id=request_id,
         share_link_hash=link_hash(link_id),
@@ -103,7 +102,7 @@ def issue(link_id: str, email: str, browser_nonce: str, next_path: str) -> Issue
 
 def pending(request_id: str, link_id: str) -> SigninRequest | None:
     """Return the pending sign-in ``request_id`` if it belongs to ``link_id``."""
-    record = signin_codes.get_request(get_conn(), request_id)
+    record = signin_requests.get_request(get_conn(), request_id)
     if record is None or not hmac.compare_digest(record.share_link_hash, link_hash(link_id)):
         return None
     return record
@@ -111,7 +110,7 @@ def pending(request_id: str, link_id: str) -> SigninRequest | None:
 
 def by_token(token: str, link_id: str) -> SigninRequest | None:
     """Return the pending sign-in of a link token if it belongs to ``link_id``."""
-    record = signin_codes.find_by_token_hash(get_conn(), keyed_hash("token", token))
+    record = signin_requests.find_by_token_hash(get_conn(), keyed_hash("token", token))
     if record is None or not hmac.compare_digest(record.share_link_hash, link_hash(link_id)):
         return None
     return record
@@ -142,7 +141,7 @@ def state(record: SigninRequest) -> Outcome:
 
 def attempts_left(record: SigninRequest) -> int:
     """Return how many more codes may be typed (after a refreshed read of the row)."""
-    fresh = signin_codes.get_request(get_conn(), record.id) or record
+    fresh = signin_requests.get_request(get_conn(), record.id) or record
     return max(0, max_attempts() - fresh.attempts)
 
 
@@ -152,13 +151,13 @@ def check_code(record: SigninRequest, typed: str) -> Outcome:
     if current is not Outcome.OK:
         return current
     conn = get_conn()
-    if not signin_codes.count_attempt(conn, record.id, max_attempts()):
-        return state(signin_codes.get_request(conn, record.id) or record)
+    if not signin_requests.count_attempt(conn, record.id, max_attempts()):
+        return state(signin_requests.get_request(conn, record.id) or record)
     expected = keyed_hash("code", f"{record.id}:{normalize_code(typed)}")
     if not hmac.compare_digest(expected, record.code_hash):
-        fresh = signin_codes.get_request(conn, record.id) or record
+        fresh = signin_requests.get_request(conn, record.id) or record
         return Outcome.LOCKED if fresh.attempts >= max_attempts() else Outcome.WRONG
-    return Outcome.OK if signin_codes.consume(conn, record.id) else Outcome.USED
+    return Outcome.OK if signin_requests.consume(conn, record.id) else Outcome.USED
 
 
 def redeem_in_same_browser(record: SigninRequest) -> Outcome:
@@ -166,4 +165,4 @@ def redeem_in_same_browser(record: SigninRequest) -> Outcome:
     current = state(record)
     if current is not Outcome.OK:
         return current
-    return Outcome.OK if signin_codes.consume(get_conn(), record.id) else Outcome.USED
+    return Outcome.OK if signin_requests.consume(get_conn(), record.id) else Outcome.USED
