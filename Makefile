@@ -11,23 +11,27 @@ $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-install: $(BIN)/activate
+# Installed once per change of pyproject.toml, not on every run (stamp files in the venv).
+$(VENV)/.installed: pyproject.toml | $(BIN)/activate
 	$(BIN)/pip install --quiet -e .
+	@touch $@
 
-install-test: $(BIN)/activate
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/activate
 	$(BIN)/pip install --quiet -e '.[test]'
+	@touch $@ $(VENV)/.installed
 
-# Set up, seed the demo once, print a working share URL and serve on http://127.0.0.1:$(PORT)
+install: $(VENV)/.installed
+
+install-test: $(VENV)/.installed-test
+
+# Set up, seed the demo once and serve on http://127.0.0.1:$(PORT); the share URL is printed
+# by the first gunicorn worker once it can answer (gunicorn.conf.py, post_worker_init).
 run: install
 	@FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) $(BIN)/flask --app app init-db
 	@test -s instance/demo.json || FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) \
 		$(BIN)/flask --app app seed-demo --json > instance/demo.json
-	@$(BIN)/python -c "import json; d = json.load(open('instance/demo.json')); \
-		print('\nOpen the demo share link:', d['share_links']['public']['url']); \
-		print('Email-mode link (sign in as', d['share_links']['email']['allowed_emails'][0] + '):', d['share_links']['email']['url']); \
-		print('Admin API key:', d['admin_key'], '\n')"
-	FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) $(BIN)/gunicorn -c gunicorn.conf.py \
-		--bind 127.0.0.1:$(PORT) wsgi:app
+	SHARE_VIEWER_ANNOUNCE=instance/demo.json FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) \
+		$(BIN)/gunicorn -c gunicorn.conf.py --bind 127.0.0.1:$(PORT) wsgi:app
 
 # Chromium for the browser tests, from Debian's packages (needs root, as on CI).
 chromium:

@@ -6,6 +6,7 @@ record them. ``RedactingLogger`` runs every access and error line through
 the same reason (it can carry a share URL from another page of ours).
 """
 
+import json
 import logging
 import multiprocessing
 import os
@@ -84,3 +85,20 @@ class RedactingLogger(Logger):
 
 
 logger_class = RedactingLogger
+
+
+def post_worker_init(worker):
+    """Print the demo links once the first worker can answer (``make run`` asks for it).
+
+    ``SHARE_VIEWER_ANNOUNCE`` names the JSON that ``flask seed-demo --json`` wrote. Printed
+    here rather than before gunicorn starts, so the link works the moment it appears.
+    """
+    announce = os.environ.get("SHARE_VIEWER_ANNOUNCE")
+    if not announce or worker.age != 1:
+        return
+    with open(announce) as handle:
+        demo = json.load(handle)
+    email = demo["share_links"]["email"]
+    print(f"\nOpen the demo share link: {demo['share_links']['public']['url']}\n"
+          f"Email-mode link (sign in as {email['allowed_emails'][0]}): {email['url']}\n"
+          f"Admin API key: {demo['admin_key']}\n", flush=True)

@@ -1,59 +1,43 @@
-"""Share Viewer: the share-link viewer and the embedded compute API, in one Flask app."""
+"""Share Viewer: the share-link viewer and the compute API it reads, as two composed apps.
+
+``create_app()`` builds the service app (``/compute/v1``) and the viewer app (``/share``)
+once, up front, hands the viewer an in-process client of that very service object, and
+dispatches ``/compute/`` to the service and everything else to the viewer. The two halves
+share one configuration object and one instance folder; each has its own error handlers
+and extensions. ``wsgi.py`` serves the composition or either half alone.
+"""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from flask import Flask
 
-from app import config as config_module
+from app import cli
+from app.service import create_service_app
+from app.viewer import api_client, create_viewer_app
+from app.wsgi_dispatch import PathDispatcher
+
+__all__ = ["create_app", "create_service_app", "create_viewer_app"]
+
+SERVICE_PREFIX = "/compute/"
 
 
-def create_app(test_config: dict | None = None) -> Flask:
-    """Create the application: defaults, then ``FLASK_*`` variables, then ``test_config``."""
-    root = Path(__file__).resolve().parent.parent
-    app = Flask(
-        __name__,
-        instance_relative_config=True,
-        # FLASK_INSTANCE_PATH moves the instance folder (secrets, SQLite file, artifacts).
-        instance_path=os.environ.get("FLASK_INSTANCE_PATH") or None,
-        template_folder=str(root / "templates"),
-        static_folder=str(root / "static"),
-    )
-    app.config.from_mapping(config_module.DEFAULTS)
-    app.config.from_prefixed_env("FLASK")
-    if test_config:
-        app.config.from_mapping(test_config)
-    _fill_instance_defaults(app)
+def create_app(test_config: dict | None = None, *, instance_path: str | None = None) -> Flask:
+    """Create the composed app: the viewer, with the service mounted under ``/compute/``.
 
-    from app import cli, db, logging_setup
-    from app.service import init_app as init_service
-    from app.viewer import init_app as init_viewer
+    The viewer reads the embedded service in-process, or ``FLASK_COMPUTE_API_URL`` when set.
 
-    logging_setup.init_app(app)
-    db.init_app(app)
-    init_service(app)
-    init_viewer(app)
-    cli.init_app(app)
-
-    @app.get("/healthz")
-    def healthz():
-        """Answer 200 when the process is up (used by tests and load balancers)."""
-        return {"status": "ok"}
-
-    return app
-
-
-def _fill_instance_defaults(app: Flask) -> None:
-    """Put settings whose default lives in the instance folder in place."""
-    os.makedirs(app.instance_path, exist_ok=True)
-    if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = config_module.ensure_instance_secret(
-            app.instance_path, "secret_key"
-        )
-    if not app.config.get("DATABASE_URL"):
-        path = Path(app.instance_path) / "share-viewer.sqlite3"
-        app.config["DATABASE_URL"] = f"sqlite:///{path}"
-    if not app.config.get("ARTIFACT_DIR"):
-        app.config["ARTIFACT_DIR"] = str(Path(app.instance_path) / "artifacts")
+    The object returned is the viewer app (its test client, CLI and config are the
+    composition's); ``extensions["service_app"]`` is the service half.
+    """
+    service = create_service_app(test_config, instance_path=instance_path)
+    timeout = api_client.timeout_setting(service.config)
+    remote_url = service.config.get("COMPUTE_API_URL")
+    # FLASK_COMPUTE_API_URL still wins: the viewer then reads that deployment, while this
+    # process serves its own API beside it as well.
+    api = (api_client.remote(remote_url, timeout) if remote_url
+           else api_client.embedded(service, timeout))
+    viewer = create_viewer_app(api, instance_path=service.instance_path, config=service.config)
+    viewer.wsgi_app = PathDispatcher(viewer.wsgi_app, {SERVICE_PREFIX: service})
+    viewer.extensions["service_app"] = service
+    cli.adopt_service_commands(viewer, service)
+    return viewer

@@ -1,14 +1,40 @@
-"""Command-line commands: ``seed-demo`` and ``create-org`` (``init-db`` is in app.db)."""
+"""Command-line commands: ``init-db``, ``seed-demo`` and ``create-org``.
+
+``init-db`` upgrades every schema the app object holds: the API's on the service app, the
+viewer store's on the viewer app, both on the composed app (``flask --app app init-db``).
+Each half registers its schema with ``add_schema``.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Callable
 
 import click
 from flask import Flask, current_app
 from flask.cli import with_appcontext
 
 from app.db import get_engine, migrate
+
+SCHEMAS_KEY = "schemas"
+
+
+def add_schema(app: Flask, name: str, upgrade: Callable[[], None]) -> None:
+    """Register a schema that ``init-db`` upgrades on ``app`` by calling ``upgrade()``."""
+    app.extensions.setdefault(SCHEMAS_KEY, []).append((name, upgrade))
+    app.cli.add_command(init_db_command)
+
+
+@click.command("init-db")
+@with_appcontext
+def init_db_command() -> None:
+    """Create or upgrade the database schemas of this app (safe to repeat)."""
+    # Alembic announces its set-up at INFO on every run; the one line below says enough.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    for name, upgrade in current_app.extensions.get(SCHEMAS_KEY, []):
+        upgrade()
+        click.echo(f"{name}: schema is up to date.")
 
 
 @click.command("create-org")
@@ -53,7 +79,15 @@ def seed_demo_command(as_json: bool) -> None:
     click.echo(f"Email-mode share link ({', '.join(email['allowed_emails'])}): {email['url']}")
 
 
-def init_app(app: Flask) -> None:
-    """Register the commands on the app's CLI group."""
+def init_service_commands(app: Flask) -> None:
+    """Give the service app ``init-db`` (the API schema), ``create-org`` and ``seed-demo``."""
+    add_schema(app, "compute API", lambda: migrate(get_engine(app)))
     app.cli.add_command(create_org_command)
     app.cli.add_command(seed_demo_command)
+
+
+def adopt_service_commands(composed: Flask, service: Flask) -> None:
+    """Give the composed app the service's commands and schema too (``flask --app app``)."""
+    composed.extensions.setdefault(SCHEMAS_KEY, [])[:0] = service.extensions.get(SCHEMAS_KEY, [])
+    for name, command in service.cli.commands.items():
+        composed.cli.commands.setdefault(name, command)

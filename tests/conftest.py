@@ -63,18 +63,16 @@ def migrated_database(tmp_path: Path) -> tuple[str, callable]:
 
 def make_test_app(database_url: str, tmp_path: Path):
     """Create the app on ``database_url`` with its instance and artifacts in ``tmp_path``."""
-    application = create_app(
+    return create_app(
         {
             "TESTING": True,
             "DATABASE_URL": database_url,
             "SECRET_KEY": "test-secret",
             "ARTIFACT_DIR": str(tmp_path / "artifacts"),
             "PUBLIC_URL": "http://viewer.test",
-        }
+        },
+        instance_path=str(tmp_path / "instance"),
     )
-    application.instance_path = str(tmp_path / "instance")
-    os.makedirs(application.instance_path, exist_ok=True)
-    return application
 
 
 @pytest.fixture
@@ -159,8 +157,9 @@ class LiveServer:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
-def start_gunicorn(env_overrides: dict, tmp_path: Path, workers: int = 2) -> LiveServer:
-    """Start ``gunicorn wsgi:app`` on a free port and wait until it answers."""
+def start_gunicorn(env_overrides: dict, tmp_path: Path, workers: int = 2,
+                   target: str = "wsgi:app") -> LiveServer:
+    """Start gunicorn serving ``target`` on a free port and wait until it answers."""
     port = free_port()
     log_path = tmp_path / f"gunicorn-{port}.log"
     env = {**os.environ, **env_overrides}
@@ -169,7 +168,7 @@ def start_gunicorn(env_overrides: dict, tmp_path: Path, workers: int = 2) -> Liv
         sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"),
         "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
         "--access-logfile", str(log_path), "--error-logfile", str(log_path),
-        "wsgi:app",
+        target,
     ]
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"

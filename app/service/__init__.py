@@ -1,29 +1,30 @@
-"""The compute API (``/compute/v1``): every endpoint of the spec, on the app's database."""
+"""The compute API (``/compute/v1``): every endpoint of the spec, on the app's database.
+
+``create_service_app()`` builds it alone: ``gunicorn 'wsgi:service_app'`` serves only the
+API, and ``create_app()`` mounts it under ``/compute/`` beside the viewer. It has no
+templates, sessions, CSRF or rate limits: every caller authenticates each request with an
+API key, a share-link id or a viewer-signed bearer token.
+"""
 
 from __future__ import annotations
 
-from flask import Flask
-from werkzeug.middleware.proxy_fix import ProxyFix
+from flask import Config, Flask
 
-from app.service import errors
+from app import base_app, cli, db
+from app.service import errors, routes
 
 
-def init_app(app: Flask) -> None:
-    """Register the service blueprint, its error envelope and proxy trust."""
-    # Importing the resource modules registers their endpoints on the blueprint.
-    from app.service import (  # noqa: F401
-        api_keys,
-        artifacts,
-        openapi,
-        share_links,
-        share_read,
-        usage,
-        workspaces,
-    )
-    from app.service.api import bp
-
+def create_service_app(
+    test_config: dict | None = None,
+    *,
+    instance_path: str | None = None,
+    config: Config | None = None,
+) -> Flask:
+    """Create the API app: its database, JSON error envelope, blueprints and commands."""
+    app = base_app.make_flask_app(test_config, instance_path=instance_path, config=config)
+    db.init_app(app)
     errors.init_app(app)
-    app.register_blueprint(bp)
-    proxies = int(app.config.get("TRUSTED_PROXY_COUNT") or 0)
-    if proxies > 0:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
+    for blueprint in routes.BLUEPRINTS:
+        app.register_blueprint(blueprint)
+    cli.init_service_commands(app)
+    return app

@@ -17,8 +17,6 @@ from app.db import rollback_conn
 
 log = logging.getLogger(__name__)
 
-API_PREFIX = "/compute/"
-
 # The byte-identical body for every "no such link / not covered / gone" answer.
 NOT_FOUND_MESSAGE = "Not found"
 
@@ -64,16 +62,8 @@ def envelope(status: int, message: str, headers: dict | None = None) -> Response
     return response
 
 
-def _is_api_request() -> bool:
-    return request.path.startswith(API_PREFIX)
-
-
 def init_app(app: Flask) -> None:
-    """Register handlers so that API paths always answer with the envelope.
-
-    Non-API paths fall through to ``app.extensions["html_error_page"]`` (set by the viewer)
-    so that visitors get pages, not JSON.
-    """
+    """Answer every error of the service app with the envelope: it serves only the API."""
 
     @app.errorhandler(ApiError)
     def _api_error(error: ApiError):
@@ -81,27 +71,19 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def _http_error(error: HTTPException):
-        if _is_api_request():
-            message = {
-                404: "No such endpoint",
-                405: f"Method {request.method} is not allowed on this endpoint",
-                413: "Request body is too large",
-            }.get(error.code or 500, error.description or "Error")
-            headers = {}
-            if error.code == 405 and getattr(error, "valid_methods", None):
-                headers["Allow"] = ", ".join(error.valid_methods)
-            return envelope(error.code or 500, message, headers)
-        renderer = app.extensions.get("html_error_page")
-        return renderer(error.code or 500) if renderer else error
+        message = {
+            404: "No such endpoint",
+            405: f"Method {request.method} is not allowed on this endpoint",
+            413: "Request body is too large",
+        }.get(error.code or 500, error.description or "Error")
+        headers = {}
+        if error.code == 405 and getattr(error, "valid_methods", None):
+            headers["Allow"] = ", ".join(error.valid_methods)
+        return envelope(error.code or 500, message, headers)
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):
         log.exception("unhandled error")
         # Whatever the request wrote before failing must not be committed at teardown.
         rollback_conn()
-        if _is_api_request():
-            return envelope(500, "Internal error; the request was not completed")
-        renderer = app.extensions.get("html_error_page")
-        if renderer:
-            return renderer(500)
-        return Response("Internal error", status=500, mimetype="text/plain")
+        return envelope(500, "Internal error; the request was not completed")

@@ -1,30 +1,61 @@
 """The share viewer (``/share/<id>`` and below): pages for what a link exposes.
 
-It reads only through the compute API over HTTP (``api_client``), so it works unchanged
-against a remote deployment (``FLASK_COMPUTE_API_URL``) or the embedded service.
+``create_viewer_app(api)`` builds it around an API client: it reads only through the
+compute API over HTTP (``api_client``), so it works unchanged against a remote deployment
+(``gunicorn 'wsgi:viewer_app'`` with ``FLASK_COMPUTE_API_URL``) or the embedded service
+that ``create_app()`` hands it. Sessions, CSRF, sign-in rate limits and HTML error pages
+exist only here. What the viewer keeps itself (pending sign-ins) is in its own store.
 """
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Config, Flask
+
+from app import base_app, cli
+from app.viewer import (
+    api_client,
+    downloads,
+    error_pages,
+    exports,
+    formatting,
+    security,
+    signin,
+    store,
+    views,
+)
+from app.viewer.signin import oidc
+from app.viewer.signin import views as signin_views
+
+# Every route of the viewer, in one place.
+BLUEPRINTS = (views.bp, downloads.bp, exports.bp, signin_views.bp, oidc.bp)
 
 
-def init_app(app: Flask) -> None:
-    """Register the viewer: pages, downloads, headers, error pages, template filters."""
-    # Importing downloads and exports registers their routes on the views blueprint.
-    from app.viewer import downloads, error_pages, exports, formatting, security, views  # noqa: F401
+def create_viewer_app(
+    api: api_client.ComputeApi | None = None,
+    test_config: dict | None = None,
+    *,
+    instance_path: str | None = None,
+    config: Config | None = None,
+) -> Flask:
+    """Create the viewer app reading through ``api``.
 
-    app.register_blueprint(views.bp)
+    Without ``api`` the viewer needs ``FLASK_COMPUTE_API_URL`` (a remote deployment);
+    ``create_app`` passes a client of its embedded service instead.
+    """
+    app = base_app.make_flask_app(test_config, instance_path=instance_path, config=config,
+                                  pages=True)
+    if api is None:
+        url = app.config.get("COMPUTE_API_URL")
+        if not url:
+            raise RuntimeError("the viewer alone needs FLASK_COMPUTE_API_URL (the API to read)")
+        api = api_client.remote(url, api_client.timeout_setting(app.config))
+    app.extensions["compute_api"] = api
+    store.init_app(app)
     error_pages.init_app(app)
     security.init_app(app)
     formatting.init_app(app)
-    _init_signin(app)
-
-
-def _init_signin(app: Flask) -> None:
-    """Let the sign-in package register itself when it provides ``init_app``."""
-    from app.viewer import signin
-
-    init_signin = getattr(signin, "init_app", None)
-    if callable(init_signin):
-        init_signin(app)
+    signin.init_app(app)
+    for blueprint in BLUEPRINTS:
+        app.register_blueprint(blueprint)
+    cli.add_schema(app, "viewer store", lambda: store.migrate(store.get_engine(app)))
+    return app

@@ -1,19 +1,16 @@
 """The viewer's only way to data: an httpx client of the compute API.
 
-With ``FLASK_COMPUTE_API_URL`` set the viewer talks HTTP to that deployment. When it is
-unset, requests go to the embedded service in-process through ``httpx.WSGITransport``, on
-a *separately created* app object: in Flask 3.1 a nested request on the same app object
-would share ``g`` (and so the outer request's database connection and identity).
+``remote(url)`` talks HTTP to a deployment (``FLASK_COMPUTE_API_URL``); ``embedded(service)``
+calls a service app object in-process through ``httpx.WSGITransport`` (what ``create_app``
+hands its viewer, built once, up front). The viewer and the service are separate app
+objects, so a nested request never shares the outer request's ``g``.
 
-Every call has a timeout (``FLASK_COMPUTE_API_TIMEOUT``) and failures become typed
-exceptions that the viewer turns into pages: 404 for anything gone or not covered, the
-sign-in flow for 401, an access-denied page for 403, and 502/503/504 when the API is
-down, failing or slow.
+Every call has a timeout (``FLASK_COMPUTE_API_TIMEOUT``) and failures become the typed
+exceptions of ``api_errors``.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,90 +21,18 @@ import httpx
 from flask import Flask, current_app
 from werkzeug.wsgi import FileWrapper
 
+from app.viewer.api_errors import (
+    ApiTimeout,
+    ApiUnavailable,
+    LinkNotFound,
+    RangeNotSatisfiable,
+    raise_for_status,
+)
+
 EMBEDDED_BASE_URL = "http://compute.internal"
 # Relay presigned downloads in chunks this big: large enough for throughput, small enough
 # that a worker streaming many files stays in constant, small memory.
 CHUNK_SIZE = 1024 * 1024
-
-
-class ApiError(Exception):
-    """Base of the errors the API client raises; ``status`` is what the page answers."""
-
-    status = 502
-
-
-class LinkNotFound(ApiError):
-    """The API answered 404: unknown, expired, archived or not covered (all the same)."""
-
-    status = 404
-
-
-class LinkNeedsSignIn(ApiError):
-    """The API answered 401: an email-mode link and no (valid) verified address."""
-
-    status = 401
-
-
-class LinkForbidden(ApiError):
-    """The API answered 403: the verified address is not on the link's list."""
-
-    status = 403
-
-
-class BadRequest(ApiError):
-    """The API answered 400 to what the visitor asked (a bad cursor or filter)."""
-
-    status = 400
-
-    def __init__(self, message: str = "Bad request"):
-        super().__init__(message)
-        self.message = message
-
-
-class RangeNotSatisfiable(ApiError):
-    """The visitor asked for a byte range the file does not have (416)."""
-
-    status = 416
-
-
-class ApiUnavailable(ApiError):
-    """The API is unreachable or answered 5xx (502), or said it is unavailable (503)."""
-
-    def __init__(self, status: int = 502, detail: str = ""):
-        super().__init__(detail or f"compute API unavailable ({status})")
-        self.status = status
-
-
-class ApiTimeout(ApiUnavailable):
-    """The API did not answer within the configured timeout (504)."""
-
-    def __init__(self, detail: str = "compute API timed out"):
-        super().__init__(504, detail)
-
-
-def _raise_for_status(response: httpx.Response) -> None:
-    """Turn a non-2xx API answer into the matching typed exception."""
-    status = response.status_code
-    if status < 400:
-        return
-    if status == 404:
-        raise LinkNotFound()
-    if status == 401:
-        raise LinkNeedsSignIn()
-    if status == 403:
-        raise LinkForbidden()
-    if status in (400, 422):
-        try:
-            message = response.json().get("message") or "Bad request"
-        except ValueError:
-            message = "Bad request"
-        raise BadRequest(str(message))
-    if status == 503:
-        raise ApiUnavailable(503, "compute API answered 503")
-    if status == 504:
-        raise ApiTimeout("compute API answered 504")
-    # Any other status (5xx, or a 4xx we never expect) means the upstream misbehaved.
-    raise ApiUnavailable(502, f"compute API answered {status}")
 
 
 def _segment(value: str) -> str:
@@ -141,7 +66,7 @@ class ComputeApi:
         except httpx.HTTPError as error:
             # Connection refused, reset, DNS, protocol errors: the API is not there.
             raise ApiUnavailable(502, type(error).__name__) from None
-        _raise_for_status(response)
+        raise_for_status(response)
         try:
             return response.json()
         except ValueError:
@@ -203,6 +128,21 @@ class ComputeApi:
                 return record
         raise LinkNotFound()
 
+    def result_in_order(self, link_id: str, pipeline_id: str, result_id: str,
+                        bearer: str | None) -> tuple[dict, str | None, str | None]:
+        """Return a result record and the ids of the results before and after it.
+
+        Two calls: the one result before ``result_id``, then two results from there (the
+        record and its successor). A result the link does not show raises LinkNotFound.
+        """
+        before = self.results(link_id, pipeline_id, bearer, before_id=result_id, limit=1)
+        previous_id = before.get("last_id")
+        page = self.results(link_id, pipeline_id, bearer, after_id=previous_id, limit=2)
+        data = page.get("data") or []
+        if not data or data[0].get("id") != result_id:
+            raise LinkNotFound()
+        return data[0], previous_id, data[1].get("id") if len(data) > 1 else None
+
     def _client_for(self, url: str) -> httpx.Client:
         """Pick the client that can reach a presigned URL the API returned.
 
@@ -247,20 +187,6 @@ class ComputeApi:
             raise ApiUnavailable(502, type(error).__name__) from None
 
 
-def _embedded_service(app: Flask) -> Flask:
-    """Create the service app object that the in-process transport calls.
-
-    Same configuration and instance folder (so the JWT key pair the viewer signs with is
-    the one the service verifies with), but its own ``g`` and request contexts.
-    """
-    from app import create_app
-
-    config = {k: v for k, v in app.config.items() if k.isupper()}
-    service = create_app(config)
-    service.instance_path = app.instance_path
-    return service
-
-
 def _with_large_file_blocks(service: Flask):
     """Wrap the embedded service so that files it sends are read in CHUNK_SIZE blocks.
 
@@ -279,41 +205,37 @@ def _with_large_file_blocks(service: Flask):
     return wsgi
 
 
-def build_client(app: Flask) -> ComputeApi:
-    """Build the API client for ``app`` from its configuration."""
-    seconds = float(app.config.get("COMPUTE_API_TIMEOUT") or 10.0)
+def _clients(timeout_seconds: float) -> tuple[httpx.Timeout, httpx.Limits, httpx.Client]:
+    """Return the timeout, pool limits and the download client every API client uses."""
     # The pool wait is bounded too, so a page never hangs waiting for a free connection.
-    timeout = httpx.Timeout(seconds, pool=seconds)
+    timeout = httpx.Timeout(timeout_seconds, pool=timeout_seconds)
     limits = httpx.Limits(max_connections=64, max_keepalive_connections=16)
     download_client = httpx.Client(timeout=timeout, limits=limits, follow_redirects=False)
-    base_url = app.config.get("COMPUTE_API_URL")
-    if base_url:
-        client = httpx.Client(
-            base_url=str(base_url).rstrip("/"), timeout=timeout, limits=limits,
-            follow_redirects=False,
-        )
-        return ComputeApi(client, download_client, embedded=False, deadline=seconds)
-    transport = httpx.WSGITransport(app=_with_large_file_blocks(_embedded_service(app)),
+    return timeout, limits, download_client
+
+
+def remote(base_url: str, timeout_seconds: float = 10.0) -> ComputeApi:
+    """Return a client of the API deployed at ``base_url``, over HTTP."""
+    timeout, limits, download_client = _clients(timeout_seconds)
+    client = httpx.Client(base_url=str(base_url).rstrip("/"), timeout=timeout, limits=limits,
+                          follow_redirects=False)
+    return ComputeApi(client, download_client, embedded=False, deadline=timeout_seconds)
+
+
+def embedded(service: Flask, timeout_seconds: float = 10.0) -> ComputeApi:
+    """Return a client that calls the service app object ``service`` in-process."""
+    timeout, _limits, download_client = _clients(timeout_seconds)
+    transport = httpx.WSGITransport(app=_with_large_file_blocks(service),
                                     raise_app_exceptions=False)
     client = httpx.Client(base_url=EMBEDDED_BASE_URL, transport=transport, timeout=timeout)
-    return ComputeApi(client, download_client, embedded=True, deadline=seconds)
+    return ComputeApi(client, download_client, embedded=True, deadline=timeout_seconds)
 
 
-_build_lock = threading.Lock()
+def timeout_setting(config) -> float:
+    """Return ``COMPUTE_API_TIMEOUT`` of a configuration, in seconds."""
+    return float(config.get("COMPUTE_API_TIMEOUT") or 10.0)
 
 
 def api() -> ComputeApi:
-    """Return the current app's API client, built once on first use (thread-safe).
-
-    Built lazily rather than in ``init_app`` because the embedded service is itself made
-    by ``create_app``: building it eagerly would recurse.
-    """
-    app = current_app._get_current_object()
-    client = app.extensions.get("compute_api")
-    if client is None:
-        with _build_lock:
-            client = app.extensions.get("compute_api")
-            if client is None:
-                client = build_client(app)
-                app.extensions["compute_api"] = client
-    return client
+    """Return the API client the current viewer app was created with."""
+    return current_app.extensions["compute_api"]

@@ -14,11 +14,14 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 
 import httpx
-from flask import Response, request
+from flask import Blueprint, Response, request
 
-from app.viewer import metrics_catalog
-from app.viewer.api_client import CHUNK_SIZE, LinkNotFound, RangeNotSatisfiable, api
-from app.viewer.views import bearer, bp, check_ids, find, load_share
+from app import domain
+from app.viewer.api_client import CHUNK_SIZE, api
+from app.viewer.api_errors import LinkNotFound, RangeNotSatisfiable
+from app.viewer.loaders import bearer, check_ids, load_prediction
+
+bp = Blueprint("downloads", __name__)
 
 _EXTENSIONS = {
     "application/zip": "zip",
@@ -111,7 +114,7 @@ def stream_artifact(locate: Callable[[], dict], stem: str, role: str) -> Respons
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/artifacts/<name>")
 def result_artifact(link_id: str, pipeline_id: str, result_id: str, name: str):
     """Stream one artifact of a result (archive, structure or ligand_structure)."""
-    if name not in metrics_catalog.ARTIFACT_NAMES:
+    if name not in domain.RESULT_ROLES:
         raise LinkNotFound()
     check_ids(link_id, pipeline_id, result_id)
 
@@ -131,7 +134,7 @@ def prediction_artifact(link_id: str, prediction_id: str, name: str):
     check_ids(link_id, prediction_id)
 
     def locate() -> dict:
-        prediction = find(load_share(link_id).get("predictions"), prediction_id)
+        prediction = load_prediction(link_id, prediction_id)
         for artifact in prediction.get("artifacts") or []:
             if artifact.get("name") == name and artifact.get("url"):
                 return artifact

@@ -1,9 +1,9 @@
 """HTML error pages for visitors: never a stack trace, always a next step.
 
-``html_error_page(status)`` is what the app-level error handler calls for non-API paths
-(``app.extensions["html_error_page"]``). API-client failures raised inside viewer views
-are mapped here too: every "gone" answer is the same 404 page, 401/403 go through the
-sign-in seam, and an API that is down, failing or slow gives 502/503/504 with a retry link.
+Every error of the viewer app becomes a page here: unknown routes, wrong methods and
+unexpected exceptions, and the API client's failures raised inside views: every "gone"
+answer is the same 404 page, 401/403 go through the sign-in seam, and an API that is
+down, failing or slow gives 502/503/504 with a retry link.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from flask import Flask, Response, render_template, request
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException
 
-from app.viewer import api_client, identity
+from app.viewer import api_errors, identity, store, store
 
 log = logging.getLogger(__name__)
 
@@ -70,25 +70,34 @@ def _forbidden(_error):
     return _through_seam(identity.access_denied)
 
 
-def _bad_request(error: api_client.BadRequest):
+def _bad_request(error: api_errors.BadRequest):
     return html_error_page(400, error.message)
 
 
-def _unavailable(error: api_client.ApiUnavailable):
+def _unavailable(error: api_errors.ApiUnavailable):
     # The detail is an exception class or a status, never a URL (URLs hold share ids).
     log.warning("compute API failure (%s): %s", error.status, error)
     return html_error_page(error.status)
 
 
-def init_app(app: Flask) -> None:
-    """Map API-client exceptions to pages, and provide the app-level HTML renderer.
+def _http_error(error: HTTPException):
+    return html_error_page(error.code or 500)
 
-    ``app.extensions["html_error_page"]`` is what the app-wide handler calls for
-    non-API paths (unknown routes, 405, unexpected exceptions).
-    """
-    app.register_error_handler(api_client.LinkNotFound, _not_found)
-    app.register_error_handler(api_client.LinkNeedsSignIn, _sign_in)
-    app.register_error_handler(api_client.LinkForbidden, _forbidden)
-    app.register_error_handler(api_client.BadRequest, _bad_request)
-    app.register_error_handler(api_client.ApiUnavailable, _unavailable)
-    app.extensions["html_error_page"] = html_error_page
+
+def _unexpected(_error: Exception):
+    log.exception("unhandled error")
+    # Once this page is the answer, teardown sees no exception: without the rollback it
+    # would commit what the failed request wrote (a sign-in consumed, nobody signed in).
+    store.rollback_conn()
+    return html_error_page(500)
+
+
+def init_app(app: Flask) -> None:
+    """Answer the API client's exceptions, HTTP errors and unexpected ones with pages."""
+    app.register_error_handler(api_errors.LinkNotFound, _not_found)
+    app.register_error_handler(api_errors.LinkNeedsSignIn, _sign_in)
+    app.register_error_handler(api_errors.LinkForbidden, _forbidden)
+    app.register_error_handler(api_errors.BadRequest, _bad_request)
+    app.register_error_handler(api_errors.ApiUnavailable, _unavailable)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _unexpected)

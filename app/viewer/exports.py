@@ -11,16 +11,19 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from flask import Response, request, stream_with_context
+from flask import Blueprint, Response, request, stream_with_context
 
-from app.viewer import csv_export, identity, metrics_catalog, paging
+from app import domain
+from app.viewer import csv_export, identity, paging
 from app.viewer.api_client import api
 from app.viewer.downloads import safe_filename
 from app.viewer.error_pages import html_error_page
-from app.viewer.views import bearer, bp, load_pipeline
+from app.viewer.loaders import bearer, load_pipeline
+
+bp = Blueprint("exports", __name__)
 
 
-def export_filename(pipeline: dict, kind: metrics_catalog.Kind, filtered: bool,
+def export_filename(pipeline: dict, kind: domain.Kind, filtered: bool,
                     today: datetime | None = None) -> str:
     """Return ``<pipeline name or kind>[-selection]-<YYYY-MM-DD>.csv``; never an id."""
     # "/" would make safe_filename keep only the last path part of the name.

@@ -1,4 +1,4 @@
-"""Capability-URL hygiene for every page that is not the JSON API.
+"""Capability-URL hygiene for every response of the viewer app.
 
 A share URL is a secret (W3C TAG, "Good Practices for Capability URLs"), so every viewer
 response tells browsers, caches and crawlers not to pass it on or keep it:
@@ -14,8 +14,6 @@ from __future__ import annotations
 import secrets
 
 from flask import Flask, Response, g, request, url_for
-
-from app.service.errors import API_PREFIX
 
 # default-src 'none' means: anything not listed here (fonts from other hosts, beacons,
 # third-party scripts) is refused by the browser, which doubles as a check in the
@@ -72,7 +70,7 @@ def _frame_ancestors(app: Flask) -> str:
 
 
 def apply_headers(app: Flask, response: Response) -> Response:
-    """Set the hygiene headers on a non-API response."""
+    """Set the hygiene headers on a viewer response."""
     headers = response.headers
     headers["Referrer-Policy"] = "no-referrer"
     headers["X-Content-Type-Options"] = "nosniff"
@@ -99,8 +97,6 @@ def init_app(app: Flask) -> None:
 
     @app.after_request
     def _hygiene(response: Response) -> Response:
-        if request.path.startswith(API_PREFIX):
-            return response
         return apply_headers(app, response)
 
     @app.context_processor

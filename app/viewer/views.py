@@ -7,53 +7,16 @@ and ``tables``; API failures become pages in ``error_pages``. GET never changes 
 
 from __future__ import annotations
 
-import re
+from flask import Blueprint, Response, render_template, request, url_for
 
-from flask import Blueprint, Response, g, render_template, request, url_for
-
-from app.viewer import identity, metrics_catalog, paging, security, tables
-from app.viewer.api_client import LinkNotFound, api
+from app import domain
+from app.viewer import paging, security, tables
+from app.viewer.api_client import api
+from app.viewer.api_errors import LinkNotFound
 from app.viewer.error_pages import html_error_page
+from app.viewer.loaders import bearer, check_ids, load_pipeline, load_prediction, load_share
 
 bp = Blueprint("viewer", __name__)
-
-_ID = re.compile(r"[A-Za-z0-9_\-]{1,128}")
-
-
-def bearer(link_id: str) -> str | None:
-    """Return the visitor's bearer token for ``link_id``, minted once per request."""
-    cache = g.setdefault("viewer_bearers", {})
-    if link_id not in cache:
-        cache[link_id] = identity.bearer_for(link_id)
-    return cache[link_id]
-
-
-def check_ids(*values: str) -> None:
-    """Answer the shared 404 for ids that cannot exist, without asking the API."""
-    if not all(_ID.fullmatch(v or "") for v in values):
-        raise LinkNotFound()
-
-
-def load_share(link_id: str) -> dict:
-    """Return what the link exposes, or raise the API client's typed errors."""
-    check_ids(link_id)
-    return api().share(link_id, bearer(link_id))
-
-
-def find(items: list[dict] | None, item_id: str) -> dict:
-    """Return the item with ``item_id`` among the link's pipelines or predictions."""
-    for item in items or []:
-        if item.get("id") == item_id:
-            return item
-    raise LinkNotFound()
-
-
-def load_pipeline(link_id: str, pipeline_id: str) -> tuple[dict, dict, metrics_catalog.Kind]:
-    """Return the share, its pipeline ``pipeline_id`` and that pipeline's kind."""
-    check_ids(link_id, pipeline_id)
-    share = load_share(link_id)
-    pipeline = find(share.get("pipelines"), pipeline_id)
-    return share, pipeline, metrics_catalog.kind(pipeline.get("kind"))
 
 
 @bp.get("/share/<link_id>")
@@ -62,7 +25,7 @@ def overview(link_id: str):
     share = load_share(link_id)
     return render_template(
         "share/overview.html", link_id=link_id, share=share,
-        kind=metrics_catalog.kind, applications=metrics_catalog.APPLICATIONS,
+        kind=domain.kind, applications=domain.APPLICATIONS,
     )
 
 
@@ -79,11 +42,12 @@ def pipeline_results(link_id: str, pipeline_id: str):
         after_id=page_request.after_id, before_id=page_request.before_id,
         ids=list(page_request.ids),
     )
-    columns = tables.columns_for(kind)
+    records = page.get("data") or []
+    columns = tables.columns_for(kind, records)  # a generic-only page: generic metrics
     return render_template(
         "share/results.html", link_id=link_id, pipeline=pipeline, kind=kind,
         page_request=page_request, columns=columns,
-        rows=tables.rows_for(page.get("data") or [], columns),
+        rows=tables.rows_for(records, columns),
         links=paging.links(page, page_request), page_sizes=paging.PAGE_SIZES,
     )
 
@@ -93,14 +57,12 @@ def result(link_id: str, pipeline_id: str, result_id: str):
     """Show one result: entities with full sequences, metrics, warnings, downloads."""
     check_ids(result_id)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
-    client, token = api(), bearer(link_id)
-    record = client.result(link_id, pipeline_id, result_id, token)
-    before = client.results(link_id, pipeline_id, token, before_id=result_id, limit=1)
-    after = client.results(link_id, pipeline_id, token, after_id=result_id, limit=1)
+    record, prev_id, next_id = api().result_in_order(link_id, pipeline_id, result_id,
+                                                     bearer(link_id))
     return render_template(
         "share/result.html", link_id=link_id, pipeline=pipeline, kind=kind,
-        record=record, prev_id=before.get("last_id"), next_id=after.get("first_id"),
-        metric_keys=_metric_keys(kind, record), catalog=metrics_catalog,
+        record=record, prev_id=prev_id, next_id=next_id,
+        metric_keys=_metric_keys(kind, record), catalog=domain,
     )
 
 
@@ -120,7 +82,7 @@ def structure(link_id: str, pipeline_id: str, result_id: str):
                                       pipeline_id=pipeline_id, result_id=result_id)),
         ("3D structure", None),
     ]
-    url = url_for("viewer.result_artifact", link_id=link_id, pipeline_id=pipeline_id,
+    url = url_for("downloads.result_artifact", link_id=link_id, pipeline_id=pipeline_id,
                   result_id=result_id, name="structure")
     return _structure_page(link_id, trail, result_id, url, "mmcif")
 
@@ -152,21 +114,20 @@ def structure_format(artifact: dict) -> str:
     return "pdb" if pdb else "mmcif"
 
 
-def _metric_keys(kind: metrics_catalog.Kind, record: dict) -> list[str]:
-    """Return the record's metrics, in the kind's order first, then any others."""
+def _metric_keys(kind: domain.Kind, record: dict) -> list[str]:
+    """Return the record's metrics, in its variant's order first, then any others."""
     present = list((record.get("metrics") or {}).keys())
-    ordered = [k for k in kind.metrics if k in present]
+    ordered = [k for k in kind.metrics_for(record.get("type")) if k in present]
     return ordered + [k for k in present if k not in ordered]
 
 
 @bp.get("/share/<link_id>/predictions/<prediction_id>")
 def prediction(link_id: str, prediction_id: str):
     """Show one prediction: application, status, inputs, outputs and artifacts."""
-    check_ids(link_id, prediction_id)
-    item = find(load_share(link_id).get("predictions"), prediction_id)
+    item = load_prediction(link_id, prediction_id)
     return render_template(
         "share/prediction.html", link_id=link_id, prediction=item,
-        applications=metrics_catalog.APPLICATIONS,
+        applications=domain.APPLICATIONS,
         has_structure=prediction_structure_artifact(item) is not None,
     )
 
@@ -174,12 +135,11 @@ def prediction(link_id: str, prediction_id: str):
 @bp.get("/share/<link_id>/predictions/<prediction_id>/structure")
 def prediction_structure(link_id: str, prediction_id: str):
     """Show a structure_and_binding prediction's structure in Mol* (same-origin file)."""
-    check_ids(link_id, prediction_id)
-    item = find(load_share(link_id).get("predictions"), prediction_id)
+    item = load_prediction(link_id, prediction_id)
     artifact = prediction_structure_artifact(item)
     if artifact is None:
         raise LinkNotFound()
-    label = item.get("name") or metrics_catalog.APPLICATIONS.get(
+    label = item.get("name") or domain.APPLICATIONS.get(
         item.get("application"), "Prediction")
     trail = [
         ("Shared results", security.share_url("viewer.overview", link_id=link_id)),
@@ -189,7 +149,7 @@ def prediction_structure(link_id: str, prediction_id: str):
     ]
     # Mol* reads the file through the viewer's own download route, which follows only
     # the presigned URL the API gives for this prediction.
-    url = url_for("viewer.prediction_artifact", link_id=link_id, prediction_id=prediction_id,
+    url = url_for("downloads.prediction_artifact", link_id=link_id, prediction_id=prediction_id,
                   name="structure")
     return _structure_page(link_id, trail, prediction_id, url, structure_format(artifact))
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 
 import pytest
@@ -94,9 +93,7 @@ def proxied_app(db_url, tmp_path):
     application = create_app({
         "TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "t",
         "ARTIFACT_DIR": str(tmp_path / "a"), "TRUSTED_PROXY_COUNT": 1,
-    })
-    application.instance_path = str(tmp_path / "instance")
-    os.makedirs(application.instance_path, exist_ok=True)
+    }, instance_path=str(tmp_path / "instance"))
     yield application
     get_engine(application).dispose()
 

@@ -17,7 +17,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from app import create_app, share_tokens
+from app import create_app, create_service_app, share_tokens
 from app.db import get_engine
 from app.viewer import identity
 from tests.conftest import start_gunicorn, stop_gunicorn
@@ -34,8 +34,7 @@ def served(db_url, tmp_path, org):
         "FLASK_INSTANCE_PATH": str(instance), "FLASK_ARTIFACT_DIR": str(tmp_path / "a"),
     }, tmp_path, workers=1)
     app = create_app({"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "live-secret",
-                      "ARTIFACT_DIR": str(tmp_path / "a")})
-    app.instance_path = str(instance)
+                      "ARTIFACT_DIR": str(tmp_path / "a")}, instance_path=str(instance))
     link = make_email_link(app, org)
     yield server, app, link
     stop_gunicorn(server)
@@ -110,9 +109,9 @@ def test_an_api_elsewhere_verifies_through_the_viewers_jwks(served, db_url, tmp_
     keys = httpx.get(f"{server.url}/.well-known/jwks.json", timeout=10).json()["keys"]
     assert keys[0]["kty"] == "OKP" and "d" not in keys[0]
     # A separate service with no private key at all: only the viewer's JWKS URL.
-    service = create_app({"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "other",
-                          "JWT_JWKS_URL": f"{server.url}/.well-known/jwks.json"})
-    service.instance_path = str(tmp_path / "service-instance")
+    service = create_service_app({"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "other",
+                                  "JWT_JWKS_URL": f"{server.url}/.well-known/jwks.json"},
+                                 instance_path=str(tmp_path / "service-instance"))
     client = service.test_client()
     path = f"/compute/v1/share/{link.id}"
     token = _viewer_token(app, link.id, LISTED)

@@ -119,8 +119,8 @@ def test_session_cookie_is_secure_under_https(db_url, tmp_path, org):
     from app import create_app
 
     app = create_app({"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "k",
-                      "PUBLIC_URL": "https://share.example"})
-    app.instance_path = str(tmp_path / "instance")
+                      "PUBLIC_URL": "https://share.example"},
+                     instance_path=str(tmp_path / "instance"))
     assert app.config["SESSION_COOKIE_SECURE"] is True
 
 

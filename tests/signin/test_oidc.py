@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from urllib.parse import urlsplit
 
 import httpx
@@ -35,9 +34,8 @@ def oidc_app(db_url, tmp_path, providers):
                "client_secret": p.client_secret} for name, p in providers.items()]
     app = create_app({"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "oidc-secret",
                       "PUBLIC_URL": "http://viewer.test", "OIDC_PROVIDERS": config,
-                      "ARTIFACT_DIR": str(tmp_path / "artifacts")})
-    app.instance_path = str(tmp_path / "instance")
-    os.makedirs(app.instance_path, exist_ok=True)
+                      "ARTIFACT_DIR": str(tmp_path / "artifacts")},
+                     instance_path=str(tmp_path / "instance"))
     yield app
     get_engine(app).dispose()
 

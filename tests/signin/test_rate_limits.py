@@ -83,8 +83,7 @@ def test_two_servers_share_counts_in_redis(db_url, tmp_path, org, smtp, redis_pr
     }
     servers = []
     for name in ("one", "two"):
-        server = create_app(config)
-        server.instance_path = str(tmp_path / "instance")
+        server = create_app(config, instance_path=str(tmp_path / "instance"))
         servers.append(server)
     link = make_email_link(servers[0], org)
     clients = [server.test_client() for server in servers]
@@ -111,8 +110,7 @@ def test_an_unreachable_redis_lets_sign_in_through_and_is_logged(db_url, tmp_pat
         "TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "k",
         "PUBLIC_URL": "http://viewer.test", "MAIL_SERVER": "127.0.0.1",
         "MAIL_PORT": smtp.port, "RATELIMIT_STORAGE_URI": f"redis://127.0.0.1:{free_port()}",
-    })
-    app.instance_path = str(tmp_path / "instance")
+    }, instance_path=str(tmp_path / "instance"))
     link = make_email_link(app, org)
     assert ask_for_message(app.test_client(), link, LISTED).status_code == 302
     assert any("rate-limit storage failed" in r.getMessage() for r in caplog.records)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from app.db import get_engine
+from app.viewer import api_client
 from tests.service import factories
 
 KINDS = factories.KINDS
@@ -54,6 +55,11 @@ def seed_link(app, org, counts: dict[str, int] | None = None) -> Shared:
     link = factories.make_link(app, org, pipeline_ids=list(pipelines.values()),
                                prediction_ids=predictions)
     return Shared(link.id, pipelines, results, predictions, org)
+
+
+def point_viewer_at(app, url: str, timeout: float = 10.0) -> None:
+    """Make the viewer of ``app`` read the API at ``url`` over HTTP from now on."""
+    app.extensions["compute_api"] = api_client.remote(url, timeout)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import pytest
 from werkzeug.wrappers import Response
 
 from tests.conftest import free_port
+from tests.viewer.conftest import point_viewer_at
 from tests.viewer.fake_api import FakeApi, dripper, json_response, sleeper, status
 
 LINK = "sl_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -22,11 +23,9 @@ def remote(app):
     def start(handler) -> FakeApi:
         server = FakeApi(handler)
         servers.append(server)
-        app.config["COMPUTE_API_URL"] = server.url
-        app.extensions.pop("compute_api", None)  # the client is built once per app
+        point_viewer_at(app, server.url, timeout=0.5)
         return server
 
-    app.config["COMPUTE_API_TIMEOUT"] = 0.5
     yield start
     for server in servers:
         server.stop()
@@ -81,7 +80,7 @@ def test_api_that_trickles_its_answer_is_cut_off_too(client, remote):
 
 
 def test_api_down_gives_a_502_page(client, app):
-    app.config["COMPUTE_API_URL"] = f"http://127.0.0.1:{free_port()}"
+    point_viewer_at(app, f"http://127.0.0.1:{free_port()}", timeout=0.5)
     started = time.monotonic()
     response = client.get(f"/share/{LINK}")
     assert_unavailable_page(response, 502)

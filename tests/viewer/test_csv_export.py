@@ -17,6 +17,7 @@ from app.demo import seed_demo
 from app.store import schema
 from app.viewer import csv_export
 from app.viewer.api_client import api
+from tests.viewer.conftest import point_viewer_at
 from tests.viewer.fake_api import FakeApi, json_response
 
 EXPECTED_HEADERS = {
@@ -290,7 +291,7 @@ def breaking_api(fail_first: bool = False):
 def broken_api(app):
     """Point the viewer at a real HTTP server that fails after the first page."""
     server = FakeApi(breaking_api())
-    app.config["COMPUTE_API_URL"] = server.url
+    point_viewer_at(app, server.url)
     yield server
     server.stop()
 
@@ -312,7 +313,7 @@ def test_a_failure_midway_ends_with_a_marker_row_and_an_aborted_body(client, bro
 
 def test_a_failure_on_the_first_page_is_an_error_page_not_a_csv(app, client):
     server = FakeApi(breaking_api(fail_first=True))
-    app.config["COMPUTE_API_URL"] = server.url
+    point_viewer_at(app, server.url)
     try:
         response = client.get("/share/sl_fake/pipelines/pipe_fake/export.csv")
     finally:

@@ -1,8 +1,9 @@
 """Sign-in for email-mode share links: e-mail codes and links, optional OpenID Connect.
 
-``init_app`` is called by the viewer's ``init_app``. It hardens the session cookie,
-turns on CSRF protection for every form outside the JSON API, creates the rate-limit
-storage, registers the configured identity providers and the sign-in routes.
+``init_app`` is called by ``create_viewer_app``. It hardens the session cookie, turns on
+CSRF protection for every form (the viewer app has no JSON API to exempt), creates the
+rate-limit storage and registers the configured identity providers; the sign-in routes
+are ``views.bp``, registered with the viewer's other blueprints.
 
 Settings (``FLASK_`` prefix; defaults in ``DEFAULTS`` and ``limits.DEFAULT_LIMITS``):
 ``SIGNIN_CODE_TTL_SECONDS``, ``SIGNIN_MAX_CODE_ATTEMPTS``, ``SIGNIN_SESSION_HOURS``,
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 from flask import Flask, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
+
+from app.viewer.signin import cookies, limits, oidc, pages, state
 
 DEFAULTS: dict[str, object] = {
     # A sign-in message (link and code) works for this long, once.
@@ -33,20 +36,13 @@ DEFAULTS: dict[str, object] = {
 
 
 def init_app(app: Flask) -> None:
-    """Install cookies, CSRF, rate limits, providers and the sign-in blueprint."""
-    from app.service.api import bp as service_bp
-    from app.viewer.signin import cookies, limits, oidc, pages, state
-    from app.viewer.signin.views import bp
-
+    """Install cookies, CSRF, rate limits and identity providers on the viewer app."""
     for key, value in DEFAULTS.items():
         app.config.setdefault(key, value)
     cookies.init_app(app)
-    csrf = CSRFProtect(app)
-    # The JSON API authenticates every call with a key or bearer token, never a cookie.
-    csrf.exempt(service_bp)
+    CSRFProtect(app)
     limits.init_app(app)
     oidc.init_app(app)
-    app.register_blueprint(bp)
 
     @app.context_processor
     def _signin_context() -> dict:

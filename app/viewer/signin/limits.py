@@ -1,9 +1,9 @@
 """Rate limits on sign-in requests and code attempts, per link, address and client.
 
-Built on ``limits``, the library under Flask-Limiter, with one storage per app object.
-Flask-Limiter's decorators need one module-level ``Limiter``, and each ``init_app``
-replaces that instance's storage: the viewer creates a second app object for the embedded
-API, whose ``init_app`` would swap out (and so reset) the in-memory counters.
+Built on ``limits``, the library under Flask-Limiter, with one storage per viewer app
+(``app.extensions["signin_limiter"]``): the checks sit inside the sign-in views (they
+count per link, address and client, which route decorators cannot key on), so no
+module-level ``Limiter`` is needed.
 
 The storage is ``FLASK_RATELIMIT_STORAGE_URI``: ``memory://``
 by default (counts per worker process), ``redis://host:port`` to share counts between

@@ -17,10 +17,11 @@ import logging
 
 from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.flask_client import OAuth
-from flask import Flask, abort, current_app, redirect, request, session, url_for
+from flask import Blueprint, Flask, abort, current_app, redirect, request, session, url_for
 
 from app.viewer.signin import navigation, pages, state
-from app.viewer.signin.views import bp
+
+bp = Blueprint("oidc", __name__)
 
 log = logging.getLogger(__name__)
 
@@ -74,10 +75,10 @@ def _label(name: str) -> str:
 
 
 def _callback_url(name: str) -> str:
-    path = url_for("signin.oidc_callback", provider=name)
+    path = url_for("oidc.oidc_callback", provider=name)
     base = current_app.config.get("PUBLIC_URL")
     return str(base).rstrip("/") + path if base else url_for(
-        "signin.oidc_callback", provider=name, _external=True
+        "oidc.oidc_callback", provider=name, _external=True
     )
 
 

@@ -13,7 +13,8 @@ from email_validator import EmailNotValidError, validate_email
 from flask import Blueprint, Response, current_app, redirect, request, url_for
 
 from app import share_tokens
-from app.viewer import api_client, identity
+from app.viewer import api_errors, identity
+from app.viewer.api_client import api
 from app.viewer.signin import codes, limits, mailer, navigation, pages, state
 from app.viewer.signin.codes import Outcome
 
@@ -29,10 +30,10 @@ def link_access(link_id: str, bearer: str | None) -> str:
     handlers turn those into its 404 and 502/503/504 pages.
     """
     try:
-        api_client.api().share(link_id, bearer)
-    except api_client.LinkNeedsSignIn:
+        api().share(link_id, bearer)
+    except api_errors.LinkNeedsSignIn:
         return "sign-in"
-    except api_client.LinkForbidden:
+    except api_errors.LinkForbidden:
         return "forbidden"
     return "open"
 

@@ -1,0 +1,90 @@
+"""What can go wrong when the viewer asks the compute API, as typed exceptions.
+
+The viewer's error pages (``error_pages``) turn each into a page: 404 for anything gone or
+not covered, the sign-in flow for 401, an access-denied page for 403, 400 for a bad query,
+and 502/503/504 when the API is down, failing or slow.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+
+class ApiError(Exception):
+    """Base of the errors the API client raises; ``status`` is what the page answers."""
+
+    status = 502
+
+
+class LinkNotFound(ApiError):
+    """The API answered 404: unknown, expired, archived or not covered (all the same)."""
+
+    status = 404
+
+
+class LinkNeedsSignIn(ApiError):
+    """The API answered 401: an email-mode link and no (valid) verified address."""
+
+    status = 401
+
+
+class LinkForbidden(ApiError):
+    """The API answered 403: the verified address is not on the link's list."""
+
+    status = 403
+
+
+class BadRequest(ApiError):
+    """The API answered 400 to what the visitor asked (a bad cursor or filter)."""
+
+    status = 400
+
+    def __init__(self, message: str = "Bad request"):
+        super().__init__(message)
+        self.message = message
+
+
+class RangeNotSatisfiable(ApiError):
+    """The visitor asked for a byte range the file does not have (416)."""
+
+    status = 416
+
+
+class ApiUnavailable(ApiError):
+    """The API is unreachable or answered 5xx (502), or said it is unavailable (503)."""
+
+    def __init__(self, status: int = 502, detail: str = ""):
+        super().__init__(detail or f"compute API unavailable ({status})")
+        self.status = status
+
+
+class ApiTimeout(ApiUnavailable):
+    """The API did not answer within the configured timeout (504)."""
+
+    def __init__(self, detail: str = "compute API timed out"):
+        super().__init__(504, detail)
+
+
+def raise_for_status(response: httpx.Response) -> None:
+    """Turn a non-2xx API answer into the matching typed exception."""
+    status = response.status_code
+    if status < 400:
+        return
+    if status == 404:
+        raise LinkNotFound()
+    if status == 401:
+        raise LinkNeedsSignIn()
+    if status == 403:
+        raise LinkForbidden()
+    if status in (400, 422):
+        try:
+            message = response.json().get("message") or "Bad request"
+        except ValueError:
+            message = "Bad request"
+        raise BadRequest(str(message))
+    if status == 503:
+        raise ApiUnavailable(503, "compute API answered 503")
+    if status == 504:
+        raise ApiTimeout("compute API answered 504")
+    # Any other status (5xx, or a 4xx we never expect) means the upstream misbehaved.
+    raise ApiUnavailable(502, f"compute API answered {status}")

@@ -1,0 +1,62 @@
+"""What every viewer route loads first: the visitor's token, the link, a pipeline of it.
+
+Pages, downloads and exports all start here, so a link is checked the same way whatever
+is asked of it: ids that cannot exist are the shared 404 without a call, and the API
+decides everything else (gone, sign-in needed, not for this address).
+"""
+
+from __future__ import annotations
+
+import re
+
+from flask import g
+
+from app import domain
+from app.viewer import identity
+from app.viewer.api_client import api
+from app.viewer.api_errors import LinkNotFound
+
+# Ids of the API are at most 64 URL-safe characters; anything else cannot name a thing.
+_ID = re.compile(r"[A-Za-z0-9_\-]{1,64}")
+
+
+def bearer(link_id: str) -> str | None:
+    """Return the visitor's bearer token for ``link_id``, minted once per request."""
+    cache = g.setdefault("viewer_bearers", {})
+    if link_id not in cache:
+        cache[link_id] = identity.bearer_for(link_id)
+    return cache[link_id]
+
+
+def check_ids(*values: str) -> None:
+    """Answer the shared 404 for ids that cannot exist, without asking the API."""
+    if not all(_ID.fullmatch(v or "") for v in values):
+        raise LinkNotFound()
+
+
+def load_share(link_id: str) -> dict:
+    """Return what the link exposes, or raise the API client's typed errors."""
+    check_ids(link_id)
+    return api().share(link_id, bearer(link_id))
+
+
+def find(items: list[dict] | None, item_id: str) -> dict:
+    """Return the item with ``item_id`` among the link's pipelines or predictions."""
+    for item in items or []:
+        if item.get("id") == item_id:
+            return item
+    raise LinkNotFound()
+
+
+def load_pipeline(link_id: str, pipeline_id: str) -> tuple[dict, dict, domain.Kind]:
+    """Return the share, its pipeline ``pipeline_id`` and that pipeline's kind."""
+    check_ids(link_id, pipeline_id)
+    share = load_share(link_id)
+    pipeline = find(share.get("pipelines"), pipeline_id)
+    return share, pipeline, domain.kind(pipeline.get("kind"))
+
+
+def load_prediction(link_id: str, prediction_id: str) -> dict:
+    """Return the prediction ``prediction_id`` of the link."""
+    check_ids(link_id, prediction_id)
+    return find(load_share(link_id).get("predictions"), prediction_id)

@@ -1,0 +1,129 @@
+"""The shape of ``app/`` that reviews hold us to: no import cycle, small modules, a pure
+domain vocabulary, SQL only in the stores, and the viewer never importing the service.
+
+Imports are read from the source (every ``import``, also those inside functions), so a
+cycle cannot hide behind a function-level import.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+APP = Path(__file__).resolve().parent.parent / "app"
+MAX_MODULE_LINES = 350
+# Mostly data (sequences, conformers, coordinates), not logic.
+EXEMPT_FROM_SIZE = ("app.demo_data",)
+SQL_PACKAGES = ("sqlalchemy", "alembic")
+SQL_HOMES = ("app.store", "app.viewer.store", "app.db")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(APP.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(path): path for path in APP.rglob("*.py")}
+
+
+def _imports(name: str) -> set[str]:
+    """Return every module ``name`` imports (absolute names; app.* and third-party)."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                # "from app.viewer import views" imports the module app.viewer.views.
+                candidate = f"{base}.{alias.name}"
+                found.add(candidate if candidate in MODULES else base)
+    return found
+
+
+def _app_graph() -> dict[str, set[str]]:
+    return {name: {i for i in _imports(name) if i in MODULES} for name in MODULES}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Return the strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1 or node in graph[node]:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle():
+    assert _cycles(_app_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_no_module_over_350_lines():
+    long = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()
+            if not name.startswith(EXEMPT_FROM_SIZE)}
+    assert {n: lines for n, lines in long.items() if lines > MAX_MODULE_LINES} == {}
+
+
+def test_the_domain_vocabulary_is_pure():
+    imported = _imports("app.domain")
+    assert not {i for i in imported if i.split(".")[0] in
+                ("flask", "werkzeug", "sqlalchemy", "alembic", "httpx", "pydantic")}
+    assert not {i for i in imported if i.startswith("app.")}
+
+
+def test_sql_only_in_the_stores():
+    offenders = {name for name in MODULES
+                 if not name.startswith(SQL_HOMES)
+                 and any(i.split(".")[0] in SQL_PACKAGES for i in _imports(name))}
+    # Type hints of a Connection are allowed where a store function is handed one.
+    assert offenders <= {"app.demo", "app.cli"}, offenders
+
+
+def test_the_viewer_knows_the_service_only_over_http():
+    viewer = [name for name in MODULES if name.startswith("app.viewer")]
+    reaching = {name: sorted(i for i in _imports(name)
+                             if i.startswith(("app.service", "app.store")))
+                for name in viewer}
+    assert {name: found for name, found in reaching.items() if found} == {}
+
+
+def test_the_service_does_not_import_the_viewer():
+    service = [name for name in MODULES if name.startswith(("app.service", "app.store"))]
+    assert [name for name in service
+            if any(i.startswith("app.viewer") for i in _imports(name))] == []
