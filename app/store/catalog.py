@@ -15,18 +15,9 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
+# RESULT_ROLES is re-exported: app.service reads it from here until it imports app.domain.
+from app.domain import PIPELINE_KINDS, RESULT_ROLES  # noqa: F401
 from app.store import schema
-
-PIPELINE_KINDS = (
-    "protein_design",
-    "protein_redesign",
-    "protein_sequence_redesign",
-    "protein_library_screen",
-    "small_molecule_design",
-    "small_molecule_library_screen",
-)
-# Artifact roles a result's record can name (``artifacts.<role>`` in its page shape).
-RESULT_ROLES = ("archive", "structure", "ligand_structure")
 
 
 @dataclass(frozen=True)

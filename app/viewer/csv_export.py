@@ -2,7 +2,11 @@
 
 The columns are the results table's (``tables.columns_for``), so a kind's CSV and its
 table never disagree; each cell holds the full value (numbers at full precision, whole
-SMILES, every entity's whole sequence, warning codes). ``stream_rows`` walks the API's
+SMILES, every entity's whole sequence, warning codes). The header is written before the
+first page is read, so a kind with record variants gets the metrics of all of them
+(protein_sequence_redesign: the binder set, which holds every generic metric): one
+header for the whole file, the ``variant`` column says which shape a row is, and a
+generic row leaves the binder-only metrics empty. ``stream_rows`` walks the API's
 results pages with the ``after_id`` cursor and yields the CSV text of one page at a time,
 so an export of any size costs the worker one API page of memory.
 
@@ -19,8 +23,8 @@ import io
 import logging
 from collections.abc import Callable, Iterable, Iterator
 
+from app.domain import Kind
 from app.viewer import formatting
-from app.viewer.metrics_catalog import Kind
 from app.viewer.tables import Column, columns_for
 
 log = logging.getLogger(__name__)
@@ -124,7 +128,7 @@ def stream_rows(kind: Kind, first_page: dict, fetch_after: Callable[[str], dict]
     ``first_page`` was fetched before the response started (so a failure there is an
     ordinary error page); ``fetch_after(last_id)`` returns the page after ``last_id``.
     """
-    columns = columns_for(kind)
+    columns = columns_for(kind)  # no records: every variant's metrics (module docstring)
     yield _csv_text([header(columns)])
     page, written = first_page, 0
     while True:

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from flask import Flask
 
-from app.viewer import metrics_catalog
+from app import domain
 
 
 def parse_time(value: str | None) -> datetime | None:
@@ -83,8 +83,8 @@ def format_number(value, decimals: int = 3) -> str:
 
 
 def format_metric(value, key: str) -> str:
-    """Format a metric value with the decimals its catalogue entry asks for."""
-    return format_number(value, metrics_catalog.metric(key).decimals)
+    """Format a metric value with the decimals its ``app.domain`` entry asks for."""
+    return format_number(value, domain.metric(key).decimals)
 
 
 def format_size(size) -> str:

@@ -3,6 +3,13 @@
 Which columns a kind has, how a value is formatted and escaped, and what a header says
 on hover are decided here; the template only places ``columns`` and each row's cells, and
 the CSV export (``csv_export``) writes the full values of the same columns.
+
+Kinds whose records come in variants (protein_sequence_redesign: ``binder`` or
+``generic``) get the metric columns of the variants on the page: a page of generic
+designs shows the generic metrics only, never empty binder columns. A mixed page shows
+the union (the binder set, which holds every generic metric), and generic rows show a dash
+under the binder-only metrics, which do not apply to them. Without records (the CSV
+export, which streams page by page) a kind gets the union of all its variants.
 """
 
 from __future__ import annotations
@@ -11,8 +18,9 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from app.viewer import formatting, metrics_catalog
-from app.viewer.metrics_catalog import Kind
+from app import domain
+from app.domain import Kind
+from app.viewer import formatting
 
 
 @dataclass(frozen=True)
@@ -60,12 +68,27 @@ def _number_td(value, decimals: int, shade: str = "") -> str:
 
 
 def _metric_column(key: str) -> Column:
-    m = metrics_catalog.metric(key)
-    return Column(key, m.label, m.unit, m.description, True, "metric")
+    """Return the column of metric ``key``, its header showing its unit or range."""
+    m = domain.metric(key)
+    return Column(key, m.label, m.scale, m.description, True, "metric")
 
 
-def columns_for(kind: Kind) -> list[Column]:
-    """Return the columns of a results table of ``kind`` (the id column is implicit)."""
+def metric_keys(kind: Kind, records: list[dict] | None = None) -> tuple[str, ...]:
+    """Return the metric columns of ``kind`` for a page of ``records``, in table order.
+
+    A kind with variants shows the metrics of the variants present (see the module
+    docstring); ``records=None`` or an empty page gives the kind's full set.
+    """
+    if not kind.has_variant or not records:
+        return kind.metrics
+    return kind.metrics_of(record.get("type") for record in records)
+
+
+def columns_for(kind: Kind, records: list[dict] | None = None) -> list[Column]:
+    """Return the columns of a results table of ``kind`` (the id column is implicit).
+
+    ``records`` (the page shown) narrows the metric columns to its variants' metrics.
+    """
     columns: list[Column] = []
     if kind.has_external_id:
         columns.append(Column("external_id", "External ID", "",
@@ -82,9 +105,9 @@ def columns_for(kind: Kind) -> list[Column]:
         columns.append(Column("sequence", "Sequence", "aa · chains",
                               "Length of the designed protein and the chains of the complex.",
                               source="sequence"))
-    columns.extend(_metric_column(key) for key in kind.metrics)
+    columns.extend(_metric_column(key) for key in metric_keys(kind, records))
     if kind.family == "small_molecule":
-        for key, (label, unit, description) in metrics_catalog.ADME_FIELDS.items():
+        for key, (label, unit, description) in domain.ADME_FIELDS.items():
             columns.append(Column(f"adme.{key}", label, unit, description,
                                   numeric=key != "solubility", source="adme"))
     columns.append(Column("warnings", "Warnings", "", "Warnings raised for this result.",
@@ -97,13 +120,12 @@ def _cell(column: Column, record: dict) -> str:
     source = column.source
     if source == "metric":
         value = (record.get("metrics") or {}).get(column.key)
-        definition = metrics_catalog.metric(column.key)
-        return _number_td(value, definition.decimals,
-                          metrics_catalog.quality(definition, value))
+        definition = domain.metric(column.key)
+        return _number_td(value, definition.decimals, domain.quality(definition, value))
     if source == "adme":
         value = (record.get("adme") or {}).get(column.key.split(".", 1)[1])
         if column.key == "adme.solubility":
-            label, css = metrics_catalog.SOLUBILITY_CLASSES.get(value, (value or "\u2013", ""))
+            label, css = domain.SOLUBILITY_CLASSES.get(value, (value or "\u2013", ""))
             return _td(escape(label), value, f"sol sol-{css}" if css else "", value or "")
         return _number_td(value, 2)
     if source == "sequence":

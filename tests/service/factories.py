@@ -46,8 +46,12 @@ def _metrics(names: tuple[str, ...], rng: random.Random) -> dict:
     return {name: round(rng.random(), 4) for name in names}
 
 
-def result_row(kind: str, pipeline_id: str, index: int, rng: random.Random) -> dict:
-    """Return a ``results`` row of ``kind`` (optional fields set on some rows only)."""
+def result_row(kind: str, pipeline_id: str, index: int, rng: random.Random,
+               variant: str | None = None) -> dict:
+    """Return a ``results`` row of ``kind`` (optional fields set on some rows only).
+
+    protein_sequence_redesign rows alternate binder and generic unless ``variant`` is given.
+    """
     row: dict = {
         "id": new_id("res"), "pipeline_id": pipeline_id, "created_at": utcnow(),
         "variant": None, "entities": None, "smiles": None, "adme": None,
@@ -60,11 +64,10 @@ def result_row(kind: str, pipeline_id: str, index: int, rng: random.Random) -> d
             {"type": "ligand_ccd", "chain_ids": ["B"], "value": "ATP"},
         ]
         row["metrics"] = _metrics(BINDER_METRICS, rng)
-        if kind == "protein_sequence_redesign" and index % 2:
-            row["variant"] = "generic"
-            row["metrics"] = _metrics(GENERIC_METRICS, rng)
-        elif kind == "protein_sequence_redesign":
-            row["variant"] = "binder"
+        if kind == "protein_sequence_redesign":
+            row["variant"] = variant or ("generic" if index % 2 else "binder")
+            if row["variant"] == "generic":
+                row["metrics"] = _metrics(GENERIC_METRICS, rng)
     else:
         row["smiles"] = "CC(=O)Oc1ccccc1C(=O)O"
         row["metrics"] = _metrics(SM_METRICS, rng)
@@ -80,8 +83,12 @@ def result_row(kind: str, pipeline_id: str, index: int, rng: random.Random) -> d
 
 def insert_pipeline(conn, workspace_id: str, kind: str = "protein_design", n_results: int = 0,
                     *, status: str = "succeeded", name: str | None = "Test pipeline",
-                    batch: int = 5000, seed: int = 0) -> tuple[str, list[str]]:
-    """Insert a pipeline with ``n_results`` results; return its id and result ids in order."""
+                    batch: int = 5000, seed: int = 0, variant: str | None = None,
+                    ) -> tuple[str, list[str]]:
+    """Insert a pipeline with ``n_results`` results; return its id and result ids in order.
+
+    ``variant`` makes every protein_sequence_redesign result a ``binder`` or ``generic``.
+    """
     pipeline_id = new_id("pl")
     conn.execute(schema.pipelines.insert().values(
         id=pipeline_id, workspace_id=workspace_id, kind=kind, name=name, status=status,
@@ -90,7 +97,7 @@ def insert_pipeline(conn, workspace_id: str, kind: str = "protein_design", n_res
     rng = random.Random(seed)
     ids: list[str] = []
     for start in range(0, n_results, batch):
-        rows = [result_row(kind, pipeline_id, i, rng)
+        rows = [result_row(kind, pipeline_id, i, rng, variant)
                 for i in range(start, min(start + batch, n_results))]
         conn.execute(schema.results.insert(), rows)
         ids.extend(row["id"] for row in rows)

@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from werkzeug.datastructures import MultiDict
 
+from app import domain
+from app.domain import KINDS
 from app.viewer import csv_export, formatting, paging, tables
-from app.viewer.metrics_catalog import KINDS
 
 NOW = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
 
@@ -98,15 +99,14 @@ def test_pasted_ids_keep_order_and_drop_repeats():
 
 
 def test_metric_quality_bands():
-    from app.viewer import metrics_catalog as catalog
-
-    assert catalog.quality(catalog.metric("binding_confidence"), 0.85) == "strong"
-    assert catalog.quality(catalog.metric("binding_confidence"), 0.49) == "weak"
-    assert catalog.quality(catalog.metric("binding_confidence"), 0.6) == ""
-    assert catalog.quality(catalog.metric("min_interaction_pae"), 3.2) == "strong"
-    assert catalog.quality(catalog.metric("min_interaction_pae"), 16.0) == "weak"
-    assert catalog.quality(catalog.metric("helix_fraction"), 0.9) == ""
-    assert catalog.quality(catalog.metric("something_new"), 0.9) == ""
+    quality, metric = domain.quality, domain.metric
+    assert quality(metric("binding_confidence"), 0.85) == "strong"
+    assert quality(metric("binding_confidence"), 0.49) == "weak"
+    assert quality(metric("binding_confidence"), 0.6) == ""
+    assert quality(metric("min_interaction_pae"), 3.2) == "strong"
+    assert quality(metric("min_interaction_pae"), 16.0) == "weak"
+    assert quality(metric("helix_fraction"), 0.9) == ""
+    assert quality(metric("something_new"), 0.9) == ""
 
 
 def test_csv_cells_never_start_a_formula():

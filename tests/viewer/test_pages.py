@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from app.viewer import metrics_catalog
+from app import domain
 from tests.viewer.conftest import KINDS
 
 
@@ -21,7 +21,7 @@ def test_overview_lists_every_pipeline_and_prediction(client, shared):
     for kind in KINDS:
         pipeline_id = shared.pipelines[kind]
         assert f'href="/share/{shared.link_id}/pipelines/{pipeline_id}"' in body
-        assert metrics_catalog.KINDS[kind].label in body
+        assert domain.KINDS[kind].label in body
     for prediction_id in shared.predictions:
         assert f'href="/share/{shared.link_id}/predictions/{prediction_id}"' in body
     assert "Structure and binding prediction" in body

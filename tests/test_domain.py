@@ -1,0 +1,107 @@
+"""app.domain is the one vocabulary: pure, and what the store, the API and the viewer use."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+from app import domain
+
+DOMAIN_FILE = Path(domain.__file__)
+FRAMEWORKS = ("flask", "sqlalchemy", "werkzeug", "pydantic", "jinja2", "httpx")
+
+
+def test_domain_imports_only_the_standard_library():
+    tree = ast.parse(DOMAIN_FILE.read_text())
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module or "" for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom)}
+    outside = {name for name in imported
+               if name.split(".")[0] not in sys.stdlib_module_names | {"__future__"}}
+    assert not outside
+
+
+def test_loading_domain_loads_no_framework():
+    # Loaded from its file in a fresh interpreter: importing ``app.domain`` would run
+    # app/__init__.py (Flask) first and prove nothing.
+    script = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('domain', {str(DOMAIN_FILE)!r})\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "sys.modules['domain'] = module\n"
+        "spec.loader.exec_module(module)\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {FRAMEWORKS!r}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_store_accepts_exactly_the_domain_kinds():
+    from app.store import catalog
+
+    assert set(catalog.PIPELINE_KINDS) == set(domain.KINDS)
+    assert set(catalog.RESULT_ROLES) == set(domain.RESULT_ROLES) == set(domain.ARTIFACT_LABELS)
+
+
+def test_usage_api_and_viewer_know_the_same_applications():
+    from app.service import result_records, usage
+
+    assert list(typing.get_args(usage.Application)) == list(domain.APPLICATIONS)
+    assert "protein_redesign" in domain.APPLICATIONS
+    assert set(result_records.PROTEIN_KINDS) == set(domain.PROTEIN_KINDS)
+    assert set(result_records.SMALL_MOLECULE_KINDS) == set(domain.SMALL_MOLECULE_KINDS)
+    assert set(result_records.SCREEN_KINDS) == set(domain.SCREEN_KINDS)
+
+
+def _copied_lists(path: Path) -> list[int]:
+    """Return the lines of collection literals holding 3+ kind, application or metric keys."""
+    vocabulary = set(domain.KINDS) | set(domain.APPLICATIONS) | set(domain.METRICS)
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Dict | ast.Tuple | ast.List | ast.Set):
+            items = node.keys if isinstance(node, ast.Dict) else node.elts
+            keys = {i.value for i in items if isinstance(i, ast.Constant)}
+            if len(keys & vocabulary) >= 3:
+                lines.append(node.lineno)
+    return lines
+
+
+def test_viewer_and_store_keep_no_copy_of_the_vocabulary():
+    root = DOMAIN_FILE.parent
+    copies = {str(path.relative_to(root)): lines
+              for folder in ("viewer", "store")
+              for path in sorted((root / folder).rglob("*.py"))
+              if (lines := _copied_lists(path))}
+    assert not copies
+
+
+def test_every_kind_has_a_results_model_and_consistent_shape():
+    from app.service import result_records
+
+    assert set(result_records.PAGE_MODELS) == set(domain.KINDS)
+    for kind in domain.KINDS.values():
+        assert set(kind.roles) <= set(domain.RESULT_ROLES)
+        assert all(key in domain.METRICS for key in kind.metrics)
+        for keys in kind.variants.values():
+            assert set(keys) <= set(kind.metrics)  # ``metrics`` is the union
+
+
+def test_sequence_redesign_metrics_follow_the_variants_present():
+    kind = domain.KINDS["protein_sequence_redesign"]
+    assert kind.metrics_of(["generic"]) == domain.GENERIC_METRICS
+    assert kind.metrics_of(["binder", "generic"]) == domain.BINDER_METRICS
+    assert kind.metrics_of([]) == kind.metrics == domain.BINDER_METRICS
+    assert domain.KINDS["protein_design"].metrics_of([None]) == domain.BINDER_METRICS
+
+
+def test_unknown_keys_get_plain_fallbacks():
+    assert domain.metric("new_score").label == "New score"
+    assert domain.quality(domain.metric("new_score"), 0.99) == ""
+    assert domain.kind("future_kind").label == "Future kind"
+    assert domain.metric("min_interaction_pae").scale == "Å"
+    assert domain.metric("iptm").scale == "0\u20131"
