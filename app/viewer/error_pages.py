@@ -14,7 +14,7 @@ from flask import Flask, Response, render_template, request
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException
 
-from app.viewer import api_errors, identity, store, store
+from app.viewer import api_errors, identity, store
 
 log = logging.getLogger(__name__)
 
