@@ -88,7 +88,15 @@ def app(db_url, tmp_path):
     """The app on a fresh database, with its instance folder in ``tmp_path``."""
     application = make_test_app(db_url, tmp_path)
     yield application
-    get_engine(application).dispose()
+    dispose_engines(application)
+
+
+def dispose_engines(application) -> None:
+    """Close every pooled connection of a (composed) app: both halves, both stores."""
+    for half in (application, application.extensions.get("service_app")):
+        if half is not None:
+            get_engine(half).dispose()
+            viewer_store.get_engine(half).dispose()
 
 
 @pytest.fixture
