@@ -22,14 +22,17 @@ from pydantic_core import PydanticCustomError
 
 from app.db import get_conn
 from app.ids import is_record_id
-from app.service.api import endpoint
+from app.service.api import ApiBlueprint
 from app.service.auth import current_key, normalise_ip
 from app.service.errors import ApiError, bad_request, not_found
-from app.service.pagination import CURSOR, PageQuery, page_envelope
+from app.service.pagination import CURSOR, Page, PageQuery
+from app.service.wire import Timestamp
 from app.store import api_keys as store
 from app.store import workspaces as workspace_store
 from app.store.records import ApiKey
-from app.timeutil import isoformat, utcnow
+from app.timeutil import utcnow
+
+bp = ApiBlueprint("api_keys", __name__)
 
 MAX_ALLOWED_IPS = 100
 MAX_EXPIRES_IN_DAYS = 3650
@@ -76,15 +79,24 @@ class ApiKeyOut(BaseModel):
 
     id: str
     allowed_ips: list[str]
-    created_at: str
-    expires_at: str | None
+    created_at: Timestamp
+    expires_at: Timestamp | None
     is_active: bool
     key_prefix: str = Field(description="First 12 characters of the key.")
     key_type: Literal["admin", "workspace"]
-    last_used_at: str | None = Field(description="Recorded with one-minute resolution.")
+    last_used_at: Timestamp | None = Field(description="Recorded with one-minute resolution.")
     livemode: bool
     name: str
     workspace_id: str | None = Field(description="Null for admin keys.")
+
+    @classmethod
+    def from_record(cls, key: ApiKey) -> ApiKeyOut:
+        """Build the API view of a stored key."""
+        return cls(id=key.id, allowed_ips=key.allowed_ips, created_at=key.created_at,
+                   expires_at=key.expires_at, is_active=key.is_active,
+                   key_prefix=key.key_prefix, key_type=key.key_type,
+                   last_used_at=key.last_used_at, livemode=key.livemode, name=key.name,
+                   workspace_id=key.workspace_id)
 
 
 class ApiKeyCreated(BaseModel):
@@ -102,32 +114,8 @@ class ApiKeyListQuery(PageQuery):
     workspace_id: str | None = CURSOR
 
 
-class ApiKeyPage(BaseModel):
+class ApiKeyPage(Page[ApiKeyOut]):
     """One page of API keys, ordered by id (creation order)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    data: list[ApiKeyOut]
-    first_id: str | None
-    last_id: str | None
-    has_more: bool
-
-
-def api_key_json(key: ApiKey) -> dict:
-    """Serialise a key record for the API."""
-    return {
-        "id": key.id,
-        "allowed_ips": list(key.allowed_ips),
-        "created_at": isoformat(key.created_at),
-        "expires_at": isoformat(key.expires_at),
-        "is_active": key.is_active,
-        "key_prefix": key.key_prefix,
-        "key_type": key.key_type,
-        "last_used_at": isoformat(key.last_used_at),
-        "livemode": key.livemode,
-        "name": key.name,
-        "workspace_id": key.workspace_id,
-    }
 
 
 def _target_workspace(organization_id: str, workspace_id: str | None):
@@ -145,10 +133,10 @@ def _target_workspace(organization_id: str, workspace_id: str | None):
     return workspace
 
 
-@endpoint("POST", "/admin/api-keys", summary="Create an API key", tag="API keys",
+@bp.operation("POST", "/admin/api-keys", summary="Create an API key", tag="API keys",
           auth="admin", body=ApiKeyCreate, response=ApiKeyCreated,
           description=__doc__.split("\n\n", 1)[1])
-def create_api_key(body: ApiKeyCreate):
+def create_api_key(body: ApiKeyCreate) -> ApiKeyCreated:
     """Create a workspace key and return it once."""
     organization_id = current_key().organization_id
     workspace = _target_workspace(organization_id, body.workspace_id)
@@ -165,27 +153,27 @@ def create_api_key(body: ApiKeyCreate):
         expires_at=expires_at,
         livemode=body.mode == "live",
     )
-    return {"key": full_key, "key_details": api_key_json(record)}
+    return ApiKeyCreated(key=full_key, key_details=ApiKeyOut.from_record(record))
 
 
-@endpoint("GET", "/admin/api-keys", summary="List API keys", tag="API keys", auth="admin",
+@bp.operation("GET", "/admin/api-keys", summary="List API keys", tag="API keys", auth="admin",
           query=ApiKeyListQuery, response=ApiKeyPage,
           description="Ordered by id. Without workspace_id, keys of every workspace and the "
                       "organization's admin keys are listed.")
-def list_api_keys(query: ApiKeyListQuery):
+def list_api_keys(query: ApiKeyListQuery) -> ApiKeyPage:
     """List the organization's keys, one id-cursor page at a time."""
     items, has_more = store.list_api_keys(
         get_conn(), current_key().organization_id, workspace_id=query.workspace_id,
         limit=query.limit, after_id=query.after_id, before_id=query.before_id,
     )
-    return page_envelope([api_key_json(k) for k in items], has_more)
+    return ApiKeyPage.of([ApiKeyOut.from_record(k) for k in items], has_more)
 
 
-@endpoint("POST", "/admin/api-keys/<api_key_id>/revoke", summary="Revoke an API key",
+@bp.operation("POST", "/admin/api-keys/<api_key_id>/revoke", summary="Revoke an API key",
           tag="API keys", auth="admin", response=ApiKeyOut, extra_statuses=(409,),
           description="Deactivates the key at once; repeating it is harmless. The "
                       "organization's last active admin key cannot be revoked (409).")
-def revoke_api_key(api_key_id: str):
+def revoke_api_key(api_key_id: str) -> ApiKeyOut:
     """Deactivate a key of the organization."""
     key = None
     if is_record_id(api_key_id, "key"):
@@ -196,4 +184,4 @@ def revoke_api_key(api_key_id: str):
             and store.count_active_admin_keys(get_conn(), key.organization_id) <= 1):
         # Keys are only made with an admin key: revoking the last one locks the org out.
         raise ApiError(409, "The organization's last active admin key cannot be revoked")
-    return api_key_json(store.revoke_api_key(get_conn(), key))
+    return ApiKeyOut.from_record(store.revoke_api_key(get_conn(), key))

@@ -1,8 +1,8 @@
-"""The OpenAPI 3.1 document of the compute API, generated from ``api.REGISTRY``.
+"""The OpenAPI 3.1 document of the compute API, generated from the registered blueprints.
 
-Every route registered with ``@endpoint`` appears with the very pydantic models that
-validate its body and query and describe its response, so the document cannot drift from
-what the service enforces. Errors share one envelope schema.
+Every operation of every ``ApiBlueprint`` registered on the current app appears with the
+very pydantic models that validate its body and query and serialise its response, so the
+document cannot drift from what the service enforces. Errors share one envelope schema.
 """
 
 from __future__ import annotations
@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 from http import HTTPStatus
 
-from flask import current_app
+from flask import Flask, current_app, jsonify
 from pydantic import BaseModel, ConfigDict
 from pydantic.json_schema import models_json_schema
 
-from app.service.api import REGISTRY, EndpointSpec, bp, endpoint
+from app.service.api import ApiBlueprint, EndpointSpec, registered_specs
+
+bp = ApiBlueprint("openapi", __name__)
 
 REF_TEMPLATE = "#/components/schemas/{model}"
 _RULE_PARAM = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
@@ -44,7 +46,7 @@ class ErrorEnvelope(BaseModel):
 
 def openapi_path(spec: EndpointSpec) -> str:
     """Convert the Flask rule of ``spec`` to an OpenAPI path: ``<x>`` becomes ``{x}``."""
-    return (bp.url_prefix or "") + _RULE_PARAM.sub(r"{\1}", spec.path)
+    return spec.prefix + _RULE_PARAM.sub(r"{\1}", spec.path)
 
 
 def _operation_id(spec: EndpointSpec) -> str:
@@ -96,20 +98,26 @@ def _query_parameters(schema: dict, components: dict) -> list[dict]:
     return parameters
 
 
-def build_document() -> dict:
-    """Build the whole document from the registry."""
+def _response_schema(spec: EndpointSpec, refs: dict) -> dict:
+    """Return the 200 schema: the model's reference, or ``anyOf`` when several are declared."""
+    schemas = [refs[(model, "serialization")] for model in spec.response_models()]
+    return schemas[0] if len(schemas) == 1 else {"anyOf": schemas}
+
+
+def build_document(app: Flask) -> dict:
+    """Build the whole document from the API blueprints registered on ``app``."""
+    specs = registered_specs(app)
     wanted: list[tuple[type[BaseModel], str]] = [(ErrorEnvelope, "serialization")]
-    for spec in REGISTRY:
+    for spec in specs:
         wanted += [(m, "validation") for m in (spec.body, spec.query) if m is not None]
-        if spec.response is not None:
-            wanted.append((spec.response, "serialization"))
+        wanted += [(m, "serialization") for m in spec.response_models()]
     wanted = list(dict.fromkeys(wanted))
     refs, defs = models_json_schema(wanted, ref_template=REF_TEMPLATE)
     components = defs.get("$defs", {})
     error_ref = refs[(ErrorEnvelope, "serialization")]
 
     paths: dict[str, dict] = {}
-    for spec in REGISTRY:
+    for spec in specs:
         operation: dict = {
             "operationId": _operation_id(spec),
             "summary": spec.summary,
@@ -134,7 +142,7 @@ def build_document() -> dict:
             }
         responses: dict[str, dict] = {"200": {"description": "OK"}}
         if spec.response is not None:
-            schema = refs[(spec.response, "serialization")]
+            schema = _response_schema(spec, refs)
             responses["200"]["content"] = {"application/json": {"schema": schema}}
         for status in _statuses(spec):
             responses[str(status)] = {"description": HTTPStatus(status).phrase}
@@ -150,7 +158,7 @@ def build_document() -> dict:
             "version": "1.0.0",
             "description": DESCRIPTION,
         },
-        "tags": [{"name": tag} for tag in dict.fromkeys(spec.tag for spec in REGISTRY)],
+        "tags": [{"name": tag} for tag in dict.fromkeys(spec.tag for spec in specs)],
         "paths": paths,
         "components": {
             "schemas": components,
@@ -162,10 +170,11 @@ def build_document() -> dict:
     }
 
 
-@endpoint("GET", "/openapi.json", summary="This OpenAPI document", tag="Meta", auth="none")
+@bp.operation("GET", "/openapi.json", summary="This OpenAPI document", tag="Meta",
+              auth="none", response=None)
 def openapi_document():
-    """Serve the OpenAPI document (built once per process; the registry is fixed by then)."""
+    """Serve the OpenAPI document (built once per app: its blueprints are fixed by then)."""
     document = current_app.extensions.get("openapi_document")
     if document is None:
-        document = current_app.extensions["openapi_document"] = build_document()
-    return document
+        document = current_app.extensions["openapi_document"] = build_document(current_app)
+    return jsonify(document)

@@ -1,4 +1,4 @@
-"""Query models and the response envelope of id-cursor pagination.
+"""Query models and the response envelope (``Page[T]``) of id-cursor pagination.
 
 Defaults: ``limit`` is 100 on share results and 20 on admin lists; the maximum is 1000
 everywhere, and a larger value is a 400 (never silently clamped). ``after_id`` together
@@ -7,7 +7,7 @@ with ``before_id`` is a 400.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Generic, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -37,11 +37,25 @@ class ResultsPageQuery(PageQuery):
     limit: int = Field(default=100, ge=1, le=MAX_LIMIT, description="Results per page (1-1000).")
 
 
-def page_envelope(data: list[dict[str, Any]], has_more: bool) -> dict[str, Any]:
-    """Build ``{data, first_id, last_id, has_more}``; ids are null on an empty page."""
-    return {
-        "data": data,
-        "first_id": data[0]["id"] if data else None,
-        "last_id": data[-1]["id"] if data else None,
-        "has_more": has_more,
-    }
+T = TypeVar("T")
+
+
+class Page(BaseModel, Generic[T]):
+    """One page of an id-cursor walk: ``{data, first_id, last_id, has_more}``.
+
+    Name a page model by subclassing a parametrisation (``class WorkspacePage(Page[
+    WorkspaceOut])``): the subclass name is its schema name in the OpenAPI document.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    data: list[T]
+    first_id: str | None = Field(description="Id of the first item; null on an empty page.")
+    last_id: str | None = Field(description="Id of the last item; null on an empty page.")
+    has_more: bool = Field(description="Whether another page lies in the walk direction.")
+
+    @classmethod
+    def of(cls, items: list[T], has_more: bool) -> Self:
+        """Return the page holding ``items`` (each has an ``id``)."""
+        return cls(data=items, first_id=items[0].id if items else None,
+                   last_id=items[-1].id if items else None, has_more=has_more)

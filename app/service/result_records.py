@@ -1,140 +1,112 @@
-"""The six record shapes of pipeline results, and the function that builds them.
+"""The six record shapes of pipeline results, their page models, and ``result_record``.
 
-The pydantic models document the results endpoint in the OpenAPI document (one page shape
-per pipeline kind); the tests validate every record the endpoint returns against the model
-of its kind, so the documentation and ``result_json`` cannot drift apart.
+Records are pydantic models built from store ``Result`` rows (``result_record``); the
+JSON the store keeps (entities, metrics, warnings, ADME) is validated into TypedDicts,
+which document it in the OpenAPI document like models but cost a third of nested models
+per row, and keep exactly the keys present (``cyclic``, ``modifications``).
 
-Optional fields (``warnings``, ``adme``, ``external_id``, ``artifacts.structure`` where the
-spec makes it optional, ``artifacts.ligand_structure``) are omitted when the result has no
-value: they are never ``null``.
+Optional fields (``warnings``, ``adme``, ``external_id``) are omitted when the result has
+no value, never ``null`` (``wire.omitted_if_none``). In ``artifacts`` a role is present
+when the result has that file: the spec always has ``archive`` (and ``structure`` for
+screens and small molecules) for finished results; ``ligand_structure`` is optional.
 """
 
 from __future__ import annotations
 
-import functools
-import operator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import BaseModel, Field, RootModel, create_model
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
-from app.service.artifacts import presign
-from app.store.catalog import RESULT_ROLES
-from app.store.results import Artifact, Result
-from app.timeutil import isoformat
-
-PROTEIN_KINDS = ("protein_design", "protein_redesign", "protein_sequence_redesign",
-                 "protein_library_screen")
-SMALL_MOLECULE_KINDS = ("small_molecule_design", "small_molecule_library_screen")
-SCREEN_KINDS = ("protein_library_screen", "small_molecule_library_screen")
+from app import domain
+from app.domain import PROTEIN_KINDS, SCREEN_KINDS, SMALL_MOLECULE_KINDS
+from app.service.artifacts import ArtifactUrl
+from app.service.pagination import Page
+from app.service.wire import Timestamp, omitted_if_none
+from app.store.results import Result
 
 
-def result_json(kind: str, result: Result, artifacts: list[Artifact]) -> dict[str, Any]:
-    """Shape one result as the record of its pipeline kind's page shape."""
-    body: dict[str, Any] = {
-        "id": result.id,
-        "artifacts": {a.role: presign(a.id) for a in artifacts if a.role in RESULT_ROLES},
-        "created_at": isoformat(result.created_at),
-    }
-    if kind in PROTEIN_KINDS:
-        body["entities"] = result.entities or []
-    if kind == "protein_sequence_redesign":
-        body["type"] = result.variant or "binder"
-    body["metrics"] = result.metrics
-    if kind in SMALL_MOLECULE_KINDS:
-        body["smiles"] = result.smiles
-        if result.adme is not None:
-            body["adme"] = result.adme
-    if kind in SCREEN_KINDS and result.external_id is not None:
-        body["external_id"] = result.external_id
-    if result.warnings is not None:
-        body["warnings"] = result.warnings
-    return body
+class Modification(TypedDict):
+    """A CCD modification of one residue."""
 
-
-# Documentation models (see the module docstring).
-
-class ArtifactUrl(BaseModel):
-    """A presigned download URL and when it expires."""
-
-    url: str
-    url_expires_at: str
-
-
-class Modification(BaseModel):
-    residue_index: int = Field(description="0-based index of the residue.")
+    residue_index: Annotated[int, Field(description="0-based index of the residue.")]
     type: Literal["ccd"]
-    value: str = Field(description="CCD code.")
+    value: Annotated[str, Field(description="CCD code.")]
 
 
-class PolymerEntity(BaseModel):
+class PolymerEntity(TypedDict):
+    """A protein, RNA or DNA chain."""
+
     type: Literal["protein", "rna", "dna"]
     chain_ids: list[str]
-    value: str = Field(description="Sequence (one-letter codes).")
-    cyclic: bool | None = None
-    modifications: list[Modification] | None = None
+    value: Annotated[str, Field(description="Sequence (one-letter codes).")]
+    cyclic: NotRequired[bool]
+    modifications: NotRequired[list[Modification]]
 
 
-class LigandEntity(BaseModel):
+class LigandEntity(TypedDict):
+    """A ligand given by CCD code or SMILES."""
+
     type: Literal["ligand_ccd", "ligand_smiles"]
     chain_ids: list[str]
-    value: str = Field(description="CCD code or SMILES string.")
+    value: Annotated[str, Field(description="CCD code or SMILES string.")]
 
 
 Entity = Annotated[PolymerEntity | LigandEntity, Field(discriminator="type")]
 
 
-class ResultWarning(BaseModel):
+class ResultWarning(TypedDict):
+    """A machine-readable code and a human-readable message."""
+
     code: str
     message: str
 
 
-class BinderMetrics(BaseModel):
-    binding_confidence: float
-    helix_fraction: float
-    iptm: float
-    loop_fraction: float
-    min_interaction_pae: float
-    sheet_fraction: float
-    structure_confidence: float
+def _metrics(name: str, keys: tuple[str, ...], doc: str) -> type:
+    """Return a TypedDict of float metrics ``keys``, described as ``app.domain`` does."""
+    fields = {}
+    for key in sorted(keys):  # the spec's order
+        metric = domain.METRICS[key]
+        scale = (f" Unit: {metric.unit}." if metric.unit
+                 else f" Range: {metric.range}." if metric.range else "")
+        fields[key] = Annotated[float, Field(description=metric.description + scale)]
+    model = TypedDict(name, fields)
+    model.__doc__, model.__module__ = doc, __name__
+    return model
 
 
-class GenericMetrics(BaseModel):
-    helix_fraction: float
-    loop_fraction: float
-    sheet_fraction: float
-    structure_confidence: float
+BinderMetrics = _metrics("BinderMetrics", domain.BINDER_METRICS, "Protein binder metrics.")
+GenericMetrics = _metrics("GenericMetrics", domain.GENERIC_METRICS,
+                          "Generic protein design metrics.")
+SmallMoleculeMetrics = _metrics("SmallMoleculeMetrics", domain.SMALL_MOLECULE_METRICS,
+                                "Small-molecule metrics.")
 
 
-class SmallMoleculeMetrics(BaseModel):
-    binding_confidence: float
-    complex_iplddt: float
-    complex_plddt: float
-    iptm: float
-    optimization_score: float
-    ptm: float
-    structure_confidence: float
+class Adme(TypedDict):
+    """Predicted ADME properties of a small molecule."""
 
-
-class Adme(BaseModel):
     lipophilicity: float
     permeability: float
     solubility: Literal["high-confidence", "medium-confidence", "high-risk"]
 
 
-class ProteinArtifacts(BaseModel):
-    archive: ArtifactUrl
-    structure: ArtifactUrl | None = None
+class ProteinArtifacts(TypedDict):
+    """Presigned URLs of a protein result's files by role (a role without a file is omitted)."""
+
+    archive: NotRequired[ArtifactUrl]
+    structure: NotRequired[ArtifactUrl]
 
 
-class ScreenArtifacts(BaseModel):
-    archive: ArtifactUrl
-    structure: ArtifactUrl
+class ScreenArtifacts(ProteinArtifacts):
+    """Presigned URLs of a screened protein's files by role (a role without a file is omitted)."""
 
 
-class SmallMoleculeArtifacts(BaseModel):
-    archive: ArtifactUrl
-    structure: ArtifactUrl
-    ligand_structure: ArtifactUrl | None = None
+class SmallMoleculeArtifacts(TypedDict):
+    """Presigned URLs of a small-molecule result's files by role (omitted without a file)."""
+
+    archive: NotRequired[ArtifactUrl]
+    structure: NotRequired[ArtifactUrl]
+    ligand_structure: NotRequired[ArtifactUrl]
 
 
 class ProteinDesignResult(BaseModel):
@@ -142,69 +114,123 @@ class ProteinDesignResult(BaseModel):
 
     id: str
     artifacts: ProteinArtifacts
-    created_at: str
+    created_at: Timestamp
     entities: list[Entity]
     metrics: BinderMetrics
-    warnings: list[ResultWarning] | None = None
+    warnings: list[ResultWarning] | None = omitted_if_none()
 
 
 class BinderRedesignResult(ProteinDesignResult):
+    """A protein_sequence_redesign record of a binder design."""
+
     type: Literal["binder"]
 
 
 class GenericRedesignResult(ProteinDesignResult):
+    """A protein_sequence_redesign record of a generic design."""
+
     type: Literal["generic"]
     metrics: GenericMetrics
 
 
 class ProteinLibraryScreenResult(ProteinDesignResult):
+    """A record of protein_library_screen pipelines."""
+
     artifacts: ScreenArtifacts
-    external_id: str | None = None
+    external_id: str | None = omitted_if_none("Client-provided identifier.")
 
 
 class SmallMoleculeDesignResult(BaseModel):
+    """A record of small_molecule_design pipelines."""
+
     id: str
     artifacts: SmallMoleculeArtifacts
-    created_at: str
+    created_at: Timestamp
     metrics: SmallMoleculeMetrics
     smiles: str
-    adme: Adme | None = None
-    warnings: list[ResultWarning] | None = None
+    adme: Adme | None = omitted_if_none()
+    warnings: list[ResultWarning] | None = omitted_if_none()
 
 
 class SmallMoleculeScreenResult(SmallMoleculeDesignResult):
-    external_id: str | None = None
+    """A record of small_molecule_library_screen pipelines."""
+
+    external_id: str | None = omitted_if_none("Client-provided identifier.")
 
 
 SequenceRedesignResult = Annotated[BinderRedesignResult | GenericRedesignResult,
                                    Field(discriminator="type")]
 
 
-def _page(name: str, record: Any) -> type[BaseModel]:
-    """Make the page model ``name`` whose ``data`` holds ``record`` items."""
-    return create_model(
-        name, __module__=__name__, data=(list[record], ...), first_id=(str | None, ...),
-        last_id=(str | None, ...), has_more=(bool, ...),
-    )
+class ProteinDesignResultsResponse(Page[ProteinDesignResult]):
+    """One page of protein_design results."""
 
 
-PAGE_MODELS: dict[str, type[BaseModel]] = {
-    "protein_design": _page("ProteinDesignResultsResponse", ProteinDesignResult),
-    "protein_redesign": _page("ProteinRedesignResultsResponse", ProteinDesignResult),
-    "protein_sequence_redesign": _page("ProteinSequenceRedesignResultsResponse",
-                                       SequenceRedesignResult),
-    "protein_library_screen": _page("ProteinLibraryScreenResultsResponse",
-                                    ProteinLibraryScreenResult),
-    "small_molecule_design": _page("SmDesignResultsResponse", SmallMoleculeDesignResult),
-    "small_molecule_library_screen": _page("SmScreenResultsResponse",
-                                           SmallMoleculeScreenResult),
+class ProteinRedesignResultsResponse(Page[ProteinDesignResult]):
+    """One page of protein_redesign results."""
+
+
+class ProteinSequenceRedesignResultsResponse(Page[SequenceRedesignResult]):
+    """One page of protein_sequence_redesign results (binder or generic records)."""
+
+
+class ProteinLibraryScreenResultsResponse(Page[ProteinLibraryScreenResult]):
+    """One page of protein_library_screen results."""
+
+
+class SmDesignResultsResponse(Page[SmallMoleculeDesignResult]):
+    """One page of small_molecule_design results."""
+
+
+class SmScreenResultsResponse(Page[SmallMoleculeScreenResult]):
+    """One page of small_molecule_library_screen results."""
+
+
+PAGE_MODELS: dict[str, type[Page]] = {
+    "protein_design": ProteinDesignResultsResponse,
+    "protein_redesign": ProteinRedesignResultsResponse,
+    "protein_sequence_redesign": ProteinSequenceRedesignResultsResponse,
+    "protein_library_screen": ProteinLibraryScreenResultsResponse,
+    "small_molecule_design": SmDesignResultsResponse,
+    "small_molecule_library_screen": SmScreenResultsResponse,
+}
+RESULT_PAGES = tuple(PAGE_MODELS.values())
+"""What the results endpoint answers: the page model of the pipeline's kind."""
+
+_RECORD_MODELS: dict[str, type[BaseModel]] = {
+    "protein_design": ProteinDesignResult,
+    "protein_redesign": ProteinDesignResult,
+    "protein_library_screen": ProteinLibraryScreenResult,
+    "small_molecule_design": SmallMoleculeDesignResult,
+    "small_molecule_library_screen": SmallMoleculeScreenResult,
 }
 
-_ANY_PAGE = functools.reduce(operator.or_, PAGE_MODELS.values())
 
+def result_record(kind: str, result: Result, artifacts: dict[str, ArtifactUrl]) -> BaseModel:
+    """Return ``result`` as the record model of pipeline ``kind``.
 
-class ShareResultsPage(RootModel[_ANY_PAGE]):
-    """One page of results: the page shape of the pipeline's ``kind`` (see GET /share/{id})."""
-
-
-ResultsPage = ShareResultsPage
+    ``artifacts`` maps roles to presigned URLs; roles the kind's records cannot name
+    (``app.domain.KINDS[kind].roles``) are left out.
+    """
+    roles = domain.KINDS[kind].roles
+    fields: dict[str, Any] = {
+        "id": result.id,
+        "artifacts": {role: url for role, url in artifacts.items() if role in roles},
+        "created_at": result.created_at,
+        "metrics": result.metrics,
+        "warnings": result.warnings,
+    }
+    if kind in PROTEIN_KINDS:
+        fields["entities"] = result.entities or []
+    if kind in SMALL_MOLECULE_KINDS:
+        fields["smiles"] = result.smiles
+        fields["adme"] = result.adme
+    if kind in SCREEN_KINDS:
+        fields["external_id"] = result.external_id
+    if kind == "protein_sequence_redesign":
+        variant = result.variant or "binder"
+        fields["type"] = variant
+        model = GenericRedesignResult if variant == "generic" else BinderRedesignResult
+    else:
+        model = _RECORD_MODELS[kind]
+    return model.model_validate(fields)

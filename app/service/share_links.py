@@ -30,13 +30,16 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from app.db import get_conn
-from app.service.api import endpoint
+from app.service.api import ApiBlueprint
 from app.service.auth import current_key
 from app.service.errors import bad_request, forbidden, not_found
+from app.service.wire import Timestamp
 from app.store import results as results_store
 from app.store import share_links as store
 from app.store import workspaces as workspace_store
-from app.timeutil import isoformat, utcnow
+from app.timeutil import utcnow
+
+bp = ApiBlueprint("share_links", __name__)
 
 MAX_LINK_LIFETIME = timedelta(days=365)
 MAX_IDS = 100
@@ -165,10 +168,14 @@ class ShareLinkCreate(BaseModel):
 
 
 class PublicAccessOut(BaseModel):
+    """Anyone holding the link id can read."""
+
     access_mode: Literal["public"]
 
 
 class EmailAccessOut(BaseModel):
+    """Only the listed addresses can read."""
+
     access_mode: Literal["email"]
     allowed_emails: list[str]
 
@@ -177,14 +184,27 @@ class ShareLinkOut(BaseModel):
     """A share link. ``id`` and ``url`` are secrets: whoever holds them can read."""
 
     id: str
-    access_parameters: PublicAccessOut | EmailAccessOut
-    archived_at: str | None
-    created_at: str
-    expires_at: str
+    access_parameters: Annotated[PublicAccessOut | EmailAccessOut,
+                                 Field(discriminator="access_mode")]
+    archived_at: Timestamp | None
+    created_at: Timestamp
+    expires_at: Timestamp
     pipeline_ids: list[str]
     prediction_ids: list[str]
     workspace_id: str
     url: str
+
+    @classmethod
+    def from_record(cls, link: store.ShareLink) -> ShareLinkOut:
+        """Build the API view of a stored link; ``url`` is ``share_url(link.id)``."""
+        if link.access_mode == "email":
+            access = EmailAccessOut(access_mode="email", allowed_emails=link.allowed_emails)
+        else:
+            access = PublicAccessOut(access_mode="public")
+        return cls(id=link.id, access_parameters=access, archived_at=link.archived_at,
+                   created_at=link.created_at, expires_at=link.expires_at,
+                   pipeline_ids=link.pipeline_ids, prediction_ids=link.prediction_ids,
+                   workspace_id=link.workspace_id, url=share_url(link.id))
 
 
 class ShareLinkArchiveOut(BaseModel):
@@ -192,31 +212,13 @@ class ShareLinkArchiveOut(BaseModel):
 
     id: str
     archived: Literal[True]
-    archived_at: str
+    archived_at: Timestamp
 
 
 def share_url(link_id: str) -> str:
     """Return the visitable URL of a link: ``FLASK_PUBLIC_URL`` or this request's host."""
     base = current_app.config.get("PUBLIC_URL") or request.host_url
     return f"{base.rstrip('/')}/share/{link_id}"
-
-
-def link_json(link: store.ShareLink) -> dict:
-    """Serialise a link as the spec's ShareLink."""
-    access: dict = {"access_mode": link.access_mode}
-    if link.access_mode == "email":
-        access["allowed_emails"] = list(link.allowed_emails)
-    return {
-        "id": link.id,
-        "access_parameters": access,
-        "archived_at": isoformat(link.archived_at),
-        "created_at": isoformat(link.created_at),
-        "expires_at": isoformat(link.expires_at),
-        "pipeline_ids": list(link.pipeline_ids),
-        "prediction_ids": list(link.prediction_ids),
-        "workspace_id": link.workspace_id,
-        "url": share_url(link.id),
-    }
 
 
 def _resolve_workspace(conn, requested: str | None) -> str:
@@ -249,14 +251,14 @@ def _check_ids(conn, field: str, kind: str, workspace_id: str, ids: list[str]) -
             raise bad_request(f"{field}: {value} is not a {kind} of workspace {workspace_id}")
 
 
-@endpoint(
+@bp.operation(
     "POST", "/share-links",
     summary="Create a share link", tag="Share links", auth="any",
     body=ShareLinkCreate, response=ShareLinkOut,
     description=__doc__.split("\n\n", 1)[1],
     extra_statuses=(400, 401, 403, 413),
 )
-def create_share_link(body: ShareLinkCreate):
+def create_share_link(body: ShareLinkCreate) -> ShareLinkOut:
     """Create a link over pipelines and predictions of one workspace."""
     conn = get_conn()
     workspace_id = _resolve_workspace(conn, body.workspace_id)
@@ -275,7 +277,7 @@ def create_share_link(body: ShareLinkCreate):
         prediction_ids=prediction_ids,
         expires_at=body.expires_at_utc(),
     )
-    return link_json(link)
+    return ShareLinkOut.from_record(link)
 
 
 def _owned_link(link_id: str) -> store.ShareLink:
@@ -291,7 +293,7 @@ def _owned_link(link_id: str) -> store.ShareLink:
     return link
 
 
-@endpoint(
+@bp.operation(
     "GET", "/share-links/<link_id>",
     summary="Retrieve a share link", tag="Share links", auth="any",
     response=ShareLinkOut,
@@ -299,20 +301,20 @@ def _owned_link(link_id: str) -> store.ShareLink:
     "its workspace's links; anything else is 404.",
     extra_statuses=(401, 404),
 )
-def retrieve_share_link(link_id: str):
+def retrieve_share_link(link_id: str) -> ShareLinkOut:
     """Return a link owned by the caller's organization (and workspace, for workspace keys)."""
-    return link_json(_owned_link(link_id))
+    return ShareLinkOut.from_record(_owned_link(link_id))
 
 
-@endpoint(
+@bp.operation(
     "POST", "/share-links/<link_id>/archive",
     summary="Archive a share link", tag="Share links", auth="any",
     response=ShareLinkArchiveOut,
     description="Idempotent: repeated calls answer 200 with the first archived_at.",
     extra_statuses=(401, 404),
 )
-def archive_share_link(link_id: str):
+def archive_share_link(link_id: str) -> ShareLinkArchiveOut:
     """Archive a link; it stops granting access at once."""
     link = _owned_link(link_id)
     archived_at = store.archive(get_conn(), link, utcnow())
-    return {"id": link.id, "archived": True, "archived_at": isoformat(archived_at)}
+    return ShareLinkArchiveOut(id=link.id, archived=True, archived_at=archived_at)

@@ -20,14 +20,16 @@ from pydantic_core import PydanticCustomError
 
 from app import share_tokens
 from app.db import get_conn
-from app.service.api import endpoint
-from app.service.artifacts import presign
+from app.service.api import ApiBlueprint
+from app.service.artifacts import Presigner
 from app.service.errors import ApiError, forbidden, not_found
-from app.service.pagination import ResultsPageQuery, page_envelope
-from app.service.result_records import ResultsPage, result_json
+from app.service.pagination import Page, ResultsPageQuery
+from app.service.result_records import PAGE_MODELS, RESULT_PAGES, result_record
+from app.service.wire import Timestamp, omitted_if_none
 from app.store import results as results_store
 from app.store import share_links as links_store
-from app.timeutil import isoformat
+
+bp = ApiBlueprint("share_read", __name__)
 
 MAX_IDS_FILTER = 200
 PRIVATE_HEADERS = {"Cache-Control": "private, no-store", "Referrer-Policy": "no-referrer"}
@@ -61,57 +63,82 @@ def _bearer_email(link_id: str) -> str:
                        ) from None
 
 
-def _private(body: dict) -> tuple[dict, int, dict]:
-    return body, 200, PRIVATE_HEADERS
-
-
 class ShareReadPipeline(BaseModel):
+    """A pipeline the link exposes."""
+
     id: str
     kind: str
     status: str
-    created_at: str
+    created_at: Timestamp
     result_count: int
-    name: str | None = Field(default=None, description="Omitted when the pipeline has none.")
+    name: str | None = omitted_if_none("Omitted when the pipeline has none.")
+
+    @classmethod
+    def from_record(cls, pipeline: results_store.Pipeline) -> ShareReadPipeline:
+        """Build the entry of a stored pipeline."""
+        return cls(id=pipeline.id, kind=pipeline.kind, status=pipeline.status,
+                   created_at=pipeline.created_at, result_count=pipeline.result_count,
+                   name=pipeline.name)
 
 
 class ShareReadArtifact(BaseModel):
-    name: str
+    """A file of a prediction, with a presigned download URL."""
+
+    name: str = Field(description="The file's role, e.g. structure.")
     url: str
     url_expires_at: str
     filename: str
     size: int
     content_type: str
 
+    @classmethod
+    def from_record(cls, artifact: results_store.Artifact,
+                    presigner: Presigner) -> ShareReadArtifact:
+        """Build the entry of a stored artifact, presigning its URL."""
+        return cls(name=artifact.role, **presigner.sign(artifact.id),
+                   filename=artifact.filename, size=artifact.size,
+                   content_type=artifact.content_type)
+
 
 class ShareReadPrediction(BaseModel):
+    """A prediction the link exposes, with its inputs, outputs and files."""
+
     id: str
     application: str
     status: str
-    created_at: str
+    created_at: Timestamp
     inputs: Any
     outputs: Any
     artifacts: list[ShareReadArtifact]
+
+    @classmethod
+    def from_record(cls, prediction: results_store.Prediction,
+                    artifacts: list[ShareReadArtifact]) -> ShareReadPrediction:
+        """Build the entry of a stored prediction and its presigned files."""
+        return cls(id=prediction.id, application=prediction.application,
+                   status=prediction.status, created_at=prediction.created_at,
+                   inputs=prediction.inputs, outputs=prediction.outputs, artifacts=artifacts)
 
 
 class ShareReadOut(BaseModel):
     """What a live link exposes, in the order its ids were registered."""
 
     id: str
-    created_at: str
-    expires_at: str
+    created_at: Timestamp
+    expires_at: Timestamp
     workspace_id: str
     access_mode: str
     pipelines: list[ShareReadPipeline]
     predictions: list[ShareReadPrediction]
 
 
-@endpoint(
+@bp.operation(
     "GET", "/share/<link_id>",
     summary="Read what a share link exposes", tag="Share links", auth="share",
-    response=ShareReadOut, description=__doc__.split("\n\n", 1)[1],
+    response=ShareReadOut, headers=PRIVATE_HEADERS, description=__doc__.split("\n\n", 1)[1],
     extra_statuses=(401, 403, 404),
 )
-def read_share_link(link_id: str):
+def read_share_link(link_id: str) -> ShareReadOut:
     """Return the link's pipelines and predictions (no API key; bearer JWT for email mode)."""
     link = live_link_for_reader(link_id)
     conn = get_conn()
@@ -119,44 +146,17 @@ def read_share_link(link_id: str):
     predictions = results_store.predictions_in_order(conn, link.workspace_id,
                                                      link.prediction_ids)
     artifacts = results_store.artifacts_for_predictions(conn, [p.id for p in predictions])
-    return _private({
-        "id": link.id,
-        "created_at": isoformat(link.created_at),
-        "expires_at": isoformat(link.expires_at),
-        "workspace_id": link.workspace_id,
-        "access_mode": link.access_mode,
-        "pipelines": [_pipeline_json(p) for p in pipelines],
-        "predictions": [_prediction_json(p, artifacts.get(p.id, [])) for p in predictions],
-    })
-
-
-def _pipeline_json(pipeline: results_store.Pipeline) -> dict:
-    body = {
-        "id": pipeline.id,
-        "kind": pipeline.kind,
-        "status": pipeline.status,
-        "created_at": isoformat(pipeline.created_at),
-        "result_count": pipeline.result_count,
-    }
-    if pipeline.name is not None:
-        body["name"] = pipeline.name
-    return body
-
-
-def _prediction_json(prediction: results_store.Prediction, artifacts: list) -> dict:
-    return {
-        "id": prediction.id,
-        "application": prediction.application,
-        "status": prediction.status,
-        "created_at": isoformat(prediction.created_at),
-        "inputs": prediction.inputs,
-        "outputs": prediction.outputs,
-        "artifacts": [
-            {"name": a.role, **presign(a.id), "filename": a.filename, "size": a.size,
-             "content_type": a.content_type}
-            for a in artifacts
+    presigner = Presigner.for_request()
+    return ShareReadOut(
+        id=link.id, created_at=link.created_at, expires_at=link.expires_at,
+        workspace_id=link.workspace_id, access_mode=link.access_mode,
+        pipelines=[ShareReadPipeline.from_record(p) for p in pipelines],
+        predictions=[
+            ShareReadPrediction.from_record(p, [ShareReadArtifact.from_record(a, presigner)
+                                                for a in artifacts.get(p.id, [])])
+            for p in predictions
         ],
-    }
+    )
 
 
 class ShareResultsQuery(ResultsPageQuery):
@@ -192,15 +192,16 @@ class ShareResultsQuery(ResultsPageQuery):
         return list(dict.fromkeys(self.ids.split(","))) if self.ids is not None else None
 
 
-@endpoint(
+@bp.operation(
     "GET", "/share/<link_id>/pipelines/<pipeline_id>/results",
     summary="List results of a pipeline exposed by a share link", tag="Share links",
-    auth="share", query=ShareResultsQuery, response=ResultsPage,
+    auth="share", query=ShareResultsQuery, response=RESULT_PAGES, headers=PRIVATE_HEADERS,
     description="Ordered by id. `ids` filters before pagination; `after_id` and `before_id` "
-    "together are a 400; `limit` 1-1000 (default 100). " + __doc__.split("\n\n", 1)[1],
+    "together are a 400; `limit` 1-1000 (default 100). The page shape follows the "
+    "pipeline's `kind` (see GET /share/{id}). " + __doc__.split("\n\n", 1)[1],
     extra_statuses=(400, 401, 403, 404),
 )
-def list_share_results(link_id: str, pipeline_id: str, query: ShareResultsQuery):
+def list_share_results(link_id: str, pipeline_id: str, query: ShareResultsQuery) -> Page:
     """Return one page of a covered pipeline's results, shaped by the pipeline's kind."""
     link = live_link_for_reader(link_id)
     if pipeline_id not in link.pipeline_ids:
@@ -213,6 +214,11 @@ def list_share_results(link_id: str, pipeline_id: str, query: ShareResultsQuery)
         conn, pipeline.id, limit=query.limit, after_id=query.after_id,
         before_id=query.before_id, ids=query.id_list(),
     )
-    artifacts = results_store.artifacts_for_results(conn, [r.id for r in page.rows])
-    data = [result_json(pipeline.kind, r, artifacts.get(r.id, [])) for r in page.rows]
-    return _private(page_envelope(data, page.has_more))
+    files = results_store.artifact_ids_for_results(conn, [r.id for r in page.rows])
+    sign = Presigner.for_request().sign
+    records = [
+        result_record(pipeline.kind, r, {role: sign(artifact_id) for role, artifact_id
+                                         in files.get(r.id, {}).items()})
+        for r in page.rows
+    ]
+    return PAGE_MODELS[pipeline.kind].of(records, page.has_more)

@@ -38,23 +38,18 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from app import domain
 from app.db import get_conn
-from app.service.api import endpoint
+from app.service.api import ApiBlueprint
 from app.service.auth import current_key
 from app.service.errors import bad_request
+from app.service.wire import Timestamp, omitted_if_none
 from app.store import usage as store
-from app.timeutil import isoformat
 
-Application = Literal[
-    "structure_and_binding",
-    "small_molecule_design",
-    "small_molecule_library_screen",
-    "protein_design",
-    # Not in the spec's list, but the public SDK offers it as a filter value.
-    "protein_redesign",
-    "protein_library_screen",
-    "adme",
-]
+bp = ApiBlueprint("usage", __name__)
+
+# The applications of app.domain, in the usage API's order (the OpenAPI enum).
+Application = Literal[tuple(domain.APPLICATIONS)]
 WINDOWS = {"HOUR": 3600, "DAY": 86400}
 MAX_RANGE = {"HOUR": timedelta(days=31), "DAY": timedelta(days=365)}
 MAX_FILTER_VALUES = 100
@@ -133,11 +128,23 @@ class UsageBucket(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    start_time: str
-    end_time: str
+    start_time: Timestamp
+    end_time: Timestamp
     quantity: int
-    application: Application | None = Field(default=None, description="When grouped by it.")
-    workspace_id: str | None = Field(default=None, description="When grouped by it.")
+    application: Application | None = omitted_if_none("When grouped by it.")
+    workspace_id: str | None = omitted_if_none("When grouped by it.")
+
+    @classmethod
+    def from_row(cls, row: dict, query: UsageQuery) -> UsageBucket:
+        """Build a bucket from a store row, clipped to the requested range."""
+        start = datetime.fromtimestamp(row["bucket"], UTC)
+        end = start + timedelta(seconds=WINDOWS[query.window_size])
+        return cls(start_time=max(start, query.starting_at),
+                   end_time=min(end, query.ending_at), quantity=row["quantity"],
+                   application=row.get("application") if "application" in query.group_by
+                   else None,
+                   workspace_id=row.get("workspace_id") if "workspace_id" in query.group_by
+                   else None)
 
 
 class UsagePage(BaseModel):
@@ -207,24 +214,10 @@ def read_cursor(organization_id: str, query: UsageQuery, cursor: str, width: int
     return position
 
 
-def _bucket_json(row: dict, query: UsageQuery, size: int) -> dict:
-    """Serialise a bucket, clipped to the requested range."""
-    start = datetime.fromtimestamp(row["bucket"], UTC)
-    item = {
-        "start_time": isoformat(max(start, query.starting_at)),
-        "end_time": isoformat(min(start + timedelta(seconds=size), query.ending_at)),
-        "quantity": row["quantity"],
-    }
-    for name in store.GROUP_COLUMNS:
-        if name in query.group_by:
-            item[name] = row[name]
-    return item
-
-
-@endpoint("GET", "/admin/usage", summary="List usage", tag="Usage", auth="admin",
+@bp.operation("GET", "/admin/usage", summary="List usage", tag="Usage", auth="admin",
           query=UsageQuery, response=UsagePage,
           description=__doc__.split("\n\n", 1)[1])
-def list_usage(query: UsageQuery):
+def list_usage(query: UsageQuery) -> UsagePage:
     """Return one page of usage buckets."""
     organization_id = current_key().organization_id
     groups = [name for name in store.GROUP_COLUMNS if name in query.group_by]
@@ -249,5 +242,5 @@ def list_usage(query: UsageQuery):
         last = rows[-1]
         next_page = sign_cursor(organization_id, query,
                                 [last["bucket"], *(last[name] for name in groups)])
-    return {"data": [_bucket_json(r, query, size) for r in rows], "has_more": has_more,
-            "next_page": next_page}
+    return UsagePage(data=[UsageBucket.from_row(r, query) for r in rows], has_more=has_more,
+                     next_page=next_page)

@@ -30,13 +30,15 @@ from pydantic_core import PydanticCustomError
 
 from app.db import get_conn
 from app.ids import is_record_id
-from app.service.api import endpoint
+from app.service.api import ApiBlueprint
 from app.service.auth import current_key
 from app.service.errors import ApiError, not_found
-from app.service.pagination import PageQuery, page_envelope
+from app.service.pagination import Page, PageQuery
+from app.service.wire import Timestamp
 from app.store import workspaces as store
 from app.store.records import Workspace
-from app.timeutil import isoformat
+
+bp = ApiBlueprint("workspaces", __name__)
 
 DEFAULT_NAME = "Workspace"
 DEFAULT_RETENTION = store.DEFAULT_RETENTION
@@ -97,39 +99,28 @@ class WorkspaceOut(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
-    archived_at: str | None = Field(description="When archived; null while active.")
-    created_at: str
+    archived_at: Timestamp | None = Field(description="When archived; null while active.")
+    created_at: Timestamp
     data_retention: DataRetentionOut
     is_default: bool
     name: str
-    updated_at: str
+    updated_at: Timestamp
+
+    @classmethod
+    def from_record(cls, workspace: Workspace) -> WorkspaceOut:
+        """Build the API view of a stored workspace."""
+        return cls(
+            id=workspace.id, archived_at=workspace.archived_at,
+            created_at=workspace.created_at,
+            data_retention=DataRetentionOut(unit=workspace.data_retention_unit,
+                                            value=workspace.data_retention_value),
+            is_default=workspace.is_default, name=workspace.name,
+            updated_at=workspace.updated_at,
+        )
 
 
-class WorkspacePage(BaseModel):
+class WorkspacePage(Page[WorkspaceOut]):
     """One page of workspaces, ordered by id (creation order)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    data: list[WorkspaceOut]
-    first_id: str | None
-    last_id: str | None
-    has_more: bool
-
-
-def workspace_json(workspace: Workspace) -> dict:
-    """Serialise a workspace record for the API."""
-    return {
-        "id": workspace.id,
-        "archived_at": isoformat(workspace.archived_at),
-        "created_at": isoformat(workspace.created_at),
-        "data_retention": {
-            "unit": workspace.data_retention_unit,
-            "value": workspace.data_retention_value,
-        },
-        "is_default": workspace.is_default,
-        "name": workspace.name,
-        "updated_at": isoformat(workspace.updated_at),
-    }
 
 
 def load_workspace(workspace_id: str) -> Workspace:
@@ -142,10 +133,10 @@ def load_workspace(workspace_id: str) -> Workspace:
     return workspace
 
 
-@endpoint("POST", "/admin/workspaces", summary="Create a workspace", tag="Workspaces",
+@bp.operation("POST", "/admin/workspaces", summary="Create a workspace", tag="Workspaces",
           auth="admin", body=WorkspaceCreate, response=WorkspaceOut,
           description=__doc__.split("\n\n", 1)[1])
-def create_workspace(body: WorkspaceCreate):
+def create_workspace(body: WorkspaceCreate) -> WorkspaceOut:
     """Create a workspace in the caller's organization."""
     retention = body.data_retention
     workspace = store.create_workspace(
@@ -155,33 +146,33 @@ def create_workspace(body: WorkspaceCreate):
         retention_unit=retention.unit if retention else DEFAULT_RETENTION[0],
         retention_value=retention.value if retention else DEFAULT_RETENTION[1],
     )
-    return workspace_json(workspace)
+    return WorkspaceOut.from_record(workspace)
 
 
-@endpoint("GET", "/admin/workspaces", summary="List workspaces", tag="Workspaces",
+@bp.operation("GET", "/admin/workspaces", summary="List workspaces", tag="Workspaces",
           auth="admin", query=PageQuery, response=WorkspacePage,
           description="Ordered by id (creation order); archived workspaces are included.")
-def list_workspaces(query: PageQuery):
+def list_workspaces(query: PageQuery) -> WorkspacePage:
     """List the organization's workspaces, one id-cursor page at a time."""
     items, has_more = store.list_workspaces(
         get_conn(), current_key().organization_id,
         limit=query.limit, after_id=query.after_id, before_id=query.before_id,
     )
-    return page_envelope([workspace_json(w) for w in items], has_more)
+    return WorkspacePage.of([WorkspaceOut.from_record(w) for w in items], has_more)
 
 
-@endpoint("GET", "/admin/workspaces/<workspace_id>", summary="Retrieve a workspace",
+@bp.operation("GET", "/admin/workspaces/<workspace_id>", summary="Retrieve a workspace",
           tag="Workspaces", auth="admin", response=WorkspaceOut)
-def retrieve_workspace(workspace_id: str):
+def retrieve_workspace(workspace_id: str) -> WorkspaceOut:
     """Return one workspace of the organization."""
-    return workspace_json(load_workspace(workspace_id))
+    return WorkspaceOut.from_record(load_workspace(workspace_id))
 
 
-@endpoint("POST", "/admin/workspaces/<workspace_id>", summary="Update a workspace",
+@bp.operation("POST", "/admin/workspaces/<workspace_id>", summary="Update a workspace",
           tag="Workspaces", auth="admin", body=WorkspaceUpdate, response=WorkspaceOut,
           extra_statuses=(409,),
           description="Changes the given fields. An archived workspace cannot be updated (409).")
-def update_workspace(workspace_id: str, body: WorkspaceUpdate):
+def update_workspace(workspace_id: str, body: WorkspaceUpdate) -> WorkspaceOut:
     """Change a workspace's name and/or data retention."""
     workspace = load_workspace(workspace_id)
     if workspace.archived_at is not None:
@@ -196,19 +187,19 @@ def update_workspace(workspace_id: str, body: WorkspaceUpdate):
     elif "data_retention" in given:
         retention = DEFAULT_RETENTION
     updated = store.update_workspace(get_conn(), workspace, name=name, retention=retention)
-    return workspace_json(updated)
+    return WorkspaceOut.from_record(updated)
 
 
-@endpoint("POST", "/admin/workspaces/<workspace_id>/archive", summary="Archive a workspace",
+@bp.operation("POST", "/admin/workspaces/<workspace_id>/archive", summary="Archive a workspace",
           tag="Workspaces", auth="admin", response=WorkspaceOut, extra_statuses=(409,),
           description="Irreversible: deactivates every API key of the workspace. Repeating "
                       "it returns the archived workspace unchanged. The default workspace "
                       "cannot be archived (409).")
-def archive_workspace(workspace_id: str):
+def archive_workspace(workspace_id: str) -> WorkspaceOut:
     """Archive a workspace and deactivate its keys."""
     workspace = load_workspace(workspace_id)
     if workspace.is_default:
         raise ApiError(409, "The default workspace cannot be archived")
-    if workspace.archived_at is not None:
-        return workspace_json(workspace)
-    return workspace_json(store.archive_workspace(get_conn(), workspace))
+    if workspace.archived_at is None:
+        workspace = store.archive_workspace(get_conn(), workspace)
+    return WorkspaceOut.from_record(workspace)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hmac
+import os
 import time
 from datetime import datetime
 from urllib.parse import parse_qs, quote, urlsplit
@@ -9,7 +11,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 
 from app.db import get_engine
-from app.service.artifacts import presign, signature_for
+from app.service.artifacts import UrlSigner, presign, signature_for
 from tests.service import factories
 from tests.service.factories import assert_envelope
 
@@ -31,7 +33,8 @@ def artifact(app, org):
 
 def signed_path(app, artifact_id: str, now: float | None = None) -> tuple[str, dict]:
     """Return the path+query of a fresh presigned URL and the presign result."""
-    with app.test_request_context():
+    # Presigning builds the download URL from the service app's routes.
+    with app.extensions["service_app"].test_request_context():
         signed = presign(artifact_id, now=now)
     parts = urlsplit(signed["url"])
     return f"{parts.path}?{parts.query}", signed
@@ -111,6 +114,16 @@ def test_signature_depends_on_the_secret_key(app, artifact):
         first = signature_for(artifact, 2_000_000_000)
         app.config["SECRET_KEY"] = "rotated"
         assert signature_for(artifact, 2_000_000_000) != first
+
+
+def test_url_signer_is_hmac_sha256():
+    for size in (0, 1, 32, 63, 64):
+        key = os.urandom(size)
+        for artifact_id, expires in (("art_x", 0), ("art_01ZZ", 2_000_000_000), ("é", 7)):
+            expected = hmac.new(key, f"{artifact_id}\n{expires}".encode(), "sha256").hexdigest()
+            assert UrlSigner(key).signature(artifact_id, expires) == expected
+    with pytest.raises(ValueError):
+        UrlSigner(b"k" * 65)
 
 
 @pytest.mark.parametrize(

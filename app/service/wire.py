@@ -1,0 +1,48 @@
+"""Field types of the response models: how timestamps and absent values reach the wire.
+
+- ``Timestamp``: a stored (naive UTC) or aware datetime, written as ISO 8601 with
+  milliseconds and a ``Z`` (``app.timeutil.isoformat``), documented as a date-time string.
+- ``omitted_if_none()``: the default of a field that the spec makes optional. A ``None``
+  value is left out of the JSON object, never written as ``null``, and the OpenAPI
+  document shows the field as optional and not nullable. Fields that are null by
+  contract (``archived_at``, ``first_id`` of an empty page...) are declared ``X | None``
+  without this default, so they are required and written as ``null``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import Field, PlainSerializer, WithJsonSchema
+
+from app.timeutil import isoformat
+
+Timestamp = Annotated[
+    datetime,
+    PlainSerializer(isoformat, return_type=str),
+    WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization"),
+]
+
+
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def _not_nullable(schema: dict[str, Any]) -> None:
+    """Document an omitted-when-absent field: drop ``null`` from its type and its default."""
+    schema.pop("default", None)
+    variants = schema.get("anyOf")
+    if variants:
+        kept = [variant for variant in variants if variant != {"type": "null"}]
+        if len(kept) == 1:
+            del schema["anyOf"]
+            schema.update(kept[0])
+        else:
+            schema["anyOf"] = kept
+
+
+def omitted_if_none(description: str | None = None) -> Any:
+    """Return the ``Field`` of an optional response field that is omitted when None."""
+    return Field(default=None, exclude_if=_is_none, description=description,
+                 json_schema_extra=_not_nullable)
