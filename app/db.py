@@ -17,10 +17,12 @@ database an app object holds.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pydantic_core
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config as AlembicConfig
@@ -29,10 +31,24 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
 
+def json_loads(text: str | bytes) -> object:
+    """Decode a JSON column: pydantic-core's parser, ``json.loads`` where it refuses.
+
+    Pages decode four JSON columns per result row; pydantic-core parses them several
+    times faster than ``json`` and yields the same values. It refuses a few documents
+    that ``json`` accepts (lone surrogate escapes), which ``json`` then reads as before.
+    """
+    try:
+        return pydantic_core.from_json(text)
+    except ValueError:
+        return json.loads(text)
+
+
 def make_engine(url: str) -> Engine:
     """Create an engine; SQLite gets WAL mode, foreign keys and a busy timeout."""
     if url.startswith("sqlite"):
-        engine = sa.create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = sa.create_engine(url, connect_args={"timeout": 30, "check_same_thread": False},
+                                  json_deserializer=json_loads)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record):
@@ -43,7 +59,8 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    return sa.create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
+                            json_deserializer=json_loads)
 
 
 def only_tables_of(metadata: sa.MetaData) -> Callable[..., bool]:
