@@ -25,6 +25,7 @@ from app import artifact_storage
 from app.db import get_conn
 from app.service.api import ApiBlueprint
 from app.service.errors import ApiError, not_found
+from app.service.wire import TimestampText
 from app.store import results as store
 from app.timeutil import isoformat
 
@@ -35,7 +36,7 @@ class ArtifactUrl(TypedDict):
     """A presigned download URL and when it expires."""
 
     url: str
-    url_expires_at: str
+    url_expires_at: TimestampText
 
 
 class UrlSigner:

@@ -25,7 +25,7 @@ from app.service.artifacts import Presigner
 from app.service.errors import ApiError, forbidden, not_found
 from app.service.pagination import Page, ResultsPageQuery
 from app.service.result_records import PAGE_MODELS, RESULT_PAGES, result_record
-from app.service.wire import Timestamp, omitted_if_none
+from app.service.wire import Timestamp, TimestampText, omitted_if_none
 from app.store import results as results_store
 from app.store import share_links as links_store
 
@@ -86,7 +86,7 @@ class ShareReadArtifact(BaseModel):
 
     name: str = Field(description="The file's role, e.g. structure.")
     url: str
-    url_expires_at: str
+    url_expires_at: TimestampText
     filename: str
     size: int
     content_type: str

@@ -2,6 +2,7 @@
 
 - ``Timestamp``: a stored (naive UTC) or aware datetime, written as ISO 8601 with
   milliseconds and a ``Z`` (``app.timeutil.isoformat``), documented as a date-time string.
+  ``TimestampText`` is one already formatted so (a page's URLs share one expiry).
 - ``omitted_if_none()``: the default of a field that the spec makes optional. A ``None``
   value is left out of the JSON object, never written as ``null``, and the OpenAPI
   document shows the field as optional and not nullable. Fields that are null by
@@ -23,6 +24,8 @@ Timestamp = Annotated[
     PlainSerializer(isoformat, return_type=str),
     WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization"),
 ]
+
+TimestampText = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
 
 
 def _is_none(value: object) -> bool:
