@@ -1,15 +1,17 @@
 """Gunicorn settings for production, with share ids and API keys kept out of the logs.
 
-Share ids are bearer credentials that travel in URL paths; the access log would otherwise
-record them. ``RedactingLogger`` runs every access and error line through
-``app.logging_setup.redact``. The Referer header is left out of the access log format for
-the same reason (it can carry a share URL from another page of ours).
+Share ids are bearer credentials that travel in URL paths and queries, often
+percent-encoded; the access log would otherwise record them. ``RedactingLogger`` runs every
+access and error line through ``app.logging_setup.redact``, which decodes before it looks.
+The Referer header is left out of the access log format for the same reason (it can carry
+a share URL from another page of ours).
 """
 
 import json
 import logging
 import multiprocessing
 import os
+import traceback
 
 from gunicorn.glogging import Logger
 
@@ -57,15 +59,20 @@ class RedactingLogger(Logger):
             root.setLevel(logging.INFO)
 
     def access(self, resp, req, environ, request_time):
-        """Log the request with the path (and query) redacted."""
-        environ = dict(environ)
-        for key in ("PATH_INFO", "RAW_URI", "QUERY_STRING", "HTTP_REFERER"):
-            if environ.get(key):
-                environ[key] = redact(environ[key])
-        req.path = redact(req.path)
-        req.uri = redact(req.uri)
-        req.query = redact(req.query or "")
-        super().access(resp, req, environ, request_time)
+        """Log the access line with every secret in it redacted, encoded or not.
+
+        The whole formatted line is redacted, not chosen fields: the format holds the
+        User-Agent, and an operator may add others (``%({referer}i)s``).
+        """
+        if not self.access_log_enabled:
+            return
+        atoms = self.atoms_wrapper_class(self.atoms(resp, req, environ, request_time))
+        try:
+            line = self.cfg.access_log_format % atoms
+        except Exception:  # a broken custom format: say so, as gunicorn's own access() does
+            self.error(traceback.format_exc())
+            return
+        self.access_log.info("%s", redact(line))
 
     def error(self, msg, *args, **kwargs):
         """Log an error line, redacted."""

@@ -1,10 +1,18 @@
 """Logging with secrets redacted: share ids and API keys never reach a log line.
 
 A share id is a bearer credential and sits in URL paths (``/share/<id>``,
-``/compute/v1/share-links/<id>``); API keys can appear in error text. ``redact`` is used
-by the app's log filter, by a log-record factory (so records of *any* logger, whatever
-handlers it has, are redacted at creation, tracebacks included) and by
-``gunicorn.conf.py`` for access and error logs.
+``/compute/v1/share-links/<id>``), in other links' query strings (``next=``) and in
+headers; API keys can appear in error text. ``redact`` is used by the app's log filter, by
+a log-record factory (so records of *any* logger, whatever handlers it has, are redacted
+at creation, tracebacks included) and by ``gunicorn.conf.py`` for access and error lines.
+
+Clients percent-encode freely (httpx writes ``next=%2Fshare%2F<id>%2Fpipelines``), so a
+pattern over the raw text is not enough. Each word that holds an escape is decoded to its
+fixed point (``%2573`` is ``%73`` is ``s``; at most ``MAX_DEPTH`` levels), remembering which
+raw characters each decoded one came from; the secrets found in the decoded word blank
+exactly those raw characters. The line keeps its shape
+(``next=%2Fshare%2F[redacted]%2Fpipelines``); a word still encoded after ``MAX_DEPTH``
+levels is redacted whole.
 """
 
 from __future__ import annotations
@@ -14,29 +22,141 @@ import re
 
 from flask import Flask
 
-_SHARE_PATH = re.compile(r"(/share(?:-links)?/)([^/?#\s\"']+)")
-_API_KEY = re.compile(r"\bbz_(?:live|test)_[A-Za-z0-9_\-]+")
-_SHARE_ID = re.compile(r"\bsl_[A-Za-z0-9_\-]{20,}")
-# A bearer JWT (header.payload.signature, base64url) names the link id in its claims.
-_JWT = re.compile(r"\beyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*")
-# Presigned artifact URLs are capabilities too.
-_SIGNATURE = re.compile(r"([?&]signature=)[0-9a-fA-F]+")
-# One-time sign-in tokens (in the mailed link's path) and OpenID Connect callback values.
-_SIGNIN_TOKEN = re.compile(r"(/sign-in/link/)([^/?#\s\"']+)")
-_OIDC_PARAMS = re.compile(r"([?&](?:code|state)=)[^&#\s\"']+")
 REDACTED = "[redacted]"
+# Deeper than any client encodes by accident (double encoding is the most seen in the
+# wild); beyond it a word is blanked whole, so an attacker gains nothing by nesting more.
+MAX_DEPTH = 8
+
+# Each rule's group ``s`` is the secret. No rule requires a word boundary before it: after
+# decoding, an id may follow any character (``%22sl_…`` is ``"sl_…``, ``%20sl_…`` a space).
+# No rule starts with a hex digit either (hence ``b?z_`` and ``e?yJ``): in ``%6bz_live_…``
+# the ``b`` decodes away with ``%6``, and the secret must still be found in what is left.
+# ASCII only, so case folding cannot match look-alike letters.
+_FLAGS = re.ASCII | re.IGNORECASE
+# A path segment after /share/ or /share-links/ is a link id, whatever its shape; one
+# that starts with ``[`` is already ``[redacted]``, which keeps ``redact`` idempotent.
+_SEGMENT = r"(?P<s>[^/?#\s\"'\[][^/?#\s\"']*)"
+_RULES = (  # (a lower-case literal the text must contain, the pattern)
+    ("/share", re.compile(r"/share(?:-links)?/" + _SEGMENT, _FLAGS)),
+    ("sl_", re.compile(r"(?P<s>sl_[A-Za-z0-9_\-]{20,})", _FLAGS)),
+    ("z_", re.compile(r"(?P<s>b?z_(?:live|test)_[A-Za-z0-9_\-]+)", _FLAGS)),
+    # A bearer JWT (header.payload.signature, base64url) names the link id in its claims.
+    ("yj", re.compile(r"(?P<s>e?yJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*)",
+                      re.ASCII)),
+    # Presigned artifact URLs are capabilities too.
+    ("signature=", re.compile(r"signature=(?P<s>[^&#\s\"']+)", _FLAGS)),
+    # One-time sign-in tokens (in the mailed link's path), OpenID Connect callback values.
+    ("/sign-in/link/", re.compile(r"/sign-in/link/" + _SEGMENT, _FLAGS)),
+    ("code=", re.compile(r"[?&]code=(?P<s>[^&#\s\"']+)", _FLAGS)),
+    ("state=", re.compile(r"[?&]state=(?P<s>[^&#\s\"']+)", _FLAGS)),
+)
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+# Words are split at ASCII whitespace. No secret holds whitespace and decoding never
+# removes any (``%20`` adds one, which only splits), so each word is decoded on its own.
+_WHITESPACE = " \t\n\r\f\v"
+_SPACE = re.compile(r"\s", re.ASCII)
+# ``+`` is not decoded to a space: neither is a character of any secret, so decoding it
+# could only shorten what the segment rules blank, never reveal a secret.
+
+
+def _secrets(text: str, offset: int = 0) -> list[tuple[int, int]]:
+    """Return the spans (shifted by ``offset``) of ``text`` that the rules call secret."""
+    lowered = text.lower()
+    return [(match.start("s") + offset, match.end("s") + offset)
+            for trigger, pattern in _RULES if trigger in lowered
+            for match in pattern.finditer(text)]
+
+
+def _encoded_words(text: str):
+    """Yield ``(start, end)`` of each word of ``text`` that holds an escape.
+
+    ``str.rfind`` rather than a pattern like ``\\S*%..\\S*``, which would rescan a word
+    from each of its characters: this runs on every log line that holds a ``%``.
+    """
+    position = 0
+    while match := _ESCAPE.search(text, position):
+        start = max([text.rfind(space, 0, match.start()) for space in _WHITESPACE]) + 1
+        space = _SPACE.search(text, match.end())
+        position = space.start() if space else len(text)
+        yield start, position
+
+
+def _unescape(match: re.Match) -> str:
+    """Return the character an escape stands for (Latin-1: one byte, one character).
+
+    A secret is ASCII and no UTF-8 sequence decodes to ASCII, so bytes need no joining.
+    """
+    return chr(int(match.group()[1:], 16))
+
+
+def _decode_once(text: str, starts: list[int]) -> tuple[str, list[int]]:
+    """Percent-decode ``text`` one level, carrying where each character starts in the raw
+    text (a character ends where the next one starts: decoding keeps them contiguous)."""
+    parts, carried, position = [], [], 0
+    for match in _ESCAPE.finditer(text):
+        start = match.start()
+        parts += [text[position:start], _unescape(match)]
+        carried += starts[position:start]
+        carried.append(starts[start])
+        position = start + 3
+    parts.append(text[position:])
+    carried += starts[position:]
+    return "".join(parts), carried
+
+
+def _encoded_secrets(word: str, offset: int) -> list[tuple[int, int]]:
+    """Return the raw spans of ``word`` (at ``offset`` in the text) that decode into a
+    secret.
+
+    Looking at the fixed point is enough: a character, once decoded, stays itself unless
+    an escape before it swallows it, and no rule starts with a character that can be
+    swallowed (a hex digit), so every secret that appears at any level is whole there.
+    """
+    decoded = word
+    for _level in range(MAX_DEPTH):
+        decoded = _ESCAPE.sub(_unescape, decoded)
+        if not _ESCAPE.search(decoded):
+            break
+    else:
+        return [(offset, offset + len(word))]  # still encoded: the whole word goes
+    found = _secrets(decoded)
+    if not found:  # the usual case, so positions are only tracked when needed
+        return []
+    text, starts = word, list(range(offset, offset + len(word)))
+    while text != decoded:
+        text, starts = _decode_once(text, starts)
+    starts.append(offset + len(word))
+    return [(starts[start], starts[end]) for start, end in found]
 
 
 def redact(text: str) -> str:
     """Replace share ids, API keys, bearer tokens, URL signatures, sign-in tokens and
-    OpenID Connect callback codes with ``[redacted]``."""
-    text = _SHARE_PATH.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _SHARE_ID.sub(REDACTED, text)
-    text = _JWT.sub(REDACTED, text)
-    text = _SIGNATURE.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _SIGNIN_TOKEN.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _OIDC_PARAMS.sub(lambda m: m.group(1) + REDACTED, text)
-    return _API_KEY.sub(REDACTED, text)
+    OpenID Connect callback codes with ``[redacted]``, in plain or percent-encoded form
+    (any depth, any position, query included)."""
+    if not text:
+        return text
+    if "%" not in text:
+        spans = _secrets(text)
+    else:  # words with escapes are read decoded, the text between them as it is
+        spans, position = [], 0
+        for start, end in _encoded_words(text):
+            spans += _secrets(text[position:start], position)
+            spans += _encoded_secrets(text[start:end], start)
+            position = end
+        spans += _secrets(text[position:], position)
+    if not spans:
+        return text
+    parts, position = [], 0
+    for start, end in sorted(spans):
+        if end <= position:
+            continue  # inside a span already blanked
+        if start > position:
+            parts += [text[position:start], REDACTED]
+        elif not parts:
+            parts.append(REDACTED)  # a span at the very start of the text
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)
 
 
 def _redact_record(record: logging.LogRecord) -> logging.LogRecord:
