@@ -100,6 +100,12 @@ def dispose_engines(application) -> None:
 
 
 @pytest.fixture
+def service_app(app):
+    """The service half of the composed app (its own engine, routes and error handlers)."""
+    return app.extensions["service_app"]
+
+
+@pytest.fixture
 def client(app):
     """A test client of the app."""
     return app.test_client()

@@ -112,8 +112,8 @@ def test_forwarded_for_is_used_behind_a_trusted_proxy(proxied_app, app, org, cli
     assert "IP address" in assert_envelope(spoofed, 403)["message"]
 
 
-def test_last_used_at_costs_no_write_on_most_requests(app, client, org):
-    engine = get_engine(app)
+def test_last_used_at_costs_no_write_on_most_requests(service_app, client, org):
+    engine = get_engine(service_app)
     updates: list[str] = []
 
     def count(_conn, _cursor, statement, *_args):

@@ -92,10 +92,10 @@ def test_an_unexpected_failure_is_a_500_envelope_without_internals(app, client, 
     assert link_id not in logged
 
 
-def test_an_unexpected_failure_after_a_write_keeps_nothing(app):
+def test_an_unexpected_failure_after_a_write_keeps_nothing(app, service_app):
     # The 500 handler answers the exception, so teardown sees none: the write must still
     # be rolled back, not committed.
-    @app.get("/compute/v1/test-fails-after-a-write")
+    @service_app.get("/compute/v1/test-fails-after-a-write")
     def _fails_after_a_write():
         create_organization(get_conn(), "half-made")
         raise RuntimeError("failure after a write")

@@ -123,9 +123,9 @@ def test_ids_filter_applies_before_pagination(client, pipeline):
     assert [r["id"] for r in window["data"]] == wanted[7:10]
 
 
-def test_one_artifact_query_per_page(app, client, pipeline):
+def test_one_artifact_query_per_page(service_app, client, pipeline):
     """The statements a page runs do not grow with its size (no N+1)."""
-    engine = get_engine(app)
+    engine = get_engine(service_app)
     counts = []
     for limit in (2, 50):
         statements = []
