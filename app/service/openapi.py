@@ -104,6 +104,42 @@ def _response_schema(spec: EndpointSpec, refs: dict) -> dict:
     return schemas[0] if len(schemas) == 1 else {"anyOf": schemas}
 
 
+def _operation(spec: EndpointSpec, refs: dict, components: dict, error_ref: dict) -> dict:
+    """Return the OpenAPI operation object of one endpoint."""
+    operation: dict = {
+        "operationId": _operation_id(spec),
+        "summary": spec.summary,
+        "tags": [spec.tag],
+        "security": _security(spec),
+        "parameters": [
+            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+            for name in _RULE_PARAM.findall(spec.path)
+        ],
+    }
+    if spec.description:
+        operation["description"] = spec.description
+    if spec.query is not None:
+        operation["parameters"] += _query_parameters(
+            refs[(spec.query, "validation")], components
+        )
+    if spec.body is not None:
+        operation["requestBody"] = {
+            # An empty body reads as {}: the body is required only if one of its fields is.
+            "required": bool(spec.body.model_json_schema().get("required")),
+            "content": {"application/json": {"schema": refs[(spec.body, "validation")]}},
+        }
+    responses: dict[str, dict] = {"200": {"description": "OK"}}
+    if spec.response is not None:
+        schema = _response_schema(spec, refs)
+        responses["200"]["content"] = {"application/json": {"schema": schema}}
+    for status in _statuses(spec):
+        responses[str(status)] = {"description": HTTPStatus(status).phrase}
+        if status >= 400:
+            responses[str(status)]["content"] = {"application/json": {"schema": error_ref}}
+    operation["responses"] = responses
+    return operation
+
+
 def build_document(app: Flask) -> dict:
     """Build the whole document from the API blueprints registered on ``app``."""
     specs = registered_specs(app)
@@ -111,53 +147,16 @@ def build_document(app: Flask) -> dict:
     for spec in specs:
         wanted += [(m, "validation") for m in (spec.body, spec.query) if m is not None]
         wanted += [(m, "serialization") for m in spec.response_models()]
-    wanted = list(dict.fromkeys(wanted))
-    refs, defs = models_json_schema(wanted, ref_template=REF_TEMPLATE)
+    refs, defs = models_json_schema(list(dict.fromkeys(wanted)), ref_template=REF_TEMPLATE)
     components = defs.get("$defs", {})
     error_ref = refs[(ErrorEnvelope, "serialization")]
-
     paths: dict[str, dict] = {}
     for spec in specs:
-        operation: dict = {
-            "operationId": _operation_id(spec),
-            "summary": spec.summary,
-            "tags": [spec.tag],
-            "security": _security(spec),
-            "parameters": [
-                {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-                for name in _RULE_PARAM.findall(spec.path)
-            ],
-        }
-        if spec.description:
-            operation["description"] = spec.description
-        if spec.query is not None:
-            operation["parameters"] += _query_parameters(
-                refs[(spec.query, "validation")], components
-            )
-        if spec.body is not None:
-            operation["requestBody"] = {
-                # An empty body reads as {}: the body is required only if one of its fields is.
-                "required": bool(spec.body.model_json_schema().get("required")),
-                "content": {"application/json": {"schema": refs[(spec.body, "validation")]}},
-            }
-        responses: dict[str, dict] = {"200": {"description": "OK"}}
-        if spec.response is not None:
-            schema = _response_schema(spec, refs)
-            responses["200"]["content"] = {"application/json": {"schema": schema}}
-        for status in _statuses(spec):
-            responses[str(status)] = {"description": HTTPStatus(status).phrase}
-            if status >= 400:
-                responses[str(status)]["content"] = {"application/json": {"schema": error_ref}}
-        operation["responses"] = responses
-        paths.setdefault(openapi_path(spec), {})[spec.method.lower()] = operation
-
+        paths.setdefault(openapi_path(spec), {})[spec.method.lower()] = _operation(
+            spec, refs, components, error_ref)
     return {
         "openapi": "3.1.0",
-        "info": {
-            "title": "Compute API",
-            "version": "1.0.0",
-            "description": DESCRIPTION,
-        },
+        "info": {"title": "Compute API", "version": "1.0.0", "description": DESCRIPTION},
         "tags": [{"name": tag} for tag in dict.fromkeys(spec.tag for spec in specs)],
         "paths": paths,
         "components": {

@@ -82,8 +82,14 @@ def create_share_link(
             archived_at=None,
         )
     )
-    resources = [("pipeline", rid) for rid in pipelines] + [
-        ("prediction", rid) for rid in predictions
+    _insert_children(conn, link)
+    return link
+
+
+def _insert_children(conn: Connection, link: ShareLink) -> None:
+    """Insert the link's resources and addresses, each list in its given order."""
+    resources = [("pipeline", rid) for rid in link.pipeline_ids] + [
+        ("prediction", rid) for rid in link.prediction_ids
     ]
     if resources:
         conn.execute(
@@ -94,16 +100,15 @@ def create_share_link(
                 for i, (kind, rid) in enumerate(resources)
             ],
         )
-    if emails:
+    if link.allowed_emails:
         conn.execute(
             schema.share_link_emails.insert(),
             [
                 {"share_link_id": link.id, "position": i, "email": email,
                  "email_normalized": email.lower()}
-                for i, email in enumerate(emails)
+                for i, email in enumerate(link.allowed_emails)
             ],
         )
-    return link
 
 
 def _dedupe(values: list[str], key=lambda value: value) -> list[str]:

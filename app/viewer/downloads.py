@@ -57,6 +57,23 @@ def _filename(response: httpx.Response, preferred: str | None, stem: str, role: 
     return f"{stem}.{extension}"
 
 
+def _relayed_headers(artifact: dict, upstream: httpx.Response, stem: str, role: str) -> dict:
+    """Return the download's headers: type and name from the API, the rest from upstream."""
+    headers = {
+        "Content-Type": artifact.get("content_type")
+        or upstream.headers.get("content-type", "application/octet-stream"),
+        "Content-Disposition": 'attachment; filename="{}"'.format(
+            _filename(upstream, artifact.get("filename"), stem, role)
+        ),
+    }
+    partial = upstream.status_code == 206
+    for name in ("content-length", "content-encoding", "last-modified", "etag",
+                 "accept-ranges", *(("content-range",) if partial else ())):
+        if name in upstream.headers:
+            headers[name.title()] = upstream.headers[name]
+    return headers
+
+
 def stream_artifact(locate: Callable[[], dict], stem: str, role: str) -> Response:
     """Relay the artifact that ``locate()`` describes (``url``, maybe ``filename``...).
 
@@ -81,18 +98,8 @@ def stream_artifact(locate: Callable[[], dict], stem: str, role: str) -> Respons
     except BaseException:
         stack.close()
         raise
-    headers = {
-        "Content-Type": artifact.get("content_type")
-        or upstream.headers.get("content-type", "application/octet-stream"),
-        "Content-Disposition": 'attachment; filename="{}"'.format(
-            _filename(upstream, artifact.get("filename"), stem, role)
-        ),
-    }
+    headers = _relayed_headers(artifact, upstream, stem, role)
     partial = upstream.status_code == 206
-    for name in ("content-length", "content-encoding", "last-modified", "etag",
-                 "accept-ranges", *(("content-range",) if partial else ())):
-        if name in upstream.headers:
-            headers[name.title()] = upstream.headers[name]
 
     def body() -> Iterator[bytes]:
         try:
