@@ -17,7 +17,8 @@ from tests.conftest import _database_url
 API_TABLES = {"organizations", "workspaces", "api_keys", "pipelines", "predictions",
               "results", "artifacts", "share_links", "share_link_resources",
               "share_link_emails", "usage_records"}
-VIEWER_TABLES = {"viewer_signin_requests"}
+VIEWER_TABLES = {"viewer_signin_requests", "viewer_sessions", "viewer_rate_limit_keys",
+                 "viewer_rate_limit_hits"}
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def test_both_histories_apply_in_either_order_and_repeatedly(empty_engine, order
     for _ in range(2):
         for name in order:
             steps[name](empty_engine)
-    assert _state(empty_engine) == (API_TABLES | VIEWER_TABLES, "0002", "v0001")
+    assert _state(empty_engine) == (API_TABLES | VIEWER_TABLES, "0002", "v0002")
 
 
 def test_api_0002_moves_signin_requests_out_and_its_downgrade_brings_the_table_back(
@@ -61,5 +62,5 @@ def test_api_0002_moves_signin_requests_out_and_its_downgrade_brings_the_table_b
     with empty_engine.begin() as conn:
         command.downgrade(db.API_DB.alembic_config(conn), "0001")
     tables, api, viewer = _state(empty_engine)
-    assert (api, viewer) == ("0001", "v0001")
+    assert (api, viewer) == ("0001", "v0002")
     assert tables == API_TABLES | VIEWER_TABLES | {"signin_requests"}

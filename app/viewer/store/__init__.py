@@ -1,7 +1,8 @@
 """The viewer's own store: what the viewer itself keeps, apart from the compute API.
 
-Today that is the pending e-mail sign-ins (``signin_requests``); the results index and
-server-side sessions will live here too. It is its own database (``VIEWER_DATABASE_URL``;
+Today that is the pending e-mail sign-ins (``signin_requests``), the browser sessions
+(``sessions``) and the sign-in rate-limit counters (``rate_limits``); the results index
+will live here too. It is its own database (``VIEWER_DATABASE_URL``;
 by default the same database as ``DATABASE_URL``), with its own schema and Alembic history
 (version table ``viewer_alembic_version``), so that a viewer pointed at a remote API
 (``COMPUTE_API_URL``) never needs the API's tables, and the two schemas can still share one
@@ -18,8 +19,12 @@ from pathlib import Path
 
 from flask import Flask
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.db import Database
+
+# What a store function raises when the database fails, for callers outside the store.
+StoreError = SQLAlchemyError
 
 VIEWER_DB = Database(
     name="viewer_db",

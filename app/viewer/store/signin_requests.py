@@ -2,8 +2,10 @@
 
 Rows hold only hashes (computed by ``app.viewer.signin.codes``): of the link token, of the
 typed code, of the share link id and of the requesting browser's nonce. Single use and the
-attempt limit are enforced by conditional UPDATEs, so they hold across processes and
-servers sharing the database (a row lock in PostgreSQL, the write lock in SQLite).
+attempt limits are enforced by conditional UPDATEs, so they hold across processes and
+servers sharing the database (a row lock in PostgreSQL, the write lock in SQLite). Wrong
+codes are counted per way in (``CODE``: typed in the browser that asked; ``LINK``: typed
+with the message's link in another browser), each against the same cap.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ from app.viewer.store.schema import signin_requests as table
 # rather than "not valid"; after that they are deleted.
 KEEP_EXPIRED = timedelta(days=1)
 
+# The two attempt counters of a row (see the module docstring).
+CODE = "attempts"
+LINK = "link_attempts"
+
 
 @dataclass(frozen=True)
 class SigninRequest:
@@ -34,6 +40,7 @@ class SigninRequest:
     browser_hash: str
     next_path: str
     attempts: int
+    link_attempts: int
     created_at: datetime
     expires_at: datetime
     used_at: datetime | None
@@ -68,6 +75,7 @@ def create_request(
         browser_hash=browser_hash,
         next_path=next_path,
         attempts=0,
+        link_attempts=0,
         created_at=now,
         expires_at=now + ttl,
         used_at=None,
@@ -88,21 +96,25 @@ def find_by_token_hash(conn: Connection, token_hash: str) -> SigninRequest | Non
     return _record(row)
 
 
-def count_attempt(conn: Connection, request_id: str, max_attempts: int) -> bool:
-    """Record one code attempt; False when the row is used, expired or out of attempts.
+def count_attempt(
+    conn: Connection, request_id: str, max_attempts: int, counter: str = CODE
+) -> bool:
+    """Count one code attempt on ``counter``; False when used, expired or out of attempts.
 
-    The attempt is counted before the code is compared, so parallel guesses can never
-    exceed ``max_attempts`` between them.
+    ``counter`` is ``CODE`` or ``LINK``: each way in has its own cap. The attempt is
+    counted before the code is compared, so parallel guesses can never exceed
+    ``max_attempts`` between them.
     """
+    column = table.c[counter]
     result = conn.execute(
         table.update()
         .where(
             table.c.id == request_id,
             table.c.used_at.is_(None),
             table.c.expires_at > utcnow(),
-            table.c.attempts < max_attempts,
+            column < max_attempts,
         )
-        .values(attempts=table.c.attempts + 1)
+        .values({counter: column + 1})
     )
     return result.rowcount == 1
 
