@@ -1,14 +1,16 @@
 """Sign-in for email-mode share links: e-mail codes and links, optional OpenID Connect.
 
-``init_app`` is called by ``create_viewer_app``. It hardens the session cookie, turns on
-CSRF protection for every form (the viewer app has no JSON API to exempt), creates the
-rate-limit storage and registers the configured identity providers; the sign-in routes
+``init_app`` is called by ``create_viewer_app``. It hardens the session cookie, keeps
+sessions on the server (``sessions``: the cookie holds an opaque id), turns on CSRF
+protection for every form (the viewer app has no JSON API to exempt), chooses where the
+rate limits count and registers the configured identity providers; the sign-in routes
 are ``views.bp``, registered with the viewer's other blueprints.
 
 Settings (``FLASK_`` prefix; defaults in ``DEFAULTS`` and ``limits.DEFAULT_LIMITS``):
 ``SIGNIN_CODE_TTL_SECONDS``, ``SIGNIN_MAX_CODE_ATTEMPTS``, ``SIGNIN_SESSION_HOURS``,
-``SIGNIN_LIMIT_*``, ``MAIL_TIMEOUT``, ``OIDC_PROVIDERS``, plus the shared ``MAIL_*``,
-``PRODUCT_NAME``, ``PUBLIC_URL`` and ``RATELIMIT_STORAGE_URI``.
+``SIGNIN_LIMIT_*``, ``SESSION_STORE_URI``, ``MAIL_TIMEOUT``, ``OIDC_PROVIDERS``, plus the
+shared ``MAIL_*``, ``PRODUCT_NAME``, ``PUBLIC_URL``, ``RATELIMIT_STORAGE_URI`` and
+``RATELIMIT_KEY_PREFIX``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from flask import Flask, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
-from app.viewer.signin import cookies, limits, oidc, pages, state
+from app.viewer.signin import cookies, limits, oidc, pages, sessions, state
 
 DEFAULTS: dict[str, object] = {
     # A sign-in message (link and code) works for this long, once.
@@ -40,6 +42,7 @@ def init_app(app: Flask) -> None:
     for key, value in DEFAULTS.items():
         app.config.setdefault(key, value)
     cookies.init_app(app)
+    sessions.init_app(app)
     CSRFProtect(app)
     limits.init_app(app)
     oidc.init_app(app)

@@ -1,7 +1,7 @@
-"""What the sign-in keeps in the visitor's session cookie.
+"""What the sign-in keeps in the visitor's session.
 
-Flask's session is a cookie signed with the app secret (HttpOnly; SameSite=Lax, Secure
-under https; see ``cookies.py``). It holds:
+The session is kept on the server (``sessions.py``; the cookie holds only an opaque id:
+HttpOnly; SameSite=Lax, Secure under https; see ``cookies.py``). It holds:
 
 - ``verified_email`` and ``verified_at``: the address this browser proved, and when;
 - ``signin_browser``: a random nonce naming this browser, to which sign-in links are bound;
@@ -14,12 +14,12 @@ from __future__ import annotations
 import secrets
 import time
 
-from flask import current_app, session
+from flask import session
 
-from app.viewer.signin import codes
+from app.viewer.signin import codes, sessions
 
-EMAIL_KEY = "verified_email"
-VERIFIED_AT_KEY = "verified_at"
+EMAIL_KEY = sessions.EMAIL_KEY
+VERIFIED_AT_KEY = sessions.VERIFIED_AT_KEY
 BROWSER_KEY = "signin_browser"
 PENDING_KEY = "signin_pending"
 MAX_PENDING = 5
@@ -30,21 +30,23 @@ def verified_email() -> str | None:
     email = session.get(EMAIL_KEY)
     if not email:
         return None
-    max_age = float(current_app.config["SIGNIN_SESSION_HOURS"]) * 3600
+    # The store drops the session at the same bound; this guards a session made elsewhere.
+    max_age = sessions.session_hours() * 3600
     if time.time() - float(session.get(VERIFIED_AT_KEY, 0)) > max_age:
         return None
     return email
 
 
 def sign_in(email: str) -> None:
-    """Remember ``email`` as proved by this browser (the cookie is re-issued)."""
+    """Remember ``email`` as proved by this browser, under a new session id."""
     session.permanent = True
     session[EMAIL_KEY] = email
     session[VERIFIED_AT_KEY] = int(time.time())
+    sessions.new_id(session)
 
 
 def sign_out() -> None:
-    """Forget everything sign-in put into the session."""
+    """Forget everything sign-in put into the session; its stored record is deleted."""
     session.clear()
 
 
