@@ -55,8 +55,9 @@ DEFAULTS: dict[str, object] = {
     "JWT_TTL_SECONDS": 300,
     # Proxies in front of the app whose X-Forwarded-For is trusted (count of hops).
     "TRUSTED_PROXY_COUNT": 0,
-    # Rate limiting storage (memory:// or redis://...).
-    "RATELIMIT_STORAGE_URI": "memory://",
+    # Where sign-in rate limits count: None (or memory://) means the viewer store, exact
+    # across workers and servers; redis://host:port means Redis (app.viewer.signin.limits).
+    "RATELIMIT_STORAGE_URI": None,
     # Largest JSON request body the service accepts, bytes.
     "MAX_CONTENT_LENGTH": 1024 * 1024,
 }

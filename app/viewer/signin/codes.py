@@ -129,39 +129,64 @@ def max_attempts() -> int:
 
 
 def state(record: SigninRequest) -> Outcome:
-    """Return why ``record`` can no longer be redeemed, or OK when it still can."""
+    """Return why ``record`` can no longer be redeemed at all, or OK while it is live."""
     if record.used_at is not None:
         return Outcome.USED
     if record.expires_at <= utcnow():
         return Outcome.EXPIRED
-    if record.attempts >= max_attempts():
-        return Outcome.LOCKED
     return Outcome.OK
 
 
-def attempts_left(record: SigninRequest) -> int:
-    """Return how many more codes may be typed (after a refreshed read of the row)."""
-    fresh = signin_requests.get_request(get_conn(), record.id) or record
-    return max(0, max_attempts() - fresh.attempts)
+def _attempts(record: SigninRequest, counter: str) -> int:
+    return record.link_attempts if counter == signin_requests.LINK else record.attempts
 
 
-def check_code(record: SigninRequest, typed: str) -> Outcome:
-    """Redeem ``record`` with a typed code: counts the attempt, then consumes on a match."""
+def state_for_code(record: SigninRequest, counter: str = signin_requests.CODE) -> Outcome:
+    """Return ``state(record)``, or LOCKED when that way in has no attempts left.
+
+    ``counter``: ``signin_requests.CODE`` for a code typed in the browser that asked,
+    ``signin_requests.LINK`` for one typed with the message's link in another browser.
+    """
     current = state(record)
+    if current is Outcome.OK and _attempts(record, counter) >= max_attempts():
+        return Outcome.LOCKED
+    return current
+
+
+def attempts_left(record: SigninRequest, counter: str = signin_requests.CODE) -> int:
+    """Return how many more codes may be typed that way (after a refreshed read of the row)."""
+    fresh = signin_requests.get_request(get_conn(), record.id) or record
+    return max(0, max_attempts() - _attempts(fresh, counter))
+
+
+def check_code(
+    record: SigninRequest, typed: str, counter: str = signin_requests.CODE
+) -> Outcome:
+    """Redeem ``record`` with a typed code: counts the attempt, then consumes on a match.
+
+    The attempt is counted on ``counter`` only: wrong codes typed in the browser that
+    asked (perhaps an outsider's, who asked for a listed reader's message) never use up
+    the attempts of the message's link, which only its mailbox's owner holds.
+    """
+    current = state_for_code(record, counter)
     if current is not Outcome.OK:
         return current
     conn = get_conn()
-    if not signin_requests.count_attempt(conn, record.id, max_attempts()):
-        return state(signin_requests.get_request(conn, record.id) or record)
+    if not signin_requests.count_attempt(conn, record.id, max_attempts(), counter):
+        return state_for_code(signin_requests.get_request(conn, record.id) or record, counter)
     expected = keyed_hash("code", f"{record.id}:{normalize_code(typed)}")
     if not hmac.compare_digest(expected, record.code_hash):
         fresh = signin_requests.get_request(conn, record.id) or record
-        return Outcome.LOCKED if fresh.attempts >= max_attempts() else Outcome.WRONG
+        return Outcome.LOCKED if _attempts(fresh, counter) >= max_attempts() else Outcome.WRONG
     return Outcome.OK if signin_requests.consume(conn, record.id) else Outcome.USED
 
 
 def redeem_in_same_browser(record: SigninRequest) -> Outcome:
-    """Redeem ``record`` through its link, in the browser that asked (checked by caller)."""
+    """Redeem ``record`` through its link, in the browser that asked (checked by caller).
+
+    The link and the browser together prove the mailbox: wrong codes typed before do not
+    lock this way in, only use and expiry do.
+    """
     current = state(record)
     if current is not Outcome.OK:
         return current

@@ -1,106 +1,224 @@
-"""Rate limits on sign-in requests and code attempts, per link, address and client.
+"""Rate limits on sign-in messages and code attempts, chosen so outsiders cannot lock out.
 
-Built on ``limits``, the library under Flask-Limiter, with one storage per viewer app
-(``app.extensions["signin_limiter"]``): the checks sit inside the sign-in views (they
-count per link, address and client, which route decorators cannot key on), so no
-module-level ``Limiter`` is needed.
+What is counted (settings in ``DEFAULT_LIMITS``; syntax of the ``limits`` library):
 
-The storage is ``FLASK_RATELIMIT_STORAGE_URI``: ``memory://``
-by default (counts per worker process), ``redis://host:port`` to share counts between
-workers and servers; keys start with ``FLASK_RATELIMIT_KEY_PREFIX``.
+- messages per client (IPv4 address, or IPv6 /64), and per address *on one link*: an
+  outsider can use up an address's messages on a link, but every message sent is usable
+  by its mailbox's owner (its link, with its code, in any browser; ``codes.check_code``
+  counts those attempts apart), so the reader is not locked out;
+- new clients per link: a client counts once per window, however many messages it asks
+  for, so no single client (nor a handful) can use up a link's allowance;
+- code attempts per client, counted only when a pending sign-in exists to try them on;
+  each message also takes at most ``SIGNIN_MAX_CODE_ATTEMPTS`` per way in (database).
+  There is no per-link count of codes: guessing is already bounded per address (messages
+  per address times attempts per message), and a per-link count was the lockout.
 
-Keys never hold a secret or an address in clear: link ids and addresses are keyed hashes.
-If the storage is unreachable the check passes and the error is logged: every message is
-still capped at a few code attempts in the database, so a 40-bit code stays out of reach.
+Where counts live: ``FLASK_RATELIMIT_STORAGE_URI`` unset (or ``memory://``, which would
+count per worker process) means the viewer store, exact across workers and servers
+sharing it; ``redis://host:port`` means Redis. If Redis fails, counting falls back to the
+viewer store (logged); if the viewer store fails, sign-in answers 503 (fails closed: a
+sign-in that cannot be counted is not allowed, and it could not be stored either).
+
+Keys never hold a secret or an address in clear: they are keyed hashes.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 
 from flask import Flask, current_app, request
-from limits import parse
+from limits import RateLimitItem, parse
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
-from app.viewer.signin import codes
+from app.timeutil import utcnow
+from app.viewer import store
+from app.viewer.signin import codes, purge
+from app.viewer.store import rate_limits
 
 log = logging.getLogger(__name__)
 
 DEFAULT_LIMITS = {
-    # Messages asked for: per address protects a mailbox from being flooded, per client
-    # and per link stop one visitor or one leaked link from sending many.
-    "SIGNIN_LIMIT_REQUESTS_PER_ADDRESS": "5 per 15 minutes",
+    # Messages: per client stops one visitor from sending many; per address (on one
+    # link) keeps a mailbox from being flooded; new clients per link bound how many
+    # different visitors may ask on one link, and a client counts once however often it asks.
     "SIGNIN_LIMIT_REQUESTS_PER_CLIENT": "20 per hour",
-    "SIGNIN_LIMIT_REQUESTS_PER_LINK": "100 per hour",
-    # Codes typed: on top of the per-message cap (SIGNIN_MAX_CODE_ATTEMPTS).
+    "SIGNIN_LIMIT_REQUESTS_PER_ADDRESS": "5 per 15 minutes",
+    # A link lists at most 100 addresses: as many readers may each ask from their own place.
+    "SIGNIN_LIMIT_CLIENTS_PER_LINK": "100 per hour",
+    # Codes and links tried, on top of the per-message caps (SIGNIN_MAX_CODE_ATTEMPTS).
     "SIGNIN_LIMIT_CODES_PER_CLIENT": "30 per 15 minutes",
-    "SIGNIN_LIMIT_CODES_PER_LINK": "100 per 15 minutes",
 }
+# Settings of earlier versions whose per-link counts let one client lock a link's readers.
+RETIRED = {
+    "SIGNIN_LIMIT_REQUESTS_PER_LINK": "SIGNIN_LIMIT_CLIENTS_PER_LINK",
+    "SIGNIN_LIMIT_CODES_PER_LINK": "SIGNIN_LIMIT_CODES_PER_CLIENT",
+}
+# Seconds a visitor is asked to wait when the counts cannot be reached.
+UNAVAILABLE_RETRY_AFTER = 30
+IN_STORE = ("", "memory://", "database")
 
 
 @dataclass(frozen=True)
 class Breach:
-    """A limit that was crossed: which one, and seconds until it frees up."""
+    """A limit that was crossed (or could not be checked): which one, and seconds to wait.
+
+    ``scope`` tells the pages which explanation fits: ``address``, ``unavailable`` or
+    any other scope (a plain "too many attempts").
+    """
 
     name: str
+    scope: str
     retry_after: int
 
 
+class StoreCounter:
+    """Counts in the viewer store: a moving window per key, serialized per key."""
+
+    def hit(self, item: RateLimitItem, key: str) -> int | None:
+        """Count one hit; return None, or the seconds until the window has room."""
+        conn = store.get_conn()
+        window = timedelta(seconds=item.get_expiry())
+        counted, state = rate_limits.hit(conn, key, item.amount, window)
+        if purge.due("rate-limits"):
+            rate_limits.purge_expired(conn)
+        # Committed at once: the key's lock is held only for these statements, and a
+        # request that fails later still leaves its hit counted.
+        conn.commit()
+        if counted:
+            return None
+        return max(1, int((state.reset_at - utcnow()).total_seconds()) + 1)
+
+    def seen(self, item: RateLimitItem, key: str) -> bool:
+        """Tell whether ``key`` was counted in the current window of ``item``."""
+        window = timedelta(seconds=item.get_expiry())
+        return rate_limits.peek(store.get_conn(), key, window).count > 0
+
+
+class RedisCounter:
+    """Counts in Redis (or any storage of the ``limits`` library) with its moving window."""
+
+    def __init__(self, uri: str) -> None:
+        self.limiter = MovingWindowRateLimiter(storage_from_string(uri))
+
+    def _ids(self, key: str) -> tuple[str, ...]:
+        return (str(current_app.config.get("RATELIMIT_KEY_PREFIX") or ""), "signin", key)
+
+    def hit(self, item: RateLimitItem, key: str) -> int | None:
+        """Count one hit; return None, or the seconds until the window has room."""
+        if self.limiter.hit(item, *self._ids(key)):
+            return None
+        stats = self.limiter.get_window_stats(item, *self._ids(key))
+        return max(1, int(stats.reset_time - time.time()) + 1)
+
+    def seen(self, item: RateLimitItem, key: str) -> bool:
+        """Tell whether ``key`` was counted in the current window of ``item``."""
+        return self.limiter.get_window_stats(item, *self._ids(key)).remaining < item.amount
+
+
 def init_app(app: Flask) -> None:
-    """Create this app's rate-limit storage and fill in the default limits."""
+    """Fill in the default limits and choose where the counts live."""
     for key, value in DEFAULT_LIMITS.items():
         app.config.setdefault(key, value)
     app.config.setdefault("RATELIMIT_KEY_PREFIX", "share-viewer")
-    uri = app.config.get("RATELIMIT_STORAGE_URI") or "memory://"
-    storage = storage_from_string(uri)
-    app.extensions["signin_limiter"] = MovingWindowRateLimiter(storage)
+    for old, new in RETIRED.items():
+        if app.config.get(old):
+            log.warning("%s is no longer used (one client could lock a link's readers "
+                        "out); see %s in docs/signin.md", old, new)
+    uri = str(app.config.get("RATELIMIT_STORAGE_URI") or "")
+    app.extensions["signin_counter"] = StoreCounter() if uri in IN_STORE else RedisCounter(uri)
 
 
-def client_address() -> str:
-    """Return the client's address (ProxyFix has applied FLASK_TRUSTED_PROXY_COUNT)."""
-    return request.remote_addr or "unknown"
+def client_key() -> str:
+    """Return the client's network for per-client counts: its IPv4 address or IPv6 /64.
 
-
-def _hit(setting: str, scope: str, key: str) -> Breach | None:
-    limiter: MovingWindowRateLimiter = current_app.extensions["signin_limiter"]
-    item = parse(current_app.config[setting])
-    prefix = str(current_app.config.get("RATELIMIT_KEY_PREFIX") or "")
-    identifiers = (prefix, "signin", scope, codes.keyed_hash("ratelimit", key)[:32])
-    try:
-        if limiter.hit(item, *identifiers):
-            return None
-        stats = limiter.get_window_stats(item, *identifiers)
-    except Exception as error:  # storage down: fail open, see the module docstring
-        log.error("rate-limit storage failed, check skipped: %s", type(error).__name__)
-        return None
-    return Breach(setting, max(1, int(stats.reset_time - time.time())))
-
-
-def check(checks: list[tuple[str, str, str]]) -> Breach | None:
-    """Count this request against each ``(setting, scope, key)``; return the first breach.
-
-    Every limit is counted even after one is crossed, so a visitor who keeps trying while
-    blocked keeps every window full.
+    One IPv6 host is usually given a whole /64, so counting single IPv6 addresses would
+    give it billions of allowances. ProxyFix has applied FLASK_TRUSTED_PROXY_COUNT.
     """
-    breaches = [b for b in (_hit(*item) for item in checks) if b is not None]
-    return breaches[0] if breaches else None
+    address = request.remote_addr or "unknown"
+    try:
+        parsed = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
+
+
+def _counted(operation):
+    """Run ``operation(counter)`` on the configured counter, falling back to the store."""
+    counter = current_app.extensions["signin_counter"]
+    if isinstance(counter, StoreCounter):
+        return operation(counter)
+    try:
+        return operation(counter)
+    except Exception as error:  # Redis down: count in the viewer store meanwhile
+        log.error("rate-limit storage failed, counting in the viewer store: %s",
+                  type(error).__name__)
+        return operation(StoreCounter())
+
+
+def _key(scope: str, item: RateLimitItem, value: str) -> str:
+    # The limit is part of the key: a changed setting starts from fresh counts.
+    return codes.keyed_hash("ratelimit", f"{scope}\n{item}\n{value}")
+
+
+def _hit(setting: str, scope: str, value: str) -> Breach | None:
+    item = parse(current_app.config[setting])
+    wait = _counted(lambda counter: counter.hit(item, _key(scope, item, value)))
+    return Breach(setting, scope, wait) if wait is not None else None
+
+
+def _new_client_on_link(link_id: str) -> Breach | None:
+    """Count this client on the link the first time it asks in the window."""
+    setting = "SIGNIN_LIMIT_CLIENTS_PER_LINK"
+    item = parse(current_app.config[setting])
+    marker = _key("link-client", item, f"{link_id}\n{client_key()}")
+    if _counted(lambda counter: counter.seen(item, marker)):
+        return None
+    breach = _hit(setting, "link-clients", link_id)
+    if breach is None:
+        # Marked only once admitted: a client refused here is still new next time.
+        _counted(lambda counter: counter.hit(parse(f"1 per {item.get_expiry()} seconds"),
+                                             marker))
+    return breach
+
+
+def _guarded(check) -> Breach | None:
+    """Run ``check()``; a viewer store that fails means 503, never an uncounted pass."""
+    try:
+        return check()
+    except store.StoreError as error:
+        store.rollback_conn()
+        log.error("rate-limit counts unavailable, sign-in refused: %s", type(error).__name__)
+        return Breach("RATELIMIT_STORAGE_URI", "unavailable", UNAVAILABLE_RETRY_AFTER)
 
 
 def check_request(link_id: str, email: str) -> Breach | None:
-    """Count a request for a sign-in message."""
-    return check([
-        ("SIGNIN_LIMIT_REQUESTS_PER_CLIENT", "request-client", client_address()),
-        ("SIGNIN_LIMIT_REQUESTS_PER_ADDRESS", "request-address", email.lower()),
-        ("SIGNIN_LIMIT_REQUESTS_PER_LINK", "request-link", link_id),
-    ])
+    """Count a request for a sign-in message to ``email`` on ``link_id``.
+
+    The client and address counts are both taken even when one is crossed, so a visitor
+    who keeps asking while blocked keeps both windows full; the link's count of clients
+    is taken only for a request that would otherwise be sent.
+    """
+    def check() -> Breach | None:
+        breaches = [b for b in (
+            _hit("SIGNIN_LIMIT_REQUESTS_PER_CLIENT", "request-client", client_key()),
+            _hit("SIGNIN_LIMIT_REQUESTS_PER_ADDRESS", "address", f"{link_id}\n{email.lower()}"),
+        ) if b is not None]
+        return breaches[0] if breaches else _new_client_on_link(link_id)
+
+    return _guarded(check)
 
 
-def check_code_attempt(link_id: str) -> Breach | None:
-    """Count an attempt at a code or a sign-in link."""
-    return check([
-        ("SIGNIN_LIMIT_CODES_PER_CLIENT", "code-client", client_address()),
-        ("SIGNIN_LIMIT_CODES_PER_LINK", "code-link", link_id),
-    ])
+def check_code_attempt() -> Breach | None:
+    """Count an attempt at a code or a sign-in link by this client."""
+    return _guarded(
+        lambda: _hit("SIGNIN_LIMIT_CODES_PER_CLIENT", "code-client", client_key())
+    )

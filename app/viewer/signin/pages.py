@@ -20,6 +20,12 @@ PROBLEMS = {
     "mail": "We could not send the sign-in message just now. Please try again in a few "
             "minutes.",
     "limited": "Too many sign-in attempts. Please wait about {wait} and try again.",
+    # An outsider may have asked for this address's messages: each one still works for
+    # whoever reads the mailbox, so point there first.
+    "limited_address": "Several sign-in messages were sent to this address in the last few "
+                       "minutes. Open the newest one: its link works in this browser "
+                       "together with its code. Otherwise, wait about {wait} and try again.",
+    "unavailable": "Sign-in is not available just now. Please try again in a few minutes.",
     "csrf": "This form has expired or your browser did not send it with its cookie. Go "
             "back, reload the page and try again.",
     "provider": "Signing in with {provider} did not work. Try again, or use your e-mail "

@@ -3,8 +3,12 @@
 Every address that is syntactically valid gets the message, listed or not: the viewer
 does not know the list (only the API does), the page reads the same either way, and
 owning the mailbox is the proof. After sign-in the API decides: a listed address reads,
-any other gets the no-access page. Nothing here changes state on GET except the session
-cookie's CSRF token and browser nonce.
+any other gets the no-access page. Nothing here changes state on GET except the session's
+CSRF token and browser nonce.
+
+Limits (``limits``) are counted first, before the request's own writes. A code counts for
+its client, and against a message only when this session has one pending (or the link
+names one).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from app.viewer import api_errors, identity
 from app.viewer.api_client import api
 from app.viewer.signin import codes, limits, mailer, navigation, pages, state
 from app.viewer.signin.codes import Outcome
+from app.viewer.store.signin_requests import CODE, LINK
 
 bp = Blueprint("signin", __name__)
 
@@ -44,8 +49,12 @@ def _absolute(path: str) -> str:
 
 
 def _limited(link_id: str, breach: limits.Breach) -> Response:
-    response = pages.problem(link_id, "limited", 429,
-                             wait=pages.describe_wait(breach.retry_after))
+    if breach.scope == "unavailable":
+        response = pages.problem(link_id, "unavailable", 503)
+    else:
+        kind = "limited_address" if breach.scope == "address" else "limited"
+        response = pages.problem(link_id, kind, 429,
+                                 wait=pages.describe_wait(breach.retry_after))
     response.headers["Retry-After"] = str(breach.retry_after)
     return response
 
@@ -123,7 +132,7 @@ def _code_outcome(
     if outcome is Outcome.OK:
         return _finish(link_id, record.email, record.next_path)
     if outcome is Outcome.WRONG:
-        left = codes.attempts_left(record)
+        left = codes.attempts_left(record, LINK if other_browser else CODE)
         error = pages.PROBLEMS["wrong"] + (
             f" You can try {left} more time{'s' if left != 1 else ''}." if left else ""
         )
@@ -135,7 +144,7 @@ def _code_outcome(
 @bp.post("/share/<link_id>/sign-in/code")
 def code_submit(link_id: str):
     """Check a typed code against this browser's pending sign-in."""
-    breach = limits.check_code_attempt(link_id)
+    breach = limits.check_code_attempt()
     if breach:
         return _limited(link_id, breach)
     pending = state.get_pending(link_id)
@@ -167,6 +176,9 @@ def link_landing(link_id: str, token: str):
                      embed=navigation.embed_arg())
     if codes.same_browser(record, state.browser_nonce()):
         return pages.render("signin/link.html", link_id, email=record.email, action=action)
+    current = codes.state_for_code(record, LINK)
+    if current is not Outcome.OK:
+        return pages.problem(link_id, current.value, 400)
     return pages.render("signin/code.html", link_id, email=record.email, error=None,
                         action=action, other_browser=True)
 
@@ -174,7 +186,7 @@ def link_landing(link_id: str, token: str):
 @bp.post("/share/<link_id>/sign-in/link/<token>")
 def link_redeem(link_id: str, token: str):
     """Redeem a sign-in link: alone in the asking browser, with its code in any other."""
-    breach = limits.check_code_attempt(link_id)
+    breach = limits.check_code_attempt()
     if breach:
         return _limited(link_id, breach)
     record = codes.by_token(token, link_id)
@@ -184,7 +196,7 @@ def link_redeem(link_id: str, token: str):
                      embed=navigation.embed_arg())
     if codes.same_browser(record, state.browser_nonce()):
         return _code_outcome(link_id, record, codes.redeem_in_same_browser(record), action)
-    outcome = codes.check_code(record, request.form.get("code") or "")
+    outcome = codes.check_code(record, request.form.get("code") or "", LINK)
     return _code_outcome(link_id, record, outcome, action, other_browser=True)
 
 
