@@ -5,6 +5,11 @@ Settings (``FLASK_`` prefix in the environment): ``MAIL_SERVER``, ``MAIL_PORT``,
 ``MAIL_PASSWORD`` (login only when both are set), ``MAIL_SENDER``, ``MAIL_TIMEOUT``
 (seconds), ``PRODUCT_NAME``.
 
+The message goes to ``Address.mailbox`` (``addresses.py``): an ASCII domain whenever the
+local part is ASCII. A non-ASCII local part needs a server offering SMTPUTF8; without it,
+``MailNotDeliverable`` says so before anything is sent (the visitor is asked for another
+address, not told to retry).
+
 With no ``MAIL_SERVER`` the message is not sent. Instead the app log gets a warning with
 the address and the code; the log filter redacts share ids, so the link in that line is
 not usable, but the code is, in the browser that asked. With ``FLASK_DEBUG`` on, the whole
@@ -30,12 +35,21 @@ class MailNotSent(Exception):
     """The SMTP server could not be reached or refused the message."""
 
 
-def build_message(*, to: str, link_url: str, code: str, minutes: int) -> EmailMessage:
-    """Build the sign-in message: a plain-text part and an HTML alternative."""
+class MailNotDeliverable(MailNotSent):
+    """The address needs SMTPUTF8 (a non-ASCII local part) and the server lacks it."""
+
+
+def build_message(*, to: str, link_url: str, code: str, minutes: int,
+                  shown: str | None = None) -> EmailMessage:
+    """Build the sign-in message: a plain-text part and an HTML alternative.
+
+    ``to`` is the mailbox written in the envelope and header; ``shown`` the address as the
+    visitor knows it (its Unicode domain), written in the text. Default: ``to``.
+    """
     config = current_app.config
     product = config.get("PRODUCT_NAME") or "Share Viewer"
     context = {"product_name": product, "link_url": link_url, "code": code, "minutes": minutes,
-               "email": to}
+               "email": shown or to}
     message = EmailMessage()
     message["Subject"] = f"Your {product} sign-in code: {code}"
     message["From"] = config["MAIL_SENDER"]
@@ -63,6 +77,9 @@ def _smtp_send(message: EmailMessage) -> None:
             smtp.starttls(context=context)
         if config.get("MAIL_USERNAME") and config.get("MAIL_PASSWORD"):
             smtp.login(config["MAIL_USERNAME"], config["MAIL_PASSWORD"])
+        smtp.ehlo_or_helo_if_needed()
+        if not str(message["To"]).isascii() and not smtp.has_extn("smtputf8"):
+            raise MailNotDeliverable("the server does not offer SMTPUTF8")
         smtp.send_message(message)
 
 
@@ -85,6 +102,10 @@ def send(message: EmailMessage, code: str) -> None:
         return
     try:
         _smtp_send(message)
+    except MailNotDeliverable:
+        log.warning("sign-in mail not sent: the address needs SMTPUTF8, which the SMTP "
+                    "server does not offer")
+        raise
     except (smtplib.SMTPException, OSError, ssl.SSLError) as error:
         # The address is personal data; the error class and text say what went wrong.
         log.error("sign-in mail could not be sent: %s: %s", type(error).__name__, error)

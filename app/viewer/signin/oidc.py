@@ -19,6 +19,7 @@ from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.flask_client import OAuth
 from flask import Blueprint, Flask, abort, current_app, redirect, request, session, url_for
 
+from app.viewer import loaders
 from app.viewer.signin import navigation, pages, state
 
 bp = Blueprint("oidc", __name__)
@@ -27,6 +28,13 @@ log = logging.getLogger(__name__)
 
 RETURN_KEY = "oidc_return"
 REQUIRED_FIELDS = ("name", "label", "server_metadata_url", "client_id", "client_secret")
+
+
+@bp.url_value_preprocessor
+def _check_link_id(_endpoint: str | None, values: dict | None) -> None:
+    # A link id that cannot exist is the shared 404, as on every other viewer route.
+    if values and "link_id" in values:
+        loaders.check_ids(values["link_id"])
 
 
 def configured_providers(app: Flask) -> list[dict]:

@@ -6,26 +6,35 @@ owning the mailbox is the proof. After sign-in the API decides: a listed address
 any other gets the no-access page. Nothing here changes state on GET except the session's
 CSRF token and browser nonce.
 
-Limits (``limits``) are counted first, before the request's own writes. A code counts for
-its client, and against a message only when this session has one pending (or the link
-names one).
+Link ids are checked like on every other viewer route: one that cannot exist is the
+shared 404 before anything else. Limits (``limits``) are counted first, before the
+request's own writes. A code counts for its client, and against a message only when this
+session has one pending (or the link names one).
 """
 
 from __future__ import annotations
 
-from email_validator import EmailNotValidError, validate_email
 from flask import Blueprint, Response, current_app, redirect, request, url_for
 
 from app import share_tokens
-from app.viewer import api_errors, identity
+from app.viewer import api_errors, identity, loaders
 from app.viewer.api_client import api
-from app.viewer.signin import codes, limits, mailer, navigation, pages, state
+from app.viewer.signin import addresses, codes, limits, mailer, navigation, pages, state
 from app.viewer.signin.codes import Outcome
 from app.viewer.store.signin_requests import CODE, LINK
 
 bp = Blueprint("signin", __name__)
 
-MAX_EMAIL_LENGTH = 254
+BAD_ADDRESS = "Enter a complete e-mail address, like name@example.org."
+NOT_DELIVERABLE = ("We cannot send a message to this address: our mail server does not "
+                   "accept accented or non-Latin letters before the @. Use another address.")
+
+
+@bp.url_value_preprocessor
+def _check_link_id(_endpoint: str | None, values: dict | None) -> None:
+    # A link id that cannot exist (e.g. non-ASCII) is the shared 404, as on other routes.
+    if values and "link_id" in values:
+        loaders.check_ids(values["link_id"])
 
 
 def link_access(link_id: str, bearer: str | None) -> str:
@@ -59,6 +68,12 @@ def _limited(link_id: str, breach: limits.Breach) -> Response:
     return response
 
 
+def _ask_again(link_id: str, next_path: str, typed: str, error: str) -> Response:
+    return pages.render("signin/request.html", link_id, 400, next_path=next_path,
+                        not_allowed=False, signed_in=False, email=typed,
+                        signed_out=False, error=error)
+
+
 @bp.get("/share/<link_id>/sign-in")
 def request_form(link_id: str):
     """Show the form that asks for an e-mail address (and configured providers)."""
@@ -80,30 +95,28 @@ def request_message(link_id: str):
     next_path = navigation.safe_next(link_id, request.form.get("next"))
     typed = (request.form.get("email") or "").strip()
     try:
-        if len(typed) > MAX_EMAIL_LENGTH:
-            raise EmailNotValidError("too long")
-        email = validate_email(typed, check_deliverability=False).normalized
-    except EmailNotValidError:
-        return pages.render("signin/request.html", link_id, 400, next_path=next_path,
-                            not_allowed=False, signed_in=False, email=typed,
-                            signed_out=False,
-                            error="Enter a complete e-mail address, like name@example.org.")
-    breach = limits.check_request(link_id, email)
+        address = addresses.parse(typed)
+    except addresses.BadAddress:
+        return _ask_again(link_id, next_path, typed, BAD_ADDRESS)
+    breach = limits.check_request(link_id, address.normalized)
     if breach:
         return _limited(link_id, breach)
     # Only a live email-mode link gets a message: no mail for made-up or public links.
     if link_access(link_id, None) == "open":
         return redirect(next_path)
-    issued = codes.issue(link_id, email, state.browser_nonce(create=True),
+    issued = codes.issue(link_id, address.normalized, state.browser_nonce(create=True),
                          navigation.to_suffix(link_id, next_path))
     link_path = url_for("signin.link_landing", link_id=link_id, token=issued.token)
-    message = mailer.build_message(to=email, link_url=_absolute(link_path),
+    message = mailer.build_message(to=address.mailbox, shown=address.normalized,
+                                   link_url=_absolute(link_path),
                                    code=codes.format_code(issued.code), minutes=pages.minutes())
     try:
         mailer.send(message, codes.format_code(issued.code))
+    except mailer.MailNotDeliverable:
+        return _ask_again(link_id, next_path, typed, NOT_DELIVERABLE)
     except mailer.MailNotSent:
         return pages.problem(link_id, "mail", 503)
-    state.set_pending(link_id, issued.request.id, email)
+    state.set_pending(link_id, issued.request.id, address.normalized)
     return redirect(url_for("signin.code_form", link_id=link_id, embed=navigation.embed_arg()))
 
 
