@@ -5,8 +5,13 @@ calls a service app object in-process through ``httpx.WSGITransport`` (what ``cr
 hands its viewer, built once, up front). The viewer and the service are separate app
 objects, so a nested request never shares the outer request's ``g``.
 
-Every call has a timeout (``FLASK_COMPUTE_API_TIMEOUT``) and failures become the typed
-exceptions of ``api_errors``.
+A page has one deadline, not one per call: ``FLASK_COMPUTE_API_TIMEOUT`` seconds from its
+first API call, kept in ``g``. Every later call of the same request gets only what remains
+(as its httpx timeout and as the bound on reading its body), so a page that makes four
+calls to a slow API still answers (504) within about that timeout. A download is exempt
+once its body starts (a large file streams for minutes), and a streamed export starts a
+fresh deadline for each further page it reads (``restart_deadline``). Failures become the
+typed exceptions of ``api_errors``.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
-from flask import Flask, current_app
+from flask import Flask, current_app, g, has_request_context
 from werkzeug.wsgi import FileWrapper
 
 from app.viewer.api_errors import (
@@ -33,6 +38,20 @@ EMBEDDED_BASE_URL = "http://compute.internal"
 # Relay presigned downloads in chunks this big: large enough for throughput, small enough
 # that a worker streaming many files stays in constant, small memory.
 CHUNK_SIZE = 1024 * 1024
+# Where a request keeps the monotonic time by which its API calls must be done.
+_DEADLINE_KEY = "compute_api_deadline"
+# A readiness probe must answer quickly whatever the page timeout is.
+READY_TIMEOUT = 2.0
+
+
+def restart_deadline() -> None:
+    """Give the current request a fresh deadline, starting at its next API call.
+
+    For a response that keeps reading the API after its body has started (a streamed
+    export): each further page gets a whole timeout, not what the first page left.
+    """
+    if has_request_context():
+        g.pop(_DEADLINE_KEY, None)
 
 
 def _segment(value: str) -> str:
@@ -55,6 +74,27 @@ class ComputeApi:
         self._embedded = embedded
         self._deadline = deadline
 
+    def _give_up_at(self) -> float:
+        """Return the request's deadline (monotonic), starting it at its first call.
+
+        Outside a request (a script, the CLI) each call has a deadline of its own.
+        """
+        if not has_request_context():
+            return time.monotonic() + self._deadline
+        give_up = g.get(_DEADLINE_KEY)
+        if give_up is None:
+            give_up = time.monotonic() + self._deadline
+            setattr(g, _DEADLINE_KEY, give_up)
+        return give_up
+
+    def _remaining(self) -> tuple[float, float]:
+        """Return the deadline and the seconds left before it; raise ApiTimeout if none."""
+        give_up = self._give_up_at()
+        remaining = give_up - time.monotonic()
+        if remaining <= 0:
+            raise ApiTimeout("compute API: the page's deadline has passed")
+        return give_up, remaining
+
     def _get(self, path: str, bearer: str | None, params: dict | None = None) -> Any:
         headers = {"Accept": "application/json"}
         if bearer:
@@ -73,15 +113,17 @@ class ComputeApi:
             raise ApiUnavailable(502, "compute API answered something that is not JSON") from None
 
     def _read(self, path: str, params: dict | None, headers: dict) -> httpx.Response:
-        """GET ``path`` and read its body within the overall deadline.
+        """GET ``path`` and read its body before the page's deadline.
 
         httpx's timeouts bound each connect and each read, not the whole exchange: an API
-        that trickles a byte a second would never trip them. The body is read in pieces
-        and the clock checked between them, so a page waits at most about twice
-        ``COMPUTE_API_TIMEOUT`` whatever the API does.
+        that trickles a byte a second would never trip them. Each is set to what remains
+        of the page's deadline, the body is read in pieces and the clock checked between
+        them, so a page waits about ``COMPUTE_API_TIMEOUT`` at most, however many calls
+        it makes and whatever the API does.
         """
-        give_up = time.monotonic() + self._deadline
-        with self._client.stream("GET", path, params=params, headers=headers) as response:
+        give_up, remaining = self._remaining()
+        with self._client.stream("GET", path, params=params, headers=headers,
+                                 timeout=httpx.Timeout(remaining)) as response:
             body = bytearray()
             for piece in response.iter_raw():
                 body += piece
@@ -143,6 +185,18 @@ class ComputeApi:
             raise LinkNotFound()
         return data[0], previous_id, data[1].get("id") if len(data) > 1 else None
 
+    def ready(self) -> None:
+        """Raise ApiUnavailable unless the API's ``/readyz`` answers 200, quickly."""
+        timeout = min(self._deadline, READY_TIMEOUT)
+        try:
+            response = self._client.get("/readyz", timeout=timeout)
+        except httpx.TimeoutException as error:
+            raise ApiTimeout(type(error).__name__) from None
+        except httpx.HTTPError as error:
+            raise ApiUnavailable(502, type(error).__name__) from None
+        if response.status_code != 200:
+            raise ApiUnavailable(503, f"compute API /readyz answered {response.status_code}")
+
     def _client_for(self, url: str) -> httpx.Client:
         """Pick the client that can reach a presigned URL the API returned.
 
@@ -165,6 +219,10 @@ class ComputeApi:
         ApiUnavailable/ApiTimeout otherwise.
         """
         headers = {"Range": range_header} if range_header else {}
+        # Connecting comes out of what the page has left; the body is exempt (a large
+        # file streams far longer than a page may wait), each read of it bounded alone.
+        _give_up, remaining = self._remaining()
+        timeout = httpx.Timeout(self._deadline, connect=remaining, pool=remaining)
         client = self._client_for(url)
         if client is self._client:
             parts = urlsplit(url)
@@ -173,7 +231,7 @@ class ComputeApi:
             # A relative URL from a remote API is relative to that API's base.
             url = urljoin(f"{self._client.base_url}", url)
         try:
-            with client.stream("GET", url, headers=headers) as response:
+            with client.stream("GET", url, headers=headers, timeout=timeout) as response:
                 if response.status_code in (401, 403, 404, 410):
                     raise LinkNotFound()
                 if response.status_code == 416:

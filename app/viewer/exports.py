@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from flask import Blueprint, Response, request, stream_with_context
 
 from app import domain
-from app.viewer import csv_export, identity, paging
+from app.viewer import api_client, csv_export, identity, paging
 from app.viewer.api_client import api
 from app.viewer.downloads import safe_filename
 from app.viewer.error_pages import html_error_page
@@ -44,6 +44,8 @@ def export_csv(link_id: str, pipeline_id: str):
     first = client.results(link_id, pipeline_id, bearer(link_id), limit=size, ids=ids)
 
     def fetch_after(last_id: str) -> dict:
+        # The body has started: each further page has a whole deadline of its own.
+        api_client.restart_deadline()
         return client.results(link_id, pipeline_id, identity.bearer_for(link_id),
                               limit=size, after_id=last_id, ids=ids)
 
