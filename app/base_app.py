@@ -1,5 +1,14 @@
 """What every app object of Share Viewer is built from: configuration, instance folder,
-logging with secrets redacted, proxy trust and ``/healthz``.
+logging with secrets redacted, proxy trust, ``/healthz`` and ``/readyz``.
+
+``/healthz`` answers 200 while the process is up. ``/readyz`` answers 200 only when every
+readiness check of the app passes, else 503 with ``Retry-After``: each ``Database`` an app
+uses adds one (``app.db``), and the viewer adds one for the compute API it reads. Checks
+are callables that raise when their dependency does not answer.
+
+Request transactions are committed before the response leaves (``ShareViewerFlask``), so a
+commit that fails is answered by the app's error handlers (the API's JSON envelope, the
+viewer's 503 page) instead of failing after a 200 was already sent.
 
 ``create_service_app`` and ``create_viewer_app`` both start here. When ``create_app``
 composes them, the two halves read one configuration object (``config=``), so a setting is
@@ -9,16 +18,51 @@ secret key and JWT key pair the viewer signs with and the service verifies with)
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 
-from flask import Config, Flask
+from flask import Config, Flask, current_app
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import config as config_module
 from app import logging_setup
 
 ROOT = Path(__file__).resolve().parent.parent
+# Seconds a load balancer (or a client) should wait before asking a 503 again.
+RETRY_AFTER_SECONDS = 5
+_READINESS = "readiness_checks"
+_BEFORE_RESPONSE = "before_response"
+
+log = logging.getLogger(__name__)
+
+
+class ShareViewerFlask(Flask):
+    """Flask, committing the request's transactions as soon as the view has returned.
+
+    Flask's teardown runs after the response has been handed to the server: a commit
+    that fails there can no longer change the answer (the client got a 200 for a write
+    that was lost, or the server's bare 500). Committing here, inside the dispatch, lets
+    a failure reach the app's error handlers like any other exception of the view.
+    """
+
+    def dispatch_request(self):
+        """Run the view, then the ``before_response`` hooks (the commits)."""
+        answer = super().dispatch_request()
+        for hook in self.extensions.get(_BEFORE_RESPONSE, ()):
+            hook()
+        return answer
+
+
+def add_before_response(app: Flask, hook: Callable[[], None]) -> None:
+    """Run ``hook()`` after each successful view, before its response is sent."""
+    app.extensions.setdefault(_BEFORE_RESPONSE, []).append(hook)
+
+
+def add_readiness_check(app: Flask, name: str, check: Callable[[], None]) -> None:
+    """Make ``/readyz`` of ``app`` call ``check()``; it raises when ``name`` is not ready."""
+    app.extensions.setdefault(_READINESS, {})[name] = check
 
 
 def load_config(app: Flask, test_config: dict | None) -> None:
@@ -57,7 +101,7 @@ def make_flask_app(
     secrets, the SQLite file and artifacts. ``config``, when given, is used as it is
     (already loaded): the composed app hands its service's configuration to its viewer.
     """
-    app = Flask(
+    app = ShareViewerFlask(
         "app",
         instance_relative_config=True,
         instance_path=os.path.abspath(
@@ -77,9 +121,33 @@ def make_flask_app(
         # dispatches before either), so X-Forwarded-For is unwrapped exactly once.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
     app.add_url_rule("/healthz", "healthz", healthz)
+    app.add_url_rule("/readyz", "readyz", readyz)
     return app
 
 
 def healthz() -> dict:
     """Answer 200 while the process is up (used by tests and load balancers)."""
     return {"status": "ok"}
+
+
+def readyz():
+    """Answer 200 when every readiness check passes, else 503 naming the failing ones.
+
+    Each failure is one log line (no traceback): an unreachable database or API is an
+    operating condition, not a bug. The body names checks, never URLs or errors.
+    """
+    checks = {}
+    for name, check in current_app.extensions.get(_READINESS, {}).items():
+        try:
+            check()
+        except Exception as error:  # any failure of a check means "not ready"
+            log.warning("not ready: %s: %s", name, type(error).__name__)
+            checks[name] = "unavailable"
+        else:
+            checks[name] = "ok"
+    ready = all(state == "ok" for state in checks.values())
+    body = {"status": "ok" if ready else "unavailable", "checks": checks}
+    headers = {"Cache-Control": "no-store"}
+    if not ready:
+        headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return body, 200 if ready else 503, headers

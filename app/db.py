@@ -6,9 +6,16 @@ Two databases use this machinery, each a ``Database``: the compute API's (``API_
 keeps its Alembic history in its own version table and compares only its own tables.
 
 Views never open connections: store functions take a ``Connection`` and a view gets one
-per request from ``Database.conn()``, committed at the end of a successful request and
-rolled back otherwise: on an exception that escapes the view, including one that a 500
-error handler turns into a response (it calls ``Database.rollback``).
+per request from ``Database.conn()``, committed once the view has returned, before its
+response is sent (``Database.commit``, run by ``base_app.ShareViewerFlask``), so a commit
+that fails is answered by the app's error handlers. It is rolled back otherwise: on an
+exception that escapes the view, including one that a 500 error handler turns into a
+response (it calls ``Database.rollback``). Teardown closes it.
+
+A database that is down, restarting or refusing connections raises the errors that
+``is_unavailable`` recognises: the apps answer those 503 with ``Retry-After`` and one log
+line (``describe``), and recover by themselves: PostgreSQL engines ping a pooled
+connection before handing it out, so connections that died with the server are replaced.
 
 The module-level functions (``get_engine``, ``get_conn``, ``rollback_conn``, ``migrate``,
 ``init_app``) mean the API's database. ``init-db`` (``app.cli``) calls ``migrate`` of each
@@ -18,6 +25,7 @@ database an app object holds.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +37,54 @@ from alembic.config import Config as AlembicConfig
 from flask import Flask, current_app, g
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
+
+from app import base_app
+
+log = logging.getLogger(__name__)
+
+# The base class of every SQLAlchemy error, for error handlers outside the stores.
+DatabaseError = sa.exc.SQLAlchemyError
+# "The database did not answer": down, restarting, refusing or dropping connections, no
+# free pooled connection, or a transaction that must be retried. Not a bug: a 503.
+_UNAVAILABLE = (
+    sa.exc.OperationalError,
+    sa.exc.InterfaceError,
+    sa.exc.DisconnectionError,
+    sa.exc.TimeoutError,
+    sa.exc.PendingRollbackError,
+)
+# Seconds to wait for a new PostgreSQL connection: libpq's default is forever, and a
+# request waiting on a server that does not answer should fail as a 503 instead.
+PG_CONNECT_TIMEOUT = 5
+
+
+# SQLite says OperationalError for missing tables and bad SQL too (bugs, not outages);
+# only these of its messages mean "busy or unreachable".
+_SQLITE_UNAVAILABLE = ("database is locked", "database table is locked", "unable to open",
+                       "disk i/o error", "database or disk is full")
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """Tell whether ``error`` means the database is not answering (rather than a bug)."""
+    if isinstance(error, sa.exc.DBAPIError) and error.connection_invalidated:
+        return True
+    if not isinstance(error, _UNAVAILABLE):
+        return False
+    cause = getattr(error, "orig", None)
+    if type(cause).__module__ == "sqlite3":
+        return any(text in str(cause).lower() for text in _SQLITE_UNAVAILABLE)
+    return True
+
+
+def describe(error: BaseException) -> str:
+    """Return a one-line description of a database error: its type and first line.
+
+    SQLAlchemy's own message carries the SQL and its parameters (key hashes, ids); the
+    driver's first line says what happened (refused, shut down, closed) without them.
+    """
+    cause = getattr(error, "orig", None) or error
+    first_line = (str(cause).strip().splitlines() or [""])[0][:200]
+    return f"{type(cause).__name__}: {first_line}" if first_line else type(cause).__name__
 
 
 def json_loads(text: str | bytes) -> object:
@@ -59,8 +115,11 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
+    connect_args = {}
+    if "connect_timeout" not in url:
+        connect_args["connect_timeout"] = PG_CONNECT_TIMEOUT
     return sa.create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
-                            json_deserializer=json_loads)
+                            json_deserializer=json_loads, connect_args=connect_args)
 
 
 def only_tables_of(metadata: sa.MetaData) -> Callable[..., bool]:
@@ -130,10 +189,37 @@ class Database:
         """
         conn = g.get(f"{self.name}_conn")
         if conn is not None and conn.in_transaction():
-            conn.rollback()
+            try:
+                conn.rollback()
+            except DatabaseError as error:
+                # The connection died with the request (the reason it failed): nothing
+                # to roll back on the server; close() hands it back to be discarded.
+                log.debug("rollback failed: %s", describe(error))
+
+    def commit(self) -> None:
+        """Commit this request's transaction now, if it has one; raise if that fails.
+
+        Run after the view and before the response is sent (``init_app``), so a failed
+        commit is answered by the app's error handlers, not after a 200 went out.
+        """
+        conn = g.get(f"{self.name}_conn")
+        if conn is not None and conn.in_transaction():
+            try:
+                conn.commit()
+            except DatabaseError:
+                # SQLAlchemy now counts the transaction as ended, so the pool would not
+                # roll it back: whatever the driver still holds could be committed by the
+                # next request. Discard the connection instead (closing it rolls back).
+                conn.invalidate()
+                raise
 
     def close(self, exc: BaseException | None = None) -> None:
-        """Commit (or on error roll back) and close the request's connection."""
+        """Close the request's connection, committing what is left (or rolling back).
+
+        Usually ``commit`` has run already; what remains is written after the view (a
+        streamed response) or by a request that failed. The response is sent by now, so
+        a failure here can only be logged: one line, never an exception out of teardown.
+        """
         conn = g.pop(f"{self.name}_conn", None)
         if conn is None:
             return
@@ -142,8 +228,20 @@ class Database:
                 conn.commit()
             elif conn.in_transaction():
                 conn.rollback()
+        except DatabaseError as error:
+            log.error("%s: closing the request's transaction failed: %s",
+                      self.name, describe(error))
+            conn.invalidate()  # see commit(): never pool a transaction in doubt
         finally:
-            conn.close()
+            try:
+                conn.close()
+            except DatabaseError as error:
+                log.debug("%s: closing the connection failed: %s", self.name, describe(error))
+
+    def ping(self, app: Flask | None = None) -> None:
+        """Run ``SELECT 1`` on this database; raise if it does not answer."""
+        with self.engine(app).connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
 
     def alembic_config(self, conn: Connection) -> AlembicConfig:
         """Return an Alembic configuration that runs this database's migrations on ``conn``."""
@@ -160,8 +258,11 @@ class Database:
             command.upgrade(self.alembic_config(conn), revision)
 
     def init_app(self, app: Flask) -> None:
-        """Commit or roll back, then close, the request's connection at teardown."""
+        """Commit the request's connection before the response, close it at teardown,
+        and make ``/readyz`` check this database."""
+        base_app.add_before_response(app, self.commit)
         app.teardown_appcontext(self.close)
+        base_app.add_readiness_check(app, self.name, lambda: self.ping(app))
 
 
 API_DB = Database(
@@ -199,6 +300,6 @@ def migrate(engine: Engine, revision: str = "head") -> None:
 
 
 def init_app(app: Flask) -> None:
-    """Register the teardown of the API's request connection."""
+    """Register the commit, teardown and readiness check of the API's database."""
     API_DB.init_app(app)
 

@@ -3,6 +3,11 @@
 Every error under ``/compute/v1`` (validation, auth, unknown routes, wrong methods,
 oversized bodies, unexpected exceptions) answers
 ``{"statusCode": 400, "error": "Bad Request", "message": "..."}``.
+
+A database that does not answer (down, restarting, dropping connections), also when the
+request's commit fails, answers the envelope with 503 and ``Retry-After``, logged as one
+line without a traceback: a client should retry, and an operator learns what happened
+without a thousand tracebacks of the same outage.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from http import HTTPStatus
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from app.db import rollback_conn
+from app.base_app import RETRY_AFTER_SECONDS
+from app.db import DatabaseError, describe, is_unavailable, rollback_conn
 
 log = logging.getLogger(__name__)
 
@@ -81,9 +87,25 @@ def init_app(app: Flask) -> None:
             headers["Allow"] = ", ".join(error.valid_methods)
         return envelope(error.code or 500, message, headers)
 
+    @app.errorhandler(DatabaseError)
+    def _database_error(error: DatabaseError):
+        if not is_unavailable(error):
+            return _unexpected(error)
+        # The endpoint, not the path: paths carry share ids.
+        log.warning("database unavailable (%s %s): %s", request.method, request.endpoint,
+                    describe(error))
+        rollback_conn()
+        return database_unavailable()
+
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):
         log.exception("unhandled error")
         # Whatever the request wrote before failing must not be committed at teardown.
         rollback_conn()
         return envelope(500, "Internal error; the request was not completed")
+
+
+def database_unavailable() -> Response:
+    """Return the 503 envelope of a database that does not answer, with ``Retry-After``."""
+    return envelope(503, "The database is unavailable; try again shortly",
+                    {"Retry-After": str(RETRY_AFTER_SECONDS)})

@@ -51,6 +51,8 @@ def create_viewer_app(
         api = api_client.remote(url, api_client.timeout_setting(app.config))
     app.extensions["compute_api"] = api
     store.init_app(app)
+    # /readyz: the viewer is ready when its store (store.init_app) and the API answer.
+    base_app.add_readiness_check(app, "api", lambda: app.extensions["compute_api"].ready())
     error_pages.init_app(app)
     security.init_app(app)
     formatting.init_app(app)

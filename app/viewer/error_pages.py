@@ -3,7 +3,8 @@
 Every error of the viewer app becomes a page here: unknown routes, wrong methods and
 unexpected exceptions, and the API client's failures raised inside views: every "gone"
 answer is the same 404 page, 401/403 go through the sign-in seam, and an API that is
-down, failing or slow gives 502/503/504 with a retry link.
+down, failing or slow gives 502/503/504 with a retry link. The viewer's own store down
+(a restart of its database) is a 503 page too, logged as one line without a traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from flask import Flask, Response, render_template, request
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException
 
+from app.db import DatabaseError, describe, is_unavailable
 from app.viewer import api_errors, identity, store
 
 log = logging.getLogger(__name__)
@@ -80,6 +82,16 @@ def _unavailable(error: api_errors.ApiUnavailable):
     return html_error_page(error.status)
 
 
+def _database_error(error: DatabaseError):
+    if not is_unavailable(error):
+        return _unexpected(error)
+    # The endpoint, not the path: paths carry share ids.
+    log.warning("viewer store unavailable (%s %s): %s", request.method, request.endpoint,
+                describe(error))
+    store.rollback_conn()
+    return html_error_page(503)
+
+
 def _http_error(error: HTTPException):
     return html_error_page(error.code or 500)
 
@@ -100,4 +112,5 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(api_errors.BadRequest, _bad_request)
     app.register_error_handler(api_errors.ApiUnavailable, _unavailable)
     app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(DatabaseError, _database_error)
     app.register_error_handler(Exception, _unexpected)

@@ -1,0 +1,99 @@
+"""A PostgreSQL restart under load: 503s with ``Retry-After`` while it is down, never a
+500 or a 502, one log line per failure and no traceback, ``/readyz`` says so, and the
+app recovers by itself once the database is back.
+
+The database is the test's own PostgreSQL server (``private_postgres``), so restarting it
+disturbs no other test. gunicorn serves the composed app with two workers: the load hits
+the API (``/compute/v1/share/...``) and the viewer's pages (which read that API).
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+import sqlalchemy as sa
+
+from app.db import migrate
+from app.viewer import store as viewer_store
+from tests.conftest import dispose_engines, make_org, make_test_app, start_gunicorn, stop_gunicorn
+from tests.faults import restart_scenario
+from tests.viewer.conftest import seed_link
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def seeded_postgres(private_postgres, tmp_path):
+    """The private server, migrated, with a public link over a few pipelines."""
+    engine = sa.create_engine(private_postgres.url)
+    migrate(engine)
+    viewer_store.migrate(engine)
+    engine.dispose()
+    app = make_test_app(private_postgres.url, tmp_path)
+    shared = seed_link(app, make_org(app), counts={"protein_design": 3})
+    dispose_engines(app)
+    return private_postgres, shared
+
+
+def _ready(base: str) -> int:
+    try:
+        return httpx.get(f"{base}/readyz", timeout=10).status_code
+    except httpx.HTTPError:
+        return 0
+
+
+def test_a_postgres_restart_under_load_answers_503_and_recovers(seeded_postgres, tmp_path):
+    postgres, shared = seeded_postgres
+    server = start_gunicorn({
+        "FLASK_DATABASE_URL": postgres.url, "FLASK_SECRET_KEY": "live-secret",
+        "FLASK_INSTANCE_PATH": str(tmp_path / "instance"),
+        "FLASK_ARTIFACT_DIR": str(tmp_path / "artifacts"),
+    }, tmp_path, workers=2)
+    seen_while_down = {}
+
+    def while_down() -> None:
+        seen_while_down["readyz"] = _ready(server.url)
+        seen_while_down["healthz"] = httpx.get(f"{server.url}/healthz", timeout=10).status_code
+
+    try:
+        assert _ready(server.url) == 200
+        urls = restart_scenario.targets(server.url, shared.link_id,
+                                        shared.pipelines["protein_design"])
+        outcome = restart_scenario.run(postgres, urls, while_down=while_down)
+        ready_after = _ready(server.url)
+    finally:
+        stop_gunicorn(server)
+
+    load = outcome.load
+    statuses = load.statuses()
+    print(f"\nPostgreSQL restart under load: {dict(sorted(statuses.items()))}; "
+          f"by target: {dict(sorted(load.counts.items()))}")
+    assert seen_while_down == {"readyz": 503, "healthz": 200}
+    assert ready_after == 200
+    assert outcome.before and all(status == 200 for _label, status in outcome.before)
+    assert statuses[503] > 0, "the outage was never seen"
+    assert set(statuses) <= {200, 503}, statuses
+    # Recovered without a restart of the app: only 200s once the database is back.
+    recovered = outcome.recovered()
+    assert recovered and all(status == 200 for _label, status in recovered), recovered
+
+    for (label, status), response in load.samples.items():
+        if status != 503:
+            continue
+        assert response.headers["Retry-After"].isdigit(), label
+        if label.startswith("api"):
+            body = response.json()
+            assert body["statusCode"] == 503 and body["error"] == "Service Unavailable"
+        else:
+            assert response.headers["Content-Type"].startswith("text/html")
+            assert "Try again" in response.text
+
+    log = server.log_text()
+    assert "Traceback" not in log
+    # One line per failure: the API's own, plus the viewer's when a page met it.
+    api_lines = log.count("database unavailable (")
+    page_lines = log.count("compute API failure (503)")
+    pages_503 = sum(n for (label, status), n in load.counts.items()
+                    if status == 503 and label.startswith("page"))
+    assert api_lines == statuses[503], (api_lines, statuses[503])
+    assert page_lines == pages_503, (page_lines, pages_503)
