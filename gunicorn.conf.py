@@ -93,6 +93,24 @@ class RedactingLogger(Logger):
 
 logger_class = RedactingLogger
 
+# Gunicorn drains at most this much of a request body the app did not read before it
+# reuses the connection (gunicorn.http.parser._DRAIN_MAX_BYTES), and closes it otherwise.
+KEEPALIVE_DRAIN_BYTES = 64 * 1024
+
+
+def pre_request(worker, req):
+    """Say ``Connection: close`` up front when the body may be left unread.
+
+    The app refuses a body over ``MAX_CONTENT_LENGTH`` (413), or answers 401/404 before
+    reading one, without reading it. Gunicorn would then announce keep-alive and close the
+    connection anyway, having drained only ``KEEPALIVE_DRAIN_BYTES`` of it; a client that
+    believed the announcement loses its next request. Announce the close instead.
+    """
+    headers = dict(req.headers)
+    length = headers.get("CONTENT-LENGTH", "0")
+    if "TRANSFER-ENCODING" in headers or (length.isdigit() and int(length) > KEEPALIVE_DRAIN_BYTES):
+        req.force_close()
+
 
 def post_worker_init(worker):
     """Print the demo links once the first worker can answer (``make run`` asks for it).
