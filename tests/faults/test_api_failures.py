@@ -1,5 +1,6 @@
-"""The viewer against a real misbehaving API: down, slow, 5xx, garbage; and an expired
-presigned URL that must be refreshed once."""
+"""The viewer against a real misbehaving API: down, slow, 5xx, garbage; its ``/readyz``
+saying so; recovery when the API is back; and an expired presigned URL that must be
+refreshed once. (Moved here from tests/viewer: part of the fault suite.)"""
 
 from __future__ import annotations
 
@@ -147,3 +148,22 @@ def test_a_url_that_stays_expired_is_a_404_not_a_loop(client, remote):
     response = client.get(f"/share/{LINK}/pipelines/pl_1/results/res_1/artifacts/archive")
     assert response.status_code == 404
     assert len([c for c in server.calls if c.startswith("/files/")]) == 2
+
+
+@pytest.mark.parametrize("handler", [status(500), status(503), sleeper(5)],
+                         ids=["5xx", "503", "slow"])
+def test_readyz_of_the_viewer_says_the_api_is_not_ready(app, remote, handler):
+    remote(handler)
+    started = time.monotonic()
+    ready = app.test_client().get("/readyz")
+    assert ready.status_code == 503
+    assert ready.get_json()["checks"]["api"] == "unavailable"
+    assert time.monotonic() - started < 2.0
+
+
+def test_the_viewer_recovers_when_the_api_comes_back(client, remote):
+    remote(status(503))
+    assert client.get(f"/share/{LINK}").status_code == 503
+    remote(lambda _request: json_response({"id": LINK, "pipelines": [], "predictions": []}))
+    assert client.get("/readyz").status_code == 200
+    assert client.get(f"/share/{LINK}").status_code == 200
