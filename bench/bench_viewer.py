@@ -37,6 +37,7 @@ from app import artifact_storage  # noqa: E402
 from app.db import migrate  # noqa: E402
 from app.demo import seed_demo  # noqa: E402
 from app.store import schema  # noqa: E402
+from app.viewer import store as viewer_store  # noqa: E402
 
 MIB = 1024 * 1024
 
@@ -119,6 +120,7 @@ def seed(workdir: Path, big_size: int) -> tuple[dict, dict, str]:
     }
     engine = sa.create_engine(env["FLASK_DATABASE_URL"])
     migrate(engine)
+    viewer_store.migrate(engine)
     summary = seed_demo(engine, artifact_dir=env["FLASK_ARTIFACT_DIR"])
     block = hashlib.sha256(b"bench").digest() * (MIB // 32)  # 1 MiB, not all zeros
 

@@ -130,9 +130,11 @@ def _load(conn: Connection, row) -> ShareLink:
         .where(r.c.share_link_id == row.id)
         .order_by(r.c.position)
     ).all()
-    emails = conn.execute(
-        sa.select(e.c.email).where(e.c.share_link_id == row.id).order_by(e.c.position)
-    ).scalars().all()
+    emails: list[str] = []
+    if row.access_mode == "email":  # a public link has no addresses: skip the round trip
+        emails = conn.execute(
+            sa.select(e.c.email).where(e.c.share_link_id == row.id).order_by(e.c.position)
+        ).scalars().all()
     return ShareLink(
         id=row.id,
         organization_id=row.organization_id,
