@@ -69,7 +69,7 @@ def test_a_result_page_of_three_slow_calls_waits_one_timeout(client, shared, slo
 
 
 def test_calls_within_the_deadline_still_make_the_page(client, shared, slow_proxy):
-    slow_proxy(0.2)
+    slow_proxy(0.1)
     pipeline = shared.pipelines["protein_design"]
     result_id = shared.results["protein_design"][1]
     response, elapsed = _timed_get(
@@ -79,9 +79,9 @@ def test_calls_within_the_deadline_still_make_the_page(client, shared, slow_prox
 
 
 def test_each_request_has_its_own_deadline(client, shared, slow_proxy):
-    slow_proxy(0.4)
+    slow_proxy(0.25)
     pipeline = shared.pipelines["protein_design"]
-    for _ in range(3):  # 3 x 2 calls x 0.4 s: more than one timeout in all, not per page
+    for _ in range(3):  # 3 x 2 calls x 0.25 s: more than one timeout in all, not per page
         assert client.get(shared.url(f"/pipelines/{pipeline}")).status_code == 200
 
 

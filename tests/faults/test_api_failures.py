@@ -21,10 +21,10 @@ def remote(app):
     """Point the viewer at a fake API (started by the test); stop it afterwards."""
     servers = []
 
-    def start(handler) -> FakeApi:
+    def start(handler, timeout: float = 0.5) -> FakeApi:
         server = FakeApi(handler)
         servers.append(server)
-        point_viewer_at(app, server.url, timeout=0.5)
+        point_viewer_at(app, server.url, timeout=timeout)
         return server
 
     yield start
@@ -128,7 +128,7 @@ def test_expired_presigned_url_is_refreshed_once(client, remote):
                 "first_id": "res_1", "last_id": "res_1", "has_more": False})
         return status(404)(request)
 
-    server = remote(handler)
+    server = remote(handler, timeout=5)  # four calls: not a timing test
     response = client.get(f"/share/{LINK}/pipelines/pl_1/results/res_1/artifacts/archive")
     assert response.status_code == 200
     assert response.get_data() == b"fresh bytes"
@@ -144,7 +144,7 @@ def test_a_url_that_stays_expired_is_a_404_not_a_loop(client, remote):
             "url": f"{server.url}/files/archive", "url_expires_at": "2030-01-01T00:00:00Z"}}}],
             "first_id": "res_1", "last_id": "res_1", "has_more": False})
 
-    server = remote(handler)
+    server = remote(handler, timeout=5)  # four calls: not a timing test
     response = client.get(f"/share/{LINK}/pipelines/pl_1/results/res_1/artifacts/archive")
     assert response.status_code == 404
     assert len([c for c in server.calls if c.startswith("/files/")]) == 2
