@@ -34,6 +34,9 @@ def normalise_ip(value: str) -> str:
     one address has one spelling (what ``allowed_ips`` stores and what is compared).
     """
     address = ipaddress.ip_address(value.strip())
+    if isinstance(address, ipaddress.IPv6Address) and address.scope_id is not None:
+        # fe80::1%eth0 names an interface of the machine that wrote it, not a client.
+        raise ValueError("an IPv6 zone id is not part of a client address")
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
         address = address.ipv4_mapped
     return str(address)

@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 
 # The byte-identical body for every "no such link / not covered / gone" answer.
 NOT_FOUND_MESSAGE = "Not found"
+# Every API answer may name a secret (a full key, a share URL, a link id in an error's
+# context): no shared cache keeps it, and nothing it links to learns where it came from.
+PRIVATE_HEADERS = {"Cache-Control": "private, no-store", "Referrer-Policy": "no-referrer"}
 
 
 class ApiError(Exception):
@@ -62,14 +65,23 @@ def envelope(status: int, message: str, headers: dict | None = None) -> Response
     phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "Error"
     response = jsonify({"statusCode": status, "error": phrase, "message": message})
     response.status_code = status
-    response.headers["Cache-Control"] = "no-store"
+    response.headers.update(PRIVATE_HEADERS)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
 
 
 def init_app(app: Flask) -> None:
-    """Answer every error of the service app with the envelope: it serves only the API."""
+    """Answer every error of the service app with the envelope: it serves only the API.
+
+    Every answer, success or error, gets ``PRIVATE_HEADERS`` unless the view chose its own.
+    """
+
+    @app.after_request
+    def _private(response: Response) -> Response:
+        for name, value in PRIVATE_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
 
     @app.errorhandler(ApiError)
     def _api_error(error: ApiError):

@@ -22,7 +22,7 @@ from app import share_tokens
 from app.db import get_conn
 from app.service.api import ApiBlueprint
 from app.service.artifacts import Presigner
-from app.service.errors import ApiError, forbidden, not_found
+from app.service.errors import PRIVATE_HEADERS, ApiError, forbidden, not_found
 from app.service.pagination import Page, ResultsPageQuery
 from app.service.result_records import PAGE_MODELS, RESULT_PAGES, result_record
 from app.service.wire import Timestamp, TimestampText, omitted_if_none
@@ -32,7 +32,6 @@ from app.store import share_links as links_store
 bp = ApiBlueprint("share_read", __name__)
 
 MAX_IDS_FILTER = 200
-PRIVATE_HEADERS = {"Cache-Control": "private, no-store", "Referrer-Policy": "no-referrer"}
 
 
 def live_link_for_reader(link_id: str) -> links_store.ShareLink:

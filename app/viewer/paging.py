@@ -60,7 +60,9 @@ def parse_ids(text: str) -> tuple[str, ...]:
 def parse(args: MultiDict) -> PageRequest:
     """Validate the table's query string."""
     raw_limit = args.get("limit") or str(DEFAULT_PAGE_SIZE)
-    if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_PAGE_SIZE:
+    # isdigit() alone admits fullwidth and other scripts' digits, which int() then reads.
+    if not (raw_limit.isascii() and raw_limit.isdigit()) \
+            or not 1 <= int(raw_limit) <= MAX_PAGE_SIZE:
         raise InvalidQuery(f"The page size must be a whole number from 1 to {MAX_PAGE_SIZE}.")
     after_id = args.get("after_id") or None
     before_id = args.get("before_id") or None

@@ -22,7 +22,7 @@ from datetime import timedelta
 from flask import current_app
 
 from app.timeutil import utcnow
-from app.viewer.store import get_conn, signin_requests
+from app.viewer.store import commit_conn, get_conn, signin_requests
 from app.viewer.store.signin_requests import SigninRequest
 
 # No 0/O, 1/I/L: a code read off a phone screen is typed right the first time.
@@ -96,7 +96,7 @@ def issue(link_id: str, email: str, browser_nonce: str, next_path: str) -> Issue
     )
     # Committed now: the SMTP conversation that follows must not hold the database's
     # write lock (SQLite) or an open transaction for up to MAIL_TIMEOUT seconds.
-    conn.commit()
+    commit_conn()
     return Issued(record, token, code)
 
 

@@ -57,7 +57,7 @@ class StoreSessions:
 
     def commit(self) -> None:
         """Commit the request's viewer-store transaction, session writes included."""
-        store.get_conn().commit()
+        store.commit_conn()
 
 
 class RedisSessions:

@@ -55,6 +55,12 @@ def get_conn() -> Connection:
     return VIEWER_DB.conn()
 
 
+def commit_conn() -> None:
+    """Commit this request's viewer-store transaction now (a failed commit drops the
+    connection rather than hand its transaction back to the pool; see ``Database.commit``)."""
+    VIEWER_DB.commit()
+
+
 def rollback_conn() -> None:
     """Roll back this request's viewer-store transaction: the request failed midway."""
     VIEWER_DB.rollback()
