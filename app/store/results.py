@@ -31,6 +31,8 @@ class Pipeline:
     status: str
     result_count: int
     created_at: datetime
+    # Live or test mode (issue 11); a test key sees only test-mode (False) rows.
+    livemode: bool = True
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class Prediction:
     inputs: Any
     outputs: Any
     created_at: datetime
+    livemode: bool = True
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,9 @@ workspaces = sa.Table(
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("updated_at", sa.DateTime, nullable=False),
     sa.Column("archived_at", sa.DateTime, nullable=True),
+    # When the workspace's synthetic test-mode data was seeded (first use with a test key);
+    # null until then. Setting it is the race-safe claim: see app.store.test_mode.
+    sa.Column("test_data_seeded_at", sa.DateTime, nullable=True),
     sa.Index("ix_workspaces_org_id", "organization_id", "id"),
 )
 
@@ -80,6 +83,10 @@ pipelines = sa.Table(
     sa.Column("result_count", sa.Integer, nullable=False, default=0),
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("completed_at", sa.DateTime, nullable=True),
+    # Live or test mode (issue 11): a test key sees and creates only test-mode rows.
+    sa.Column("livemode", sa.Boolean, nullable=False, server_default=sa.true()),
+    # Lists of one workspace's pipelines of one mode, in id order.
+    sa.Index("ix_pipelines_workspace_livemode_id", "workspace_id", "livemode", "id"),
 )
 
 predictions = sa.Table(
@@ -94,6 +101,9 @@ predictions = sa.Table(
     sa.Column("outputs", sa.JSON, nullable=True),
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("completed_at", sa.DateTime, nullable=True),
+    # Live or test mode (issue 11): a test key sees and creates only test-mode rows.
+    sa.Column("livemode", sa.Boolean, nullable=False, server_default=sa.true()),
+    sa.Index("ix_predictions_workspace_livemode_id", "workspace_id", "livemode", "id"),
 )
 
 results = sa.Table(
@@ -144,6 +154,8 @@ share_links = sa.Table(
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("expires_at", sa.DateTime, nullable=False),
     sa.Column("archived_at", sa.DateTime, nullable=True),
+    # Live or test mode (issue 11): a test key sees and creates only test-mode rows.
+    sa.Column("livemode", sa.Boolean, nullable=False, server_default=sa.true()),
 )
 
 # The pipelines and predictions a link covers, in the order they were registered.

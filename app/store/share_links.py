@@ -34,6 +34,8 @@ class ShareLink:
     created_at: datetime
     expires_at: datetime
     archived_at: datetime | None
+    # Created with a test key: covers only test-mode ids (issue 11).
+    livemode: bool = True
 
 
 def create_share_link(
@@ -146,6 +148,7 @@ def _load(conn: Connection, row) -> ShareLink:
         created_at=row.created_at,
         expires_at=row.expires_at,
         archived_at=row.archived_at,
+        livemode=row.livemode,
     )
 
 
