@@ -22,7 +22,8 @@ REF_TEMPLATE = "#/components/schemas/{model}"
 _RULE_PARAM = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 
 DESCRIPTION = """\
-Share links, administration (workspaces, API keys, usage) and id-cursor pagination.
+Share links, administration (workspaces, API keys, usage), id-cursor pagination, and the
+SDK's read-only access to pipeline runs, their results and predictions.
 
 * Authenticate with `x-api-key`. Admin endpoints need an admin key; share-link endpoints
   accept admin and workspace keys. Reading through a share link needs no key; email-mode

@@ -20,7 +20,7 @@ from typing_extensions import TypedDict
 
 from app import domain
 from app.domain import PROTEIN_KINDS, SCREEN_KINDS, SMALL_MOLECULE_KINDS
-from app.service.artifacts import ArtifactUrl
+from app.service.artifacts import ArtifactUrl, Presigner
 from app.service.pagination import Page
 from app.service.wire import Timestamp, omitted_if_none
 from app.store.results import Result
@@ -234,3 +234,18 @@ def result_record(kind: str, result: Result, artifacts: dict[str, ArtifactUrl]) 
     else:
         model = _RECORD_MODELS[kind]
     return model.model_validate(fields)
+
+
+def records_page(kind: str, rows: list[Result], has_more: bool,
+                 files: dict[str, dict[str, str]], presigner: Presigner) -> Page:
+    """Return ``rows`` as one page of ``kind``'s page model, presigning each result's files.
+
+    ``files`` maps result ids to ``{role: artifact id}`` (``artifact_ids_for_results``).
+    """
+    sign = presigner.sign
+    records = [
+        result_record(kind, row, {role: sign(artifact_id)
+                                  for role, artifact_id in files.get(row.id, {}).items()})
+        for row in rows
+    ]
+    return PAGE_MODELS[kind].of(records, has_more)

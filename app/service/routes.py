@@ -11,6 +11,8 @@ from app.service import (
     api_keys,
     artifacts,
     openapi,
+    pipelines,
+    predictions,
     share_links,
     share_read,
     usage,
@@ -24,5 +26,7 @@ BLUEPRINTS = (
     workspaces.bp,
     api_keys.bp,
     usage.bp,
+    pipelines.bp,
+    predictions.bp,
     openapi.bp,
 )

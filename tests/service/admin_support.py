@@ -17,6 +17,7 @@ def make_key(
     key_type: str = "workspace",
     allowed_ips: list[str] | None = None,
     expires_at: datetime | None = None,
+    livemode: bool = True,
 ) -> str:
     """Create a key straight in the database and return the full key."""
     with get_engine(app).begin() as conn:
@@ -28,5 +29,6 @@ def make_key(
             name="made by a test",
             allowed_ips=allowed_ips,
             expires_at=expires_at,
+            livemode=livemode,
         )
     return secret

@@ -84,15 +84,17 @@ def result_row(kind: str, pipeline_id: str, index: int, rng: random.Random,
 def insert_pipeline(conn, workspace_id: str, kind: str = "protein_design", n_results: int = 0,
                     *, status: str = "succeeded", name: str | None = "Test pipeline",
                     batch: int = 5000, seed: int = 0, variant: str | None = None,
-                    ) -> tuple[str, list[str]]:
+                    livemode: bool = True) -> tuple[str, list[str]]:
     """Insert a pipeline with ``n_results`` results; return its id and result ids in order.
 
-    ``variant`` makes every protein_sequence_redesign result a ``binder`` or ``generic``.
+    ``variant`` makes every protein_sequence_redesign result a ``binder`` or ``generic``;
+    ``livemode=False`` makes a test-mode pipeline.
     """
     pipeline_id = new_id("pl")
     conn.execute(schema.pipelines.insert().values(
         id=pipeline_id, workspace_id=workspace_id, kind=kind, name=name, status=status,
         input=None, result_count=n_results, created_at=utcnow(), completed_at=None,
+        livemode=livemode,
     ))
     rng = random.Random(seed)
     ids: list[str] = []
@@ -105,13 +107,13 @@ def insert_pipeline(conn, workspace_id: str, kind: str = "protein_design", n_res
 
 
 def insert_prediction(conn, workspace_id: str, application: str = "structure_and_binding",
-                      ) -> str:
-    """Insert a succeeded prediction; return its id."""
+                      *, livemode: bool = True) -> str:
+    """Insert a succeeded prediction (test-mode with ``livemode=False``); return its id."""
     prediction_id = new_id("pred")
     conn.execute(schema.predictions.insert().values(
         id=prediction_id, workspace_id=workspace_id, application=application, name=None,
         status="succeeded", inputs={"entities": []}, outputs={"best_sample": {}},
-        created_at=utcnow(), completed_at=utcnow(),
+        created_at=utcnow(), completed_at=utcnow(), livemode=livemode,
     ))
     return prediction_id
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from app import create_service_app
 from app.db import get_engine
+from app.service import pipelines, predictions
 from app.service.api import ApiBlueprint, EndpointSpec, specs_of
 from app.service.routes import BLUEPRINTS
 from app.service.wire import Timestamp, omitted_if_none
@@ -147,6 +148,7 @@ def answers(app, client, org):
             factories.add_result_artifacts(conn, artifact_dir, ids,
                                            ligand=kind.startswith("small_molecule"))
         prediction = factories.insert_prediction(conn, org.workspace_id)
+        factories.insert_prediction(conn, org.workspace_id, "adme")
         factories.insert_artifact(conn, artifact_dir, content=b"x", role="structure",
                                   filename="m.cif", content_type="chemical/x-mmcif",
                                   prediction_id=prediction)
@@ -200,8 +202,20 @@ def answers(app, client, org):
             "&ending_at=2026-04-02T00:00:00Z&window_size=HOUR"
     call("/admin/usage", usage)
     call("/admin/usage", usage + "&group_by[]=application&group_by[]=workspace_id&limit=1")
+    _call_run_reads(call)
     assert next(calls) > 20
     return seen
+
+
+def _call_run_reads(call) -> None:
+    """Call the SDK's reads of pipeline runs and predictions, each with a 200 answer."""
+    for path in [r.path for r in pipelines.RESOURCES] + [r.path for r in predictions.RESOURCES]:
+        page = call(path, f"/compute/v1{path}?limit=1000")
+        assert page["data"], path
+        for run in page["data"]:
+            call(f"{path}/<id>", f"/compute/v1{path}/{run['id']}")
+            if not path.startswith("/predictions"):
+                call(f"{path}/<id>/results", f"/compute/v1{path}/{run['id']}/results?limit=3")
 
 
 def _matching_model(spec: EndpointSpec, body: dict) -> BaseModel:
