@@ -10,6 +10,7 @@ only unreferenced files behind, never rows pointing at missing files).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.engine import Engine
@@ -61,8 +62,9 @@ def seed_demo(engine: Engine, *, artifact_dir: str, public_url: str | None = Non
         )
         second = create_workspace(conn, organization_id=org.id, name="Assay development",
                                   retention_unit="days", retention_value=14)
-        pipeline_ids = _seed_pipelines(conn, workspace.id, artifact_dir, now)
-        prediction_ids = _seed_predictions(conn, workspace.id, artifact_dir, now)
+        data = build_catalog(workspace.id, artifact_dir, now)
+        insert_catalog(conn, data)
+        pipeline_ids, prediction_ids = data.pipeline_ids, data.prediction_ids
         now_s = int(now.replace(tzinfo=UTC).timestamp())
         add_usage_records(conn, usage_records(org.id, {workspace.id: 1.0, second.id: 0.35},
                                               now_s))
@@ -98,28 +100,55 @@ def _ms(value: datetime) -> int:
     return int(value.replace(tzinfo=UTC).timestamp() * 1000)
 
 
-def _seed_pipelines(conn, workspace_id: str, artifact_dir: str, now: datetime) -> dict:
-    """Build, store and insert the six pipelines; return {kind: pipeline id}."""
-    ids = {}
-    pipelines, results, artifacts = [], [], []
+@dataclass(frozen=True)
+class Catalog:
+    """Built demo rows (files already stored), ready for ``insert_catalog``."""
+
+    pipeline_ids: dict[str, str]  # kind -> id
+    prediction_ids: dict[str, str]  # application -> id
+    pipelines: list[catalog.NewPipeline]
+    predictions: list[catalog.NewPrediction]
+    results: list[catalog.NewResult]
+    artifacts: list[catalog.NewArtifact]
+
+
+def build_catalog(workspace_id: str, artifact_dir: str, now: datetime, *,
+                  livemode: bool = True, count: int | None = None) -> Catalog:
+    """Build the six pipelines and two predictions of a workspace and store their files.
+
+    ``count`` caps each pipeline's results (None: the builders' full demo sizes);
+    ``livemode=False`` makes them test-mode rows (``app.test_data``). Nothing is written
+    to the database: building takes seconds, so callers that must claim the right to
+    insert (test-mode seeding) build first and hold no lock meanwhile.
+    """
+    pipeline_ids, pipelines, results, artifacts = {}, [], [], []
     for kind, (builder, days_ago, hours) in PIPELINE_PLAN.items():
         start = now - timedelta(days=days_ago)
         end = start + timedelta(hours=hours)
         pipeline_id = new_id("pipe", at_ms=_ms(start))
-        draft: PipelineDraft = builder(pipeline_id, start, end)
-        ids[kind] = pipeline_id
+        sized = {} if count is None else {"count": count}
+        draft: PipelineDraft = builder(pipeline_id, start, end, **sized)
+        pipeline_ids[kind] = pipeline_id
         pipelines.append(catalog.NewPipeline(
             id=pipeline_id, workspace_id=workspace_id, kind=kind, name=draft.name,
             status="succeeded", input=draft.input, result_count=len(draft.results),
-            created_at=start, completed_at=end,
+            created_at=start, completed_at=end, livemode=livemode,
         ))
         for result_draft in draft.results:
             results.append(result_draft.result)
             artifacts += _result_artifacts(result_draft, artifact_dir)
-    catalog.insert_pipelines(conn, pipelines)
-    catalog.insert_results(conn, results)
-    catalog.insert_artifacts(conn, artifacts)
-    return ids
+    prediction_ids, predictions_, prediction_files = _build_predictions(
+        workspace_id, artifact_dir, now, livemode)
+    return Catalog(pipeline_ids, prediction_ids, pipelines, predictions_, results,
+                   artifacts + prediction_files)
+
+
+def insert_catalog(conn, data: Catalog) -> None:
+    """Insert built rows in a handful of statements (the caller owns the transaction)."""
+    catalog.insert_pipelines(conn, data.pipelines)
+    catalog.insert_predictions(conn, data.predictions)
+    catalog.insert_results(conn, data.results)
+    catalog.insert_artifacts(conn, data.artifacts)
 
 
 def _archive_record(result: catalog.NewResult) -> dict:
@@ -159,8 +188,9 @@ def _store(artifact_dir, role, filename, content_type, data, created_at, **owner
     )
 
 
-def _seed_predictions(conn, workspace_id: str, artifact_dir: str, now: datetime) -> dict:
-    """Build, store and insert the two predictions; return {application: prediction id}."""
+def _build_predictions(workspace_id: str, artifact_dir: str, now: datetime,
+                       livemode: bool) -> tuple[dict, list, list]:
+    """Build the two predictions and store their files; return ids, rows, artifact rows."""
     ids, rows, artifacts = {}, [], []
     plan = (("structure_and_binding", "BRD4 BD1 with (+)-JQ1", 2.6, 0.3),
             ("adme", "ADME panel: BET inhibitors and reference drugs", 1.1, 0.2))
@@ -176,11 +206,9 @@ def _seed_predictions(conn, workspace_id: str, artifact_dir: str, now: datetime)
         rows.append(catalog.NewPrediction(
             id=prediction_id, workspace_id=workspace_id, application=application, name=name,
             status="succeeded", inputs=inputs, outputs=outputs, created_at=created,
-            completed_at=completed,
+            completed_at=completed, livemode=livemode,
         ))
         artifacts += [_store(artifact_dir, role, filename, ctype, data, completed,
                              prediction_id=prediction_id)
                       for role, filename, ctype, data in files]
-    catalog.insert_predictions(conn, rows)
-    catalog.insert_artifacts(conn, artifacts)
-    return ids
+    return ids, rows, artifacts

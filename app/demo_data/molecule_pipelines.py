@@ -70,10 +70,14 @@ def small_molecule_design(pipeline_id: str, start: datetime, end: datetime, coun
     )
 
 
-def small_molecule_library_screen(pipeline_id: str, start: datetime, end: datetime):
-    """An approved-drug plate screened against BRD4 BD1; ids are catalog plate wells."""
+def small_molecule_library_screen(pipeline_id: str, start: datetime, end: datetime,
+                                  count: int | None = None):
+    """An approved-drug plate screened against BRD4 BD1; ids are catalog plate wells.
+
+    ``count`` keeps only the plate's first wells (test-mode data wants a few results).
+    """
     rng = random.Random(6006)  # noqa: S311 - demo data, not secrets
-    library = list(chemistry.LIBRARY)
+    library = list(chemistry.LIBRARY)[:count]
     drafts = []
     for n, ((rid, created), (name, smiles)) in enumerate(
         zip(timeline(start, end, len(library)), library, strict=True)

@@ -12,14 +12,18 @@ to the number of proxies in front of the app; werkzeug's ProxyFix then takes the
 that many hops from the right of ``X-Forwarded-For`` (set in ``app.service.init_app``).
 With the default of 0, ``X-Forwarded-For`` is ignored, so a client cannot spoof an
 allowed address by sending the header itself.
+
+A test key's first authorised request seeds synthetic test-mode data into its workspace
+(``app.synthetic_data``); later requests pay nothing for it.
 """
 
 from __future__ import annotations
 
 import ipaddress
 
-from flask import g, request
+from flask import current_app, g, request
 
+from app import synthetic_data
 from app.db import get_conn
 from app.service.errors import forbidden, unauthorized
 from app.store import api_keys
@@ -80,6 +84,9 @@ def authenticate(require_admin: bool) -> ApiKey:
     api_keys.touch_last_used(conn, key, now)
     if require_admin and key.key_type != "admin":
         raise forbidden("This endpoint requires an admin API key")
+    # Test mode: a test key's first use gives its workspace synthetic test-mode data, so
+    # that there is something to list and share at once (free once it is done).
+    synthetic_data.ensure_for_key(conn, key, current_app.config["ARTIFACT_DIR"])
     g.api_key = key
     return key
 

@@ -10,6 +10,9 @@ Rules beyond the spec's limits, as documented in the OpenAPI descriptions:
 - Workspace: an admin key uses ``workspace_id`` (an unarchived workspace of its
   organization) or the default workspace; a workspace key uses its own workspace, and a
   different ``workspace_id`` from it is a 403 (validated, not ignored).
+- Test mode: a link made with a test key is a test-mode link and covers only test-mode
+  ids (a live id is the same 400 as another workspace's id); keys of one mode cannot
+  retrieve or archive links of the other (404). Its viewer pages say they show test data.
 """
 
 from __future__ import annotations
@@ -244,8 +247,13 @@ def _resolve_workspace(conn, requested: str | None) -> str:
 
 
 def _check_ids(conn, field: str, kind: str, workspace_id: str, ids: list[str]) -> None:
-    """Refuse ids that are not in the workspace, naming the first; never say where they are."""
-    found = results_store.existing_ids(conn, kind, workspace_id, ids)
+    """Refuse ids that are not in the workspace, naming the first; never say where they are.
+
+    Only ids of the key's mode count: a live id with a test key (or the reverse) is the
+    same 400 as another workspace's id.
+    """
+    found = results_store.existing_ids(conn, kind, workspace_id, ids,
+                                       livemode=current_key().livemode)
     for value in ids:
         if value not in found:
             raise bad_request(f"{field}: {value} is not a {kind} of workspace {workspace_id}")
@@ -276,17 +284,20 @@ def create_share_link(body: ShareLinkCreate) -> ShareLinkOut:
         pipeline_ids=pipeline_ids,
         prediction_ids=prediction_ids,
         expires_at=body.expires_at_utc(),
+        livemode=current_key().livemode,
     )
     return ShareLinkOut.from_record(link)
 
 
 def _owned_link(link_id: str) -> store.ShareLink:
-    """Return the caller's link or the shared 404 (foreign, other workspace, unknown)."""
+    """Return the caller's link or the shared 404 (foreign, other workspace, other mode,
+    unknown)."""
     key = current_key()
     link = store.get_for_owner(
         get_conn(), link_id,
         organization_id=key.organization_id,
         workspace_id=key.workspace_id if key.key_type != "admin" else None,
+        livemode=key.livemode,
     )
     if link is None:
         raise not_found()

@@ -127,6 +127,8 @@ class ShareReadOut(BaseModel):
     expires_at: Timestamp
     workspace_id: str
     access_mode: str
+    livemode: bool = Field(description="False for a test-mode link (made with a test key): "
+                           "everything it exposes is synthetic test data.")
     pipelines: list[ShareReadPipeline]
     predictions: list[ShareReadPrediction]
 
@@ -148,7 +150,7 @@ def read_share_link(link_id: str) -> ShareReadOut:
     presigner = Presigner.for_request()
     return ShareReadOut(
         id=link.id, created_at=link.created_at, expires_at=link.expires_at,
-        workspace_id=link.workspace_id, access_mode=link.access_mode,
+        workspace_id=link.workspace_id, access_mode=link.access_mode, livemode=link.livemode,
         pipelines=[ShareReadPipeline.from_record(p) for p in pipelines],
         predictions=[
             ShareReadPrediction.from_record(p, [ShareReadArtifact.from_record(a, presigner)

@@ -55,16 +55,22 @@ def create_api_key(
         expires_at=expires_at,
         last_used_at=None,
     )
-    values = {k: v for k, v in record.__dict__.items() if k != "workspace_archived_at"}
+    # The record also carries what authentication joins in (workspace times): not columns.
+    values = {k: v for k, v in record.__dict__.items() if k in schema.api_keys.c}
     conn.execute(schema.api_keys.insert().values(key_hash=hash_key(full_key), **values))
     return record, full_key
 
 
 def find_key_for_auth(conn: Connection, full_key: str) -> ApiKey | None:
-    """Return the key with this value and its workspace's archive time, or None."""
+    """Return the key with this value and its workspace's archive and test-data times, or None.
+
+    The test-data time rides on the join authentication needs anyway, so deciding whether
+    a workspace test key's first use must seed synthetic data costs no query.
+    """
     k, w = schema.api_keys, schema.workspaces
     row = conn.execute(
-        sa.select(k, w.c.archived_at.label("workspace_archived_at"))
+        sa.select(k, w.c.archived_at.label("workspace_archived_at"),
+                  w.c.test_data_seeded_at.label("workspace_test_data_seeded_at"))
         .select_from(k.outerjoin(w, k.c.workspace_id == w.c.id))
         .where(k.c.key_hash == hash_key(full_key))
     ).first()

@@ -33,6 +33,8 @@ class NewPipeline:
     result_count: int
     created_at: datetime
     completed_at: datetime | None
+    # False for test-mode (synthetic) pipelines, which only test keys see.
+    livemode: bool = True
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class NewPrediction:
     outputs: Any
     created_at: datetime
     completed_at: datetime | None
+    livemode: bool = True
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,8 @@ class Workspace:
     created_at: datetime
     updated_at: datetime
     archived_at: datetime | None
+    # When its synthetic test-mode data was seeded (``app.synthetic_data``); None: not yet.
+    test_data_seeded_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -57,3 +59,4 @@ class ApiKey:
     last_used_at: datetime | None
     # Filled by the authentication lookup (join); None elsewhere.
     workspace_archived_at: datetime | None = None
+    workspace_test_data_seeded_at: datetime | None = None

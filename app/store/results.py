@@ -85,15 +85,21 @@ class Artifact:
 _TABLES = {"pipeline": schema.pipelines, "prediction": schema.predictions}
 
 
-def existing_ids(conn: Connection, kind: str, workspace_id: str, ids: list[str]) -> set[str]:
+def existing_ids(conn: Connection, kind: str, workspace_id: str, ids: list[str], *,
+                 livemode: bool) -> set[str]:
     """Return which of ``ids`` are pipelines (``kind="pipeline"``) or predictions of the
-    workspace, in one query."""
+    workspace in that mode (live or test), in one query.
+
+    An id of the other mode is not found, exactly like another workspace's: a test key
+    cannot share live results, nor a live key synthetic ones.
+    """
     if not ids:
         return set()
     table = _TABLES[kind]
     return set(
         conn.execute(
             sa.select(table.c.id).where(table.c.workspace_id == workspace_id,
+                                        table.c.livemode == livemode,
                                         table.c.id.in_(ids))
         ).scalars()
     )

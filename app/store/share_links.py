@@ -48,13 +48,15 @@ def create_share_link(
     pipeline_ids: list[str],
     prediction_ids: list[str],
     expires_at: datetime,
+    livemode: bool = True,
 ) -> ShareLink:
     """Insert a share link and return it.
 
-    The caller has validated everything (ids exist in the workspace, limits, expiry in the
-    future); this function only deduplicates (ids exactly, addresses case-insensitively,
-    first occurrence kept) so that direct callers such as the demo seeder cannot store
-    duplicates either. ``expires_at`` is naive UTC (an aware value is converted).
+    The caller has validated everything (ids exist in the workspace and in the link's
+    mode, ``livemode``; limits; expiry in the future); this function only deduplicates
+    (ids exactly, addresses case-insensitively, first occurrence kept) so that direct
+    callers such as the demo seeder cannot store duplicates either. ``expires_at`` is
+    naive UTC (an aware value is converted).
     """
     if access_mode not in ACCESS_MODES:
         raise ValueError(f"access_mode must be one of {ACCESS_MODES}")
@@ -72,6 +74,7 @@ def create_share_link(
         created_at=utcnow(),
         expires_at=to_db_millis(expires_at),
         archived_at=None,
+        livemode=livemode,
     )
     conn.execute(
         schema.share_links.insert().values(
@@ -82,6 +85,7 @@ def create_share_link(
             created_at=link.created_at,
             expires_at=link.expires_at,
             archived_at=None,
+            livemode=livemode,
         )
     )
     _insert_children(conn, link)
@@ -153,14 +157,18 @@ def _load(conn: Connection, row) -> ShareLink:
 
 
 def get_for_owner(
-    conn: Connection, link_id: str, *, organization_id: str, workspace_id: str | None = None
+    conn: Connection, link_id: str, *, organization_id: str, workspace_id: str | None = None,
+    livemode: bool | None = None,
 ) -> ShareLink | None:
-    """Return the link if ``organization_id`` owns it (and it is in ``workspace_id`` if given).
+    """Return the link if ``organization_id`` owns it (and it is in ``workspace_id`` and of
+    mode ``livemode``, each if given).
 
     Archived and expired links are returned too: their metadata stays retrievable.
     """
     s = schema.share_links
     query = sa.select(s).where(s.c.id == link_id, s.c.organization_id == organization_id)
+    if livemode is not None:
+        query = query.where(s.c.livemode == livemode)
     if workspace_id is not None:
         query = query.where(s.c.workspace_id == workspace_id)
     row = conn.execute(query).first()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
@@ -104,3 +106,17 @@ def archive_workspace(conn: Connection, workspace: Workspace) -> Workspace:
     )
     api_keys.deactivate_workspace_keys(conn, workspace.id)
     return get_workspace(conn, workspace.organization_id, workspace.id)
+
+
+def claim_test_data(conn: Connection, workspace_id: str, now: datetime) -> bool:
+    """Mark the workspace's synthetic test-mode data as seeded; True if this call did it.
+
+    A conditional update: of two concurrent first uses, the second waits for the first's
+    row lock (PostgreSQL) or write lock (SQLite), then matches no row, so only one seeds.
+    """
+    result = conn.execute(
+        _W.update()
+        .where(_W.c.id == workspace_id, _W.c.test_data_seeded_at.is_(None))
+        .values(test_data_seeded_at=now)
+    )
+    return result.rowcount == 1

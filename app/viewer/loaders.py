@@ -35,9 +35,17 @@ def check_ids(*values: str) -> None:
 
 
 def load_share(link_id: str) -> dict:
-    """Return what the link exposes, or raise the API client's typed errors."""
+    """Return what the link exposes, or raise the API client's typed errors.
+
+    Also notes whether the link is a test-mode one (``g.share_test_data``): the base
+    layout then tells the visitor, on whatever page this request renders, that the data
+    is synthetic.
+    """
     check_ids(link_id)
-    return api().share(link_id, bearer(link_id))
+    share = api().share(link_id, bearer(link_id))
+    # Only an explicit false: an API from before test mode sends no livemode (all live).
+    g.share_test_data = share.get("livemode") is False
+    return share
 
 
 def find(items: list[dict] | None, item_id: str) -> dict:
