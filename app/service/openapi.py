@@ -32,6 +32,13 @@ SDK's read-only access to pipeline runs, their results and predictions.
   message names the offending field.
 * Lists are ordered by id (creation order); `limit` defaults to 20 (100 on share results),
   at most 1000; `after_id` with `before_id` is a 400. Usage pages use the opaque `page`.
+* Test mode: every pipeline, prediction, result and share link is live or test
+  (`livemode`). A test key (`mode: test`) reads and creates only test-mode resources, a live
+  key only live ones (the other mode's ids are 404s, and 400s in a new share link). On its
+  first use a test key's workspace (an admin test key's: the default workspace) gets
+  synthetic test-mode pipelines of all six kinds and both predictions, ready to list and
+  share. `GET /share/{id}` says `livemode: false` for a link made with a test key and the
+  viewer marks its pages as test data. Test-mode activity records no usage.
 """
 
 
