@@ -106,8 +106,8 @@ class Catalog:
 
     pipeline_ids: dict[str, str]  # kind -> id
     prediction_ids: dict[str, str]  # application -> id
-    pipelines: list[catalog.NewPipeline]
-    predictions: list[catalog.NewPrediction]
+    pipelines: list[catalog.PipelineRow]
+    predictions: list[catalog.PredictionRow]
     results: list[catalog.NewResult]
     artifacts: list[catalog.NewArtifact]
 
@@ -129,7 +129,7 @@ def build_catalog(workspace_id: str, artifact_dir: str, now: datetime, *,
         sized = {} if count is None else {"count": count}
         draft: PipelineDraft = builder(pipeline_id, start, end, **sized)
         pipeline_ids[kind] = pipeline_id
-        pipelines.append(catalog.NewPipeline(
+        pipelines.append(catalog.PipelineRow(
             id=pipeline_id, workspace_id=workspace_id, kind=kind, name=draft.name,
             status="succeeded", input=draft.input, result_count=len(draft.results),
             created_at=start, completed_at=end, livemode=livemode,
@@ -203,7 +203,7 @@ def _build_predictions(workspace_id: str, artifact_dir: str, now: datetime,
         else:
             inputs, outputs, files = predictions.structure_and_binding(prediction_id, completed)
         ids[application] = prediction_id
-        rows.append(catalog.NewPrediction(
+        rows.append(catalog.PredictionRow(
             id=prediction_id, workspace_id=workspace_id, application=application, name=name,
             status="succeeded", inputs=inputs, outputs=outputs, created_at=created,
             completed_at=completed, livemode=livemode,

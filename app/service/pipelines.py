@@ -32,12 +32,11 @@ from pydantic import BaseModel
 from app.db import get_conn
 from app.service import read_scope
 from app.service.api import ApiBlueprint
-from app.service.artifacts import Presigner
 from app.service.auth import current_key
 from app.service.errors import not_found
 from app.service.pagination import Page
 from app.service.read_scope import RunListQuery, RunQuery, RunResultsQuery
-from app.service.result_records import PAGE_MODELS, records_page
+from app.service.result_records import PAGE_MODELS, pipeline_results
 from app.service.run_models import (
     DesignProgress,
     MoleculeDesignProgress,
@@ -46,7 +45,6 @@ from app.service.run_models import (
     RunModels,
 )
 from app.store import pipelines as store
-from app.store import results as results_store
 
 bp = ApiBlueprint("pipelines", __name__)
 
@@ -89,7 +87,7 @@ RESOURCES = (
 
 
 def find_run(resource: PipelineResource, run_id: str,
-             workspace_id: str | None) -> store.PipelineRun:
+             workspace_id: str | None) -> store.PipelineRow:
     """Return the caller's run of ``resource`` in the key's mode, or the shared 404."""
     key = current_key()
     run = store.find_pipeline(
@@ -99,15 +97,6 @@ def find_run(resource: PipelineResource, run_id: str,
     if run is None:
         raise not_found()
     return run
-
-
-def run_results(run: store.PipelineRun, query: RunResultsQuery) -> Page:
-    """Return one page of ``run``'s results, shaped by its kind, files presigned."""
-    conn = get_conn()
-    page = results_store.results_page(conn, run.id, limit=query.limit, after_id=query.after_id,
-                                      before_id=query.before_id, ids=query.id_list())
-    files = results_store.artifact_ids_for_results(conn, [row.id for row in page.rows])
-    return records_page(run.kind, page.rows, page.has_more, files, Presigner.for_request())
 
 
 def _register(resource: PipelineResource) -> None:
@@ -127,7 +116,8 @@ def _register(resource: PipelineResource) -> None:
         return models.record(find_run(resource, id, query.workspace_id), full=True)
 
     def list_run_results(id: str, query: RunResultsQuery) -> Page:
-        return run_results(find_run(resource, id, query.workspace_id), query)
+        run = find_run(resource, id, query.workspace_id)
+        return pipeline_results(run.kind, run.id, query)
 
     stem = resource.path.strip("/").replace("/", "_").replace("-", "_")
     for view, verb in ((list_runs, "list"), (retrieve_run, "retrieve"),

@@ -19,10 +19,12 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from app import domain
+from app.db import get_conn
 from app.domain import PROTEIN_KINDS, SCREEN_KINDS, SMALL_MOLECULE_KINDS
 from app.service.artifacts import ArtifactUrl, Presigner
 from app.service.pagination import Page
 from app.service.wire import Timestamp, omitted_if_none
+from app.store import results as results_store
 from app.store.results import Result
 
 
@@ -236,16 +238,22 @@ def result_record(kind: str, result: Result, artifacts: dict[str, ArtifactUrl]) 
     return model.model_validate(fields)
 
 
-def records_page(kind: str, rows: list[Result], has_more: bool,
-                 files: dict[str, dict[str, str]], presigner: Presigner) -> Page:
-    """Return ``rows`` as one page of ``kind``'s page model, presigning each result's files.
+def pipeline_results(kind: str, pipeline_id: str, query: Any) -> Page:
+    """Return one page of a pipeline's results as ``kind``'s page model, files presigned.
 
-    ``files`` maps result ids to ``{role: artifact id}`` (``artifact_ids_for_results``).
+    ``query`` holds ``limit``, ``after_id``, ``before_id`` and ``id_list()`` (the share
+    read's and the SDK read's result queries both do). One query for the rows, one for
+    their artifact ids, whatever the page size.
     """
-    sign = presigner.sign
+    conn = get_conn()
+    page = results_store.results_page(conn, pipeline_id, limit=query.limit,
+                                      after_id=query.after_id, before_id=query.before_id,
+                                      ids=query.id_list())
+    files = results_store.artifact_ids_for_results(conn, [row.id for row in page.rows])
+    sign = Presigner.for_request().sign
     records = [
         result_record(kind, row, {role: sign(artifact_id)
                                   for role, artifact_id in files.get(row.id, {}).items()})
-        for row in rows
+        for row in page.rows
     ]
-    return PAGE_MODELS[kind].of(records, has_more)
+    return PAGE_MODELS[kind].of(records, page.has_more)

@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field, create_model
 
 from app.service.pagination import Page
 from app.service.wire import Timestamp, omitted_if_none
-from app.store.pipelines import PipelineRun, PredictionRun
+from app.store.pipelines import PipelineRow, PredictionRow
 
 
 class RunError(BaseModel):
@@ -125,20 +125,20 @@ class RunModels:
                                  __doc__=f"One page of {label} runs, ordered by id.",
                                  __module__=__name__)
 
-    def _fields(self, run: PipelineRun) -> dict:
+    def _fields(self, run: PipelineRow) -> dict:
         return {"id": run.id, "completed_at": run.completed_at, "created_at": run.created_at,
                 "data_deleted_at": None, "error": None, "livemode": run.livemode,
                 "started_at": None, "stopped_at": None, "status": run.status,
                 "workspace_id": run.workspace_id, "kind": run.kind, "name": run.name,
                 "progress": _progress(self.progress, run.result_count), **self.constants}
 
-    def record(self, run: PipelineRun, *, full: bool) -> BaseModel:
+    def record(self, run: PipelineRow, *, full: bool) -> BaseModel:
         """Return the full record of ``run`` (with ``input``) or its summary."""
         if full:
             return self.full(input=run.input, **self._fields(run))
         return self.summary(**self._fields(run))
 
-    def page_of(self, runs: list[PipelineRun], has_more: bool) -> Page:
+    def page_of(self, runs: list[PipelineRow], has_more: bool) -> Page:
         """Return a page of summaries."""
         return self.page.of([self.record(run, full=False) for run in runs], has_more)
 
@@ -159,7 +159,7 @@ class PredictionModels:
                                  __doc__=f"One page of {label}s, ordered by id.",
                                  __module__=__name__)
 
-    def _fields(self, run: PredictionRun) -> dict:
+    def _fields(self, run: PredictionRow) -> dict:
         return {"id": run.id, "completed_at": run.completed_at, "created_at": run.created_at,
                 "data_deleted_at": None, "error": None, "expires_at": None,
                 "livemode": run.livemode, "started_at": None, "status": run.status,
@@ -167,12 +167,12 @@ class PredictionModels:
                 "name": run.name,
                 **self.constants}
 
-    def record(self, run: PredictionRun, *, full: bool) -> BaseModel:
+    def record(self, run: PredictionRow, *, full: bool) -> BaseModel:
         """Return the full record of ``run`` (with input and output) or its summary."""
         if full:
             return self.full(input=run.inputs, output=run.outputs, **self._fields(run))
         return self.summary(**self._fields(run))
 
-    def page_of(self, runs: list[PredictionRun], has_more: bool) -> Page:
+    def page_of(self, runs: list[PredictionRow], has_more: bool) -> Page:
         """Return a page of summaries."""
         return self.page.of([self.record(run, full=False) for run in runs], has_more)

@@ -24,7 +24,7 @@ from app.service.api import ApiBlueprint
 from app.service.artifacts import Presigner
 from app.service.errors import PRIVATE_HEADERS, ApiError, forbidden, not_found
 from app.service.pagination import Page, ResultsPageQuery
-from app.service.result_records import PAGE_MODELS, RESULT_PAGES, result_record
+from app.service.result_records import RESULT_PAGES, pipeline_results
 from app.service.wire import Timestamp, TimestampText, omitted_if_none
 from app.store import results as results_store
 from app.store import share_links as links_store
@@ -211,15 +211,4 @@ def list_share_results(link_id: str, pipeline_id: str, query: ShareResultsQuery)
     pipeline = results_store.get_pipeline(conn, link.workspace_id, pipeline_id)
     if pipeline is None:
         raise not_found()
-    page = results_store.results_page(
-        conn, pipeline.id, limit=query.limit, after_id=query.after_id,
-        before_id=query.before_id, ids=query.id_list(),
-    )
-    files = results_store.artifact_ids_for_results(conn, [r.id for r in page.rows])
-    sign = Presigner.for_request().sign
-    records = [
-        result_record(pipeline.kind, r, {role: sign(artifact_id) for role, artifact_id
-                                         in files.get(r.id, {}).items()})
-        for r in page.rows
-    ]
-    return PAGE_MODELS[pipeline.kind].of(records, page.has_more)
+    return pipeline_results(pipeline.kind, pipeline.id, query)

@@ -21,8 +21,9 @@ from app.store import schema
 
 
 @dataclass(frozen=True)
-class NewPipeline:
-    """A pipeline to insert; ``result_count`` must match the results inserted for it."""
+class PipelineRow:
+    """A whole pipeline row: what is inserted (``result_count`` must match the results
+    inserted for it) and what the SDK's run reads return (``app.store.pipelines``)."""
 
     id: str
     workspace_id: str
@@ -38,8 +39,9 @@ class NewPipeline:
 
 
 @dataclass(frozen=True)
-class NewPrediction:
-    """A prediction to insert, with its inputs and outputs as JSON-able values."""
+class PredictionRow:
+    """A whole prediction row, inputs and outputs as JSON-able values: inserted, and read
+    back by the SDK's prediction reads (``app.store.pipelines``)."""
 
     id: str
     workspace_id: str
@@ -85,7 +87,7 @@ class NewArtifact:
     prediction_id: str | None = None
 
 
-def insert_pipelines(conn: Connection, pipelines: Iterable[NewPipeline]) -> int:
+def insert_pipelines(conn: Connection, pipelines: Iterable[PipelineRow]) -> int:
     """Insert pipelines and return how many were written.
 
     Raises ValueError for an unknown kind, before anything is written.
@@ -97,7 +99,7 @@ def insert_pipelines(conn: Connection, pipelines: Iterable[NewPipeline]) -> int:
     return _insert(conn, schema.pipelines, rows)
 
 
-def insert_predictions(conn: Connection, predictions: Iterable[NewPrediction]) -> int:
+def insert_predictions(conn: Connection, predictions: Iterable[PredictionRow]) -> int:
     """Insert predictions and return how many were written."""
     return _insert(conn, schema.predictions, [asdict(p) for p in predictions])
 

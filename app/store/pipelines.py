@@ -9,48 +9,15 @@ other mode, kind or organization is simply not found: the caller answers the sha
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from app.store import schema
+from app.store.catalog import PipelineRow, PredictionRow
 from app.store.paging import keyset_page
 from app.store.records import from_row
-
-
-@dataclass(frozen=True)
-class PipelineRun:
-    """A pipeline as the SDK's run records need it (input included)."""
-
-    id: str
-    workspace_id: str
-    kind: str
-    name: str | None
-    status: str
-    input: Any
-    result_count: int
-    created_at: datetime
-    completed_at: datetime | None
-    livemode: bool
-
-
-@dataclass(frozen=True)
-class PredictionRun:
-    """A prediction as the SDK's prediction records need it."""
-
-    id: str
-    workspace_id: str
-    application: str
-    name: str | None
-    status: str
-    inputs: Any
-    outputs: Any
-    created_at: datetime
-    completed_at: datetime | None
-    livemode: bool
 
 
 def _page(conn: Connection, table: sa.Table, kind_column: sa.Column, record: type,
@@ -84,36 +51,36 @@ def _find(conn: Connection, table: sa.Table, kind_column: sa.Column, record: typ
 
 def list_pipelines(conn: Connection, workspace_id: str, kinds: Sequence[str], livemode: bool,
                    *, limit: int, after_id: str | None = None,
-                   before_id: str | None = None) -> tuple[list[PipelineRun], bool]:
+                   before_id: str | None = None) -> tuple[list[PipelineRow], bool]:
     """Return one page of the workspace's pipelines of ``kinds`` in one mode, and has_more."""
     p = schema.pipelines
-    return _page(conn, p, p.c.kind, PipelineRun, workspace_id, kinds, livemode, limit=limit,
+    return _page(conn, p, p.c.kind, PipelineRow, workspace_id, kinds, livemode, limit=limit,
                  after_id=after_id, before_id=before_id)
 
 
 def find_pipeline(conn: Connection, pipeline_id: str, *, organization_id: str,
                   kinds: Sequence[str], livemode: bool,
-                  workspace_id: str | None = None) -> PipelineRun | None:
+                  workspace_id: str | None = None) -> PipelineRow | None:
     """Return the organization's pipeline of ``kinds`` and mode (in ``workspace_id`` if given)."""
     p = schema.pipelines
-    return _find(conn, p, p.c.kind, PipelineRun, pipeline_id, organization_id=organization_id,
+    return _find(conn, p, p.c.kind, PipelineRow, pipeline_id, organization_id=organization_id,
                  kinds=kinds, livemode=livemode, workspace_id=workspace_id)
 
 
 def list_predictions(conn: Connection, workspace_id: str, application: str, livemode: bool,
                      *, limit: int, after_id: str | None = None,
-                     before_id: str | None = None) -> tuple[list[PredictionRun], bool]:
+                     before_id: str | None = None) -> tuple[list[PredictionRow], bool]:
     """Return one page of the workspace's predictions of ``application`` in one mode."""
     p = schema.predictions
-    return _page(conn, p, p.c.application, PredictionRun, workspace_id, (application,),
+    return _page(conn, p, p.c.application, PredictionRow, workspace_id, (application,),
                  livemode, limit=limit, after_id=after_id, before_id=before_id)
 
 
 def find_prediction(conn: Connection, prediction_id: str, *, organization_id: str,
                     application: str, livemode: bool,
-                    workspace_id: str | None = None) -> PredictionRun | None:
+                    workspace_id: str | None = None) -> PredictionRow | None:
     """Return the organization's prediction of ``application`` and mode, or None."""
     p = schema.predictions
-    return _find(conn, p, p.c.application, PredictionRun, prediction_id,
+    return _find(conn, p, p.c.application, PredictionRow, prediction_id,
                  organization_id=organization_id, kinds=(application,), livemode=livemode,
                  workspace_id=workspace_id)

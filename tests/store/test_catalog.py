@@ -35,7 +35,7 @@ def _pipeline(workspace_id: str, kind: str = "protein_design", **overrides):
     values = dict(id=new_id("pipe"), workspace_id=workspace_id, kind=kind, name="run 1",
                   status="succeeded", input={"num_designs": 2, "target": [{"a": 1}]},
                   result_count=2, created_at=T0, completed_at=T0 + timedelta(hours=1))
-    return catalog.NewPipeline(**{**values, **overrides})
+    return catalog.PipelineRow(**{**values, **overrides})
 
 
 def _count(conn, table) -> int:
@@ -114,7 +114,7 @@ def test_artifacts_belong_to_exactly_one_owner(engine, workspace_id):
     pipeline = _pipeline(workspace_id)
     result = catalog.NewResult(id=new_id("res"), pipeline_id=pipeline.id, created_at=T0,
                                metrics={})
-    prediction = catalog.NewPrediction(
+    prediction = catalog.PredictionRow(
         id=new_id("pred"), workspace_id=workspace_id, application="adme", name="panel",
         status="succeeded", inputs={"molecules": []}, outputs={"results": []},
         created_at=T0, completed_at=None)
