@@ -7,17 +7,12 @@ decides everything else (gone, sign-in needed, not for this address).
 
 from __future__ import annotations
 
-import re
-
 from flask import g
 
 from app import domain
-from app.viewer import identity
+from app.viewer import identity, paging
 from app.viewer.api_client import api
 from app.viewer.api_errors import LinkNotFound
-
-# Ids of the API are at most 64 URL-safe characters; anything else cannot name a thing.
-_ID = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 
 
 def bearer(link_id: str) -> str | None:
@@ -30,7 +25,7 @@ def bearer(link_id: str) -> str | None:
 
 def check_ids(*values: str) -> None:
     """Answer the shared 404 for ids that cannot exist, without asking the API."""
-    if not all(_ID.fullmatch(v or "") for v in values):
+    if not all(paging.ID.fullmatch(v or "") for v in values):
         raise LinkNotFound()
 
 

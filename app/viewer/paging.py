@@ -16,7 +16,8 @@ PAGE_SIZES = (25, 50, 100, 250, 500)
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 MAX_IDS = 200
-_ID = re.compile(r"[A-Za-z0-9_\-]{1,64}")
+# What an id of the API can look like (at most 64 URL-safe characters).
+ID = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 _SEPARATORS = re.compile(r"[\s,;]+")
 
 
@@ -49,7 +50,7 @@ def parse_ids(text: str) -> tuple[str, ...]:
     for part in _SEPARATORS.split(text or ""):
         if not part:
             continue
-        if not _ID.fullmatch(part):
+        if not ID.fullmatch(part):
             raise InvalidQuery("Result ids contain only letters, digits, '_' and '-'.")
         seen.setdefault(part, None)
     if len(seen) > MAX_IDS:
@@ -67,7 +68,7 @@ def parse(args: MultiDict) -> PageRequest:
     after_id = args.get("after_id") or None
     before_id = args.get("before_id") or None
     for cursor in (after_id, before_id):
-        if cursor is not None and not _ID.fullmatch(cursor):
+        if cursor is not None and not ID.fullmatch(cursor):
             raise InvalidQuery("That page position is not valid; start from the first page.")
     if after_id and before_id:
         raise InvalidQuery("Use either the next or the previous page, not both.")
