@@ -49,5 +49,8 @@ test-sqlite:
 test-postgres:
 	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 -q tests/service tests/store
 
+# The scripts that need nothing but this checkout; bench_api_page.py and bench_viewer_ab.py
+# compare it with an older one (see their docstrings).
 bench: install-test
-	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script; done
+	@for script in bench_results_pages bench_auth bench_usage bench_viewer code_shape; do \
+		echo "== $$script"; $(BIN)/python bench/$$script.py; done

@@ -1,10 +1,10 @@
-"""Time API pages in-process, before and after, side by side: /work/baseline against this tree.
+"""Time API pages in-process, before and after, side by side: an older checkout against this tree.
 
 Run from the repository root:
 
-    .venv/bin/python bench/bench_api_page.py [--rounds 40] [--requests 10] [--profile]
-    .venv/bin/python bench/bench_api_page.py --before /work/baseline --after .
-    .venv/bin/python bench/bench_api_page.py --postgres postgresql+psycopg://postgres@127.0.0.1:5432/test
+    git worktree add /tmp/before <older revision>
+    .venv/bin/python bench/bench_api_page.py --before /tmp/before [--rounds 40] [--profile]
+    .venv/bin/python bench/bench_api_page.py --before /tmp/before --postgres postgresql+psycopg://postgres@127.0.0.1:5432/test
 
 For each checkout a child process (this script with ``--child``, ``cwd`` and ``sys.path``
 set to that checkout) seeds its own database with the same deterministic data (SQLite in
@@ -244,7 +244,8 @@ def compare(before: Path, after: Path, database_url, tmp: Path, args) -> None:
 def main() -> None:
     """Parse arguments and compare the two checkouts on SQLite or PostgreSQL."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", default="/work/baseline", type=Path)
+    parser.add_argument("--before", required=True, type=Path,
+                        help="an older checkout, e.g. git worktree add /tmp/before <rev>")
     parser.add_argument("--after", default=HERE.parent.parent, type=Path)
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--requests", type=int, default=10, help="per case and round")
