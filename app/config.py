@@ -58,6 +58,12 @@ DEFAULTS: dict[str, object] = {
     # Where sign-in rate limits count: None (or memory://) means the viewer store, exact
     # across workers and servers; redis://host:port means Redis (app.viewer.signin.limits).
     "RATELIMIT_STORAGE_URI": None,
+    # Exploration index (app.viewer.indexer): an index nobody used for this many hours is
+    # deleted (the viewer keeps no copy of results longer than it needs one).
+    "EXPLORE_INDEX_IDLE_HOURS": 24,
+    # Pipelines of at most this many results are indexed inside the first request; larger
+    # ones in the background while the visitor sees a progress bar.
+    "EXPLORE_SYNC_LIMIT": 2000,
     # Largest JSON request body the service accepts, bytes.
     "MAX_CONTENT_LENGTH": 1024 * 1024,
 }

@@ -16,6 +16,7 @@ from app.viewer import (
     api_client,
     downloads,
     error_pages,
+    explore_views,
     exports,
     formatting,
     security,
@@ -27,7 +28,7 @@ from app.viewer.signin import oidc
 from app.viewer.signin import views as signin_views
 
 # Every route of the viewer, in one place.
-BLUEPRINTS = (views.bp, downloads.bp, exports.bp, signin_views.bp, oidc.bp)
+BLUEPRINTS = (views.bp, explore_views.bp, downloads.bp, exports.bp, signin_views.bp, oidc.bp)
 
 
 def create_viewer_app(

@@ -10,10 +10,9 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template, request, url_for
 
 from app import domain
-from app.viewer import paging, security, tables
+from app.viewer import explore_query, explore_views, paging, security, tables
 from app.viewer.api_client import api
 from app.viewer.api_errors import LinkNotFound
-from app.viewer.error_pages import html_error_page
 from app.viewer.loaders import bearer, check_ids, load_pipeline, load_prediction, load_share
 
 bp = Blueprint("viewer", __name__)
@@ -31,12 +30,19 @@ def overview(link_id: str):
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>")
 def pipeline_results(link_id: str, pipeline_id: str):
-    """Show one page of a pipeline's results as a table with the columns of its kind."""
+    """Show a pipeline's results: a page from the API, or a whole-set view from the index.
+
+    Without sort, filter or search the page comes straight from the API (keyset cursors,
+    ``ids=``), as the API orders it; anything else is answered by ``explore_views``.
+    """
     try:
+        query = explore_query.parse(request.args)
         page_request = paging.parse(request.args)
     except paging.InvalidQuery as error:
-        return html_error_page(400, str(error))
+        return explore_views.invalid_query(error)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
+    if not query.is_plain:
+        return explore_views.explore_page(link_id, pipeline, kind, query)
     page = api().results(
         link_id, pipeline_id, bearer(link_id), limit=page_request.limit,
         after_id=page_request.after_id, before_id=page_request.before_id,
@@ -49,6 +55,9 @@ def pipeline_results(link_id: str, pipeline_id: str):
         page_request=page_request, columns=columns,
         rows=tables.rows_for(records, columns),
         links=paging.links(page, page_request), page_sizes=paging.PAGE_SIZES,
+        explore=explore_views.panel(link_id, pipeline, kind, query), query=query,
+        from_index=False, sort_key=explore_views.sort_key,
+        descending_first=explore_views.descending_first,
     )
 
 

@@ -83,3 +83,73 @@ rate_limit_hits = sa.Table(
     sa.Index("ix_viewer_rate_limit_hits_key_at", "key", "at"),
     sa.Index("ix_viewer_rate_limit_hits_expires_at", "expires_at"),
 )
+
+# The exploration index (result_index.py, index_queries.py): one row per pipeline with the
+# state of its build, and one row per result with every sortable and filterable value.
+# An index belongs to a pipeline, not to a link: every link that covers the pipeline uses
+# it, and the API decides on every request whether the visitor may (views read the link
+# first). ``lease_owner``/``lease_until`` make sure two workers never build it at once.
+result_indexes = sa.Table(
+    "viewer_result_indexes",
+    metadata,
+    sa.Column("pipeline_id", sa.String(64), primary_key=True),
+    sa.Column("kind", sa.String(64), nullable=False),
+    # "building" until the first build has read every page, then "ready" for good (a
+    # refresh appends to a ready index, which stays readable meanwhile).
+    sa.Column("state", sa.String(16), nullable=False),
+    # The pipeline's result_count and status the index is (or is being) brought up to.
+    sa.Column("target_count", sa.Integer, nullable=False),
+    sa.Column("pipeline_status", sa.String(32), nullable=False),
+    sa.Column("indexed", sa.Integer, nullable=False),
+    sa.Column("last_id", sa.String(64), nullable=True),
+    # Bumped by every append, so caches of answers know the set changed.
+    sa.Column("version", sa.Integer, nullable=False),
+    # Warning codes seen in the set, ";"-joined (the facet columns).
+    sa.Column("warning_codes", sa.Text, nullable=False, server_default=""),
+    sa.Column("lease_owner", sa.String(64), nullable=True),
+    sa.Column("lease_until", sa.DateTime, nullable=True),
+    sa.Column("failure", sa.String(200), nullable=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("updated_at", sa.DateTime, nullable=False),
+    # Indexed: indexes nobody used for a while are deleted (delete_unused).
+    sa.Column("last_used_at", sa.DateTime, nullable=False),
+    sa.Index("ix_viewer_result_indexes_last_used_at", "last_used_at"),
+)
+
+# The sortable and filterable values of each indexed result: narrow on purpose (no record
+# text), so that a whole-set sort or count scans little. ``position`` is the API's order.
+INDEX_NUMBER_COLUMNS = (
+    "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
+    "helix_fraction", "sheet_fraction", "loop_fraction", "optimization_score",
+    "complex_iplddt", "complex_plddt", "ptm", "lipophilicity", "permeability",
+    "mol_weight", "clogp", "tpsa", "qed",
+)
+INDEX_INTEGER_COLUMNS = ("length", "hbd", "hba", "rotatable_bonds", "lipinski_violations",
+                         "warning_count")
+indexed_results = sa.Table(
+    "viewer_indexed_results",
+    metadata,
+    sa.Column("pipeline_id", sa.String(64), primary_key=True),
+    sa.Column("result_id", sa.String(64), primary_key=True),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.String(40), nullable=True),
+    sa.Column("external_id", sa.String(200), nullable=True),
+    sa.Column("variant", sa.String(32), nullable=True),
+    sa.Column("solubility", sa.String(32), nullable=True),
+    # ";code;code;" so that one code matches with LIKE '%;code;%'.
+    sa.Column("warning_codes", sa.String(2000), nullable=False),
+    # Lower-cased id, external id, sequences and SMILES: what ``q=`` searches.
+    sa.Column("search", sa.Text, nullable=False),
+    *(sa.Column(name, sa.Float, nullable=True) for name in INDEX_NUMBER_COLUMNS),
+    *(sa.Column(name, sa.Integer, nullable=True) for name in INDEX_INTEGER_COLUMNS),
+)
+
+# The records themselves (JSON, without artifact URLs, which expire), for rendering a page
+# of a sorted view; apart from the values so that scans never read them.
+indexed_records = sa.Table(
+    "viewer_indexed_records",
+    metadata,
+    sa.Column("pipeline_id", sa.String(64), primary_key=True),
+    sa.Column("result_id", sa.String(64), primary_key=True),
+    sa.Column("record", sa.Text, nullable=False),
+)

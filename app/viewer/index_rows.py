@@ -1,0 +1,82 @@
+"""What the exploration index keeps of one API result record (pure functions).
+
+``index_values`` turns a record into the index's sortable and filterable values (every
+metric, ADME, variant, warning codes, the designed chain's length, what ``q=`` searches);
+``stored_record`` is the record kept for rendering a page of a sorted view: everything but
+the artifact URLs, which expire within minutes (result pages and downloads always ask the
+API for fresh ones).
+
+``length`` is the residues of the first protein entity, the designed chain: the number the
+table's Sequence column shows, so sorting by it orders what the visitor sees.
+"""
+
+from __future__ import annotations
+
+import json
+
+from app.viewer import formatting
+
+_METRIC_COLUMNS = (
+    "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
+    "helix_fraction", "sheet_fraction", "loop_fraction", "optimization_score",
+    "complex_iplddt", "complex_plddt", "ptm",
+)
+
+
+def _number(value) -> float | None:
+    # bool is an int subclass, never a metric value.
+    return float(value) if type(value) in (int, float) else None
+
+
+def warning_codes(record: dict) -> list[str]:
+    """Return the record's warning codes, in order, without repeats."""
+    codes: dict[str, None] = {}
+    for warning in record.get("warnings") or []:
+        code = str(warning.get("code") or "").strip()
+        if code:
+            codes.setdefault(code[:64], None)
+    return list(codes)
+
+
+def index_values(record: dict) -> dict:
+    """Return the index columns of one result record (``position`` is set by the caller)."""
+    metrics = record.get("metrics") or {}
+    adme = record.get("adme") or {}
+    entities = record.get("entities") or []
+    codes = warning_codes(record)
+    summary = formatting.entity_summary(entities)
+    search = " ".join(str(part) for part in (
+        record.get("id"), record.get("external_id"), record.get("smiles"),
+        *(entity.get("value") for entity in entities),
+    ) if part)
+    values = {
+        "result_id": str(record.get("id")),
+        "created_at": record.get("created_at"),
+        "external_id": _short(record.get("external_id"), 200),
+        "variant": _short(record.get("type"), 32),
+        "solubility": _short(adme.get("solubility"), 32),
+        "warning_codes": (";" + ";".join(codes) + ";" if codes else "")[:2000],
+        "warning_count": len(record.get("warnings") or []),
+        "search": search.lower(),
+        "length": summary["length"],
+        "lipophilicity": _number(adme.get("lipophilicity")),
+        "permeability": _number(adme.get("permeability")),
+    }
+    for key in _METRIC_COLUMNS:
+        values[key] = _number(metrics.get(key))
+    return values
+
+
+def _short(value, size: int) -> str | None:
+    return None if value is None else str(value)[:size]
+
+
+def stored_record(record: dict) -> str:
+    """Return the record as kept in the index: JSON without the artifacts' URLs.
+
+    The roles stay (``{"structure": {}}``) so that a page can still tell which files a
+    result has.
+    """
+    kept = {key: value for key, value in record.items() if key != "artifacts"}
+    kept["artifacts"] = {role: {} for role in (record.get("artifacts") or {})}
+    return json.dumps(kept, separators=(",", ":"))

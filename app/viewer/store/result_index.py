@@ -1,0 +1,180 @@
+"""The exploration index's build state: which pipelines are indexed, how far, by whom.
+
+One row of ``viewer_result_indexes`` per pipeline. A worker that wants to build or refresh
+an index first *claims* it (a lease of a few seconds it renews with every page it appends);
+a worker whose claim fails leaves the build to the holder, so two workers never build the
+same index at once, and a holder that dies (killed worker, API down) lets its lease run
+out and the next request resumes from ``last_id``. Every append checks the lease in the
+same transaction, so a holder that lost its lease writes nothing.
+
+Indexes are caches of what the API returned: ``delete_unused`` drops those nobody used for
+a while and ``delete`` the one of a pipeline the API no longer returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+
+from app.viewer.store.schema import indexed_records, indexed_results, result_indexes
+
+_INSERT = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+# A use refreshes last_used_at at most this often (not a write per page view).
+TOUCH_EVERY = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """One pipeline's index: how far it is built and towards what."""
+
+    pipeline_id: str
+    kind: str
+    state: str  # "building" | "ready"
+    target_count: int
+    pipeline_status: str
+    indexed: int
+    last_id: str | None
+    version: int
+    warning_codes: tuple[str, ...]
+    lease_owner: str | None
+    lease_until: datetime | None
+    failure: str | None
+    last_used_at: datetime
+
+    @property
+    def ready(self) -> bool:
+        """Whether the whole set was read at least once (queries may be answered)."""
+        return self.state == "ready"
+
+    def is_current(self, result_count: int, status: str) -> bool:
+        """Whether it holds what the API says the pipeline has (count and status)."""
+        return self.ready and self.indexed >= result_count and self.pipeline_status == status
+
+    def building(self, now: datetime) -> bool:
+        """Whether a worker holds a live lease on it."""
+        return self.lease_until is not None and self.lease_until > now
+
+
+def _state(row) -> IndexState:
+    codes = tuple(code for code in (row.warning_codes or "").split(";") if code)
+    return IndexState(
+        row.pipeline_id, row.kind, row.state, row.target_count, row.pipeline_status,
+        row.indexed, row.last_id, row.version, codes, row.lease_owner, row.lease_until,
+        row.failure, row.last_used_at,
+    )
+
+
+def get(conn: Connection, pipeline_id: str) -> IndexState | None:
+    """Return the index state of ``pipeline_id``, or None if it was never indexed."""
+    row = conn.execute(sa.select(result_indexes).where(
+        result_indexes.c.pipeline_id == pipeline_id)).first()
+    return _state(row) if row else None
+
+
+def claim(conn: Connection, pipeline_id: str, *, kind: str, target_count: int, status: str,
+          owner: str, now: datetime, lease: timedelta) -> IndexState | None:
+    """Take the lease on ``pipeline_id``'s index (creating it), or None if held by another.
+
+    The caller commits at once: the lease is what other workers look at.
+    """
+    insert = _INSERT[conn.dialect.name](result_indexes).values(
+        pipeline_id=pipeline_id, kind=kind, state="building", target_count=target_count,
+        pipeline_status=status, indexed=0, last_id=None, version=0, warning_codes="",
+        created_at=now, updated_at=now, last_used_at=now,
+    )
+    conn.execute(insert.on_conflict_do_nothing(index_elements=[result_indexes.c.pipeline_id]))
+    table = result_indexes.c
+    claimed = conn.execute(
+        sa.update(result_indexes)
+        .where(table.pipeline_id == pipeline_id)
+        .where(sa.or_(table.lease_until.is_(None), table.lease_until < now,
+                      table.lease_owner == owner))
+        .values(lease_owner=owner, lease_until=now + lease, target_count=target_count,
+                pipeline_status=status, failure=None, updated_at=now)
+    ).rowcount
+    return get(conn, pipeline_id) if claimed else None
+
+
+def append(conn: Connection, pipeline_id: str, *, owner: str, rows: list[dict],
+           records: list[tuple[str, str]], last_id: str, codes: set[str], now: datetime,
+           lease: timedelta) -> bool:
+    """Add one API page to the index and renew the lease; False if the lease was lost.
+
+    ``rows`` are ``index_rows.index_values`` dicts (with ``position``), ``records`` the
+    (result id, stored record) pairs. The lease check comes first, in this transaction.
+    """
+    current = get(conn, pipeline_id)
+    if current is None or current.lease_owner != owner:
+        return False
+    seen = set(current.warning_codes)
+    merged = ";".join(sorted(seen | codes))
+    kept = conn.execute(
+        sa.update(result_indexes)
+        .where(result_indexes.c.pipeline_id == pipeline_id)
+        .where(result_indexes.c.lease_owner == owner)
+        .values(indexed=result_indexes.c.indexed + len(rows), last_id=last_id,
+                version=result_indexes.c.version + 1, warning_codes=merged,
+                lease_until=now + lease, updated_at=now)
+    ).rowcount
+    if not kept:
+        return False
+    if rows:
+        conn.execute(sa.insert(indexed_results),
+                     [{**row, "pipeline_id": pipeline_id} for row in rows])
+        conn.execute(sa.insert(indexed_records),
+                     [{"pipeline_id": pipeline_id, "result_id": rid, "record": text}
+                      for rid, text in records])
+    return True
+
+
+def finish(conn: Connection, pipeline_id: str, owner: str, now: datetime) -> None:
+    """Mark the index read to the end (``ready``) and give the lease up."""
+    conn.execute(
+        sa.update(result_indexes)
+        .where(result_indexes.c.pipeline_id == pipeline_id)
+        .where(result_indexes.c.lease_owner == owner)
+        .values(state="ready", lease_owner=None, lease_until=None, updated_at=now)
+    )
+
+
+def release(conn: Connection, pipeline_id: str, owner: str, failure: str, now: datetime
+            ) -> None:
+    """Give the lease up after a failure (the next request resumes from ``last_id``)."""
+    conn.execute(
+        sa.update(result_indexes)
+        .where(result_indexes.c.pipeline_id == pipeline_id)
+        .where(result_indexes.c.lease_owner == owner)
+        .values(lease_owner=None, lease_until=None, failure=failure[:200], updated_at=now)
+    )
+
+
+def touch(conn: Connection, state: IndexState, now: datetime) -> None:
+    """Note a use of the index (at most once a minute), which keeps it from expiring."""
+    if now - state.last_used_at >= TOUCH_EVERY:
+        conn.execute(sa.update(result_indexes)
+                     .where(result_indexes.c.pipeline_id == state.pipeline_id)
+                     .values(last_used_at=now))
+
+
+def delete(conn: Connection, pipeline_id: str) -> None:
+    """Delete ``pipeline_id``'s index: its rows, records and state."""
+    for table in (indexed_records, indexed_results, result_indexes):
+        conn.execute(sa.delete(table).where(table.c.pipeline_id == pipeline_id))
+
+
+def delete_unused(conn: Connection, used_before: datetime, limit: int = 20) -> int:
+    """Delete up to ``limit`` indexes last used before ``used_before`` and not being built."""
+    stale = conn.execute(
+        sa.select(result_indexes.c.pipeline_id)
+        .where(result_indexes.c.last_used_at < used_before)
+        .where(sa.or_(result_indexes.c.lease_until.is_(None),
+                      result_indexes.c.lease_until < used_before))
+        .limit(limit)
+    ).scalars().all()
+    for pipeline_id in stale:
+        delete(conn, pipeline_id)
+    return len(stale)
