@@ -6,42 +6,36 @@ SMILES, every entity's whole sequence, warning codes). The header is written bef
 first page is read, so a kind with record variants gets the metrics of all of them
 (protein_sequence_redesign: the binder set, which holds every generic metric): one
 header for the whole file, the ``variant`` column says which shape a row is, and a
-generic row leaves the binder-only metrics empty. ``stream_rows`` walks the API's
-results pages with the ``after_id`` cursor and yields the CSV text of one page at a time,
-so an export of any size costs the worker one API page of memory.
+generic row leaves the binder-only metrics empty. ``csv_chunks`` turns pages of records
+(``exports.record_pages``) into the CSV text of one page at a time, so an export of any
+size costs the worker one page of memory.
 
-If the API fails after the first page, the rows already sent cannot be taken back: the
-stream ends with one marker row that says the file is incomplete, then raises
-``ExportIncomplete`` so that the server aborts the response (no final chunk), which
-browsers and HTTP clients report as a failed download.
+If the API fails after the first page, the rows already sent cannot be taken back:
+``export_stream.guarded`` then writes ``incomplete_row`` (one marker row that says the
+file is incomplete) and raises ``ExportIncomplete`` so that the server aborts the
+response (no final chunk), which browsers and HTTP clients report as a failed download.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from app.domain import Kind
 from app.viewer import formatting
+from app.viewer.export_stream import INCOMPLETE_MARKER as INCOMPLETE_MARKER
+from app.viewer.export_stream import ExportIncomplete as ExportIncomplete
+from app.viewer.export_stream import incomplete_text
 from app.viewer.tables import Column, columns_for
 
-log = logging.getLogger(__name__)
-
-# Results asked of the API per page (its maximum). Tests lower it to walk several pages.
+# Results asked of the API per page (its maximum), for every export format: it began
+# here with CSV, and tests lower it here to walk several pages.
 EXPORT_PAGE_SIZE = 1000
-# First cell of the row that ends an export the API broke off; not a comment ("#"),
-# which some readers (pandas ``comment="#"``) would skip silently.
-INCOMPLETE_MARKER = "EXPORT INCOMPLETE"
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 # Where a header differs from the table column's key (the API calls the variant "type").
 _HEADER_NAMES = {"type": "variant"}
-
-
-class ExportIncomplete(Exception):
-    """The API failed midway through an export; raised after the marker row is sent."""
 
 
 def defuse_formula(text: str) -> str:
@@ -121,27 +115,18 @@ def _csv_text(rows: Iterable[list[str]]) -> str:
     return out.getvalue()
 
 
-def stream_rows(kind: Kind, first_page: dict, fetch_after: Callable[[str], dict],
-                ) -> Iterator[str]:
-    """Yield the CSV: the header, then one chunk of rows per API page.
+def csv_chunks(kind: Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
+    """Yield the CSV: the header, then the rows of one page of records per chunk.
 
-    ``first_page`` was fetched before the response started (so a failure there is an
-    ordinary error page); ``fetch_after(last_id)`` returns the page after ``last_id``.
+    The header comes before the first page is asked for, so it never depends on which
+    records a page holds (module docstring).
     """
-    columns = columns_for(kind)  # no records: every variant's metrics (module docstring)
+    columns = columns_for(kind)
     yield _csv_text([header(columns)])
-    page, written = first_page, 0
-    while True:
-        records = page.get("data") or []
+    for records in pages:
         yield _csv_text(cells(columns, record) for record in records)
-        written += len(records)
-        if not page.get("has_more") or not page.get("last_id"):
-            return
-        try:
-            page = fetch_after(page["last_id"])
-        except Exception as error:  # any failure, not only the API's: the file must say so
-            log.warning("CSV export broken off after %d rows: %s", written, error)
-            yield _csv_text([[f"{INCOMPLETE_MARKER}: the results could not all be read "
-                              f"(stopped after {written} rows). Download the file again."]])
-            raise ExportIncomplete(f"stopped after {written} rows") from error
 
+
+def incomplete_row(written: int) -> str:
+    """Return the marker row that ends a CSV the API broke off (its first cell says so)."""
+    return _csv_text([[incomplete_text(written)]])

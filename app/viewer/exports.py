@@ -1,56 +1,193 @@
-"""The whole-pipeline CSV download: ``/share/<id>/pipelines/<pipeline_id>/export.csv``.
+"""Exports of a pipeline's view: ``/share/<id>/pipelines/<pipeline_id>/export.<format>``.
 
-The view checks the link, the pipeline and the first API page before answering, so an
+CSV, JSON, FASTA (protein kinds), SDF (small-molecule kinds) and ZIP (structure files).
+Every format is checked the same way before answering: ``load_pipeline`` first (an
 unknown link is the shared 404, an email-mode link without a verified address goes to
-sign-in, and an API already down is a 502 page. Only then does the CSV stream
-(``csv_export.stream_rows``), one API page at a time. A fresh bearer token is minted for
-every page, so an export that outlives a token's few minutes keeps reading.
+sign-in), then the format against the pipeline's family (a 400 page naming the formats
+that fit), then ``record_pages``, which reads the first page of records, so a bad query
+or an API already down is an ordinary error page. Only then does the body stream, one
+page of records at a time; ``export_stream.guarded`` breaks it off honestly if anything
+fails later. The writers live in ``csv_export``, ``export_formats``, ``sdf_export`` and
+``zip_export``; these routes only wire them up.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 
 from flask import Blueprint, Response, request, stream_with_context
 
 from app import domain
-from app.viewer import api_client, csv_export, identity, paging
+from app.viewer import api_client, csv_export, export_formats, identity, paging, sdf_export
 from app.viewer.api_client import api
 from app.viewer.downloads import safe_filename
 from app.viewer.error_pages import html_error_page
+from app.viewer.export_stream import Walk, artifact_bytes, artifact_chunks, guarded
 from app.viewer.loaders import bearer, load_pipeline
+from app.viewer.zip_export import zip_chunks
 
 bp = Blueprint("exports", __name__)
+_BASE = "/share/<link_id>/pipelines/<pipeline_id>/export"
 
 
 def export_filename(pipeline: dict, kind: domain.Kind, filtered: bool,
-                    today: datetime | None = None) -> str:
-    """Return ``<pipeline name or kind>[-selection]-<YYYY-MM-DD>.csv``; never an id."""
+                    today: datetime | None = None, extension: str = "csv") -> str:
+    """Return ``<pipeline name or kind>[-selection]-<YYYY-MM-DD>.<extension>``; never an id."""
     # "/" would make safe_filename keep only the last path part of the name.
     stem = safe_filename((pipeline.get("name") or "").replace("/", "-"), kind.key)
     day = (today or datetime.now(UTC)).strftime("%Y-%m-%d")
-    return f"{stem}{'-selection' if filtered else ''}-{day}.csv"
+    return f"{stem}{'-selection' if filtered else ''}-{day}.{extension}"
 
 
-@bp.get("/share/<link_id>/pipelines/<pipeline_id>/export.csv")
-def export_csv(link_id: str, pipeline_id: str):
-    """Stream every result of a pipeline (or only the pasted ``ids``) as CSV."""
-    try:
-        ids = list(paging.parse_ids(request.args.get("ids", "")))
-    except paging.InvalidQuery as error:
-        return html_error_page(400, str(error))
-    _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
+def is_selection(args: Mapping[str, str]) -> bool:
+    """Whether the query narrows the view to some of the results (the file name says so)."""
+    return bool(args.get("ids", "").strip())
+
+
+def record_pages(link_id: str, pipeline_id: str, kind: domain.Kind,
+                 args: Mapping[str, str]) -> Iterator[list[dict]]:
+    """Return the view's records in order, one list per page: where exports read from.
+
+    The first page is read now, before any response starts, so its errors (a malformed
+    ``ids``: ``paging.InvalidQuery``; the API's) are ordinary error pages. Later pages
+    are read as the body asks for them: the API's ``after_id`` walk, each page with a
+    fresh bearer token (a long export outlives a token's minutes) and a whole deadline.
+    ``kind`` is unused by the API walk; sorted and filtered sources need it.
+    """
+    del kind
+    ids = list(paging.parse_ids(args.get("ids", "")))
     client, size = api(), csv_export.EXPORT_PAGE_SIZE
     first = client.results(link_id, pipeline_id, bearer(link_id), limit=size, ids=ids)
 
-    def fetch_after(last_id: str) -> dict:
-        # The body has started: each further page has a whole deadline of its own.
-        api_client.restart_deadline()
-        return client.results(link_id, pipeline_id, identity.bearer_for(link_id),
-                              limit=size, after_id=last_id, ids=ids)
+    def walk() -> Iterator[list[dict]]:
+        page = first
+        while True:
+            yield page.get("data") or []
+            if not page.get("has_more") or not page.get("last_id"):
+                return
+            api_client.restart_deadline()
+            page = client.results(link_id, pipeline_id, identity.bearer_for(link_id),
+                                  limit=size, after_id=page["last_id"], ids=ids)
 
-    # stream_with_context: minting a token per page reads the visitor's session.
-    body = stream_with_context(csv_export.stream_rows(kind, first, fetch_after))
-    name = export_filename(pipeline, kind, filtered=bool(ids))
-    return Response(body, content_type="text/csv; charset=utf-8",
+    return walk()
+
+
+@dataclass
+class Source:
+    """What a writer is handed: the view's pipeline and kind and its walks of records."""
+
+    link_id: str
+    pipeline_id: str
+    pipeline: dict
+    kind: domain.Kind
+    walks: list[Walk]
+
+    @property
+    def walk(self) -> Walk:
+        """The walk whose first page was read before the response started."""
+        return self.walks[0]
+
+    def written(self) -> int:
+        """Return how many results the latest walk has written (for the marker and log)."""
+        return self.walks[-1].written
+
+    def again(self) -> Walk:
+        """Return a second walk of the same records, read only when iterated."""
+
+        def lazily() -> Iterator[list[dict]]:
+            yield from record_pages(self.link_id, self.pipeline_id, self.kind, request.args)
+
+        self.walks.append(Walk(lazily()))
+        return self.walks[-1]
+
+
+@dataclass(frozen=True)
+class Format:
+    """An export format: its file, which family it fits, its writer and its marker."""
+
+    extension: str
+    content_type: str
+    write: Callable[[Source], Iterator]
+    marker: Callable[[int], object] | None = None
+    family: str | None = None  # None: every kind
+    wrong_family: str = ""
+
+
+def _zip(source: Source) -> Iterator[bytes]:
+    fetch = partial(artifact_chunks, source.link_id, source.pipeline_id)
+    # The manifest needs every row before the first file: the files walk the rows again.
+    return zip_chunks(source.kind, source.walk, source.again(), fetch)
+
+
+def _sdf(source: Source) -> Iterator[str]:
+    fetch = partial(artifact_bytes, source.link_id, source.pipeline_id)
+    return sdf_export.sdf_chunks(source.walk, lambda record: fetch(record, "ligand_structure"))
+
+
+FORMATS = {
+    "csv": Format("csv", "text/csv; charset=utf-8",
+                  lambda s: csv_export.csv_chunks(s.kind, s.walk), csv_export.incomplete_row),
+    "json": Format("json", "application/json",
+                   lambda s: export_formats.json_chunks(s.pipeline, s.kind, s.walk)),
+    "fasta": Format("fasta", "text/x-fasta; charset=utf-8",
+                    lambda s: export_formats.fasta_chunks(s.kind, s.walk),
+                    export_formats.fasta_incomplete, family="protein",
+                    wrong_family="FASTA holds protein sequences, and this pipeline's results "
+                                 "are small molecules: download them as SDF or CSV instead."),
+    "sdf": Format("sdf", "chemical/x-mdl-sdfile", _sdf, sdf_export.sdf_incomplete,
+                  family="small_molecule",
+                  wrong_family="SDF holds small molecules, and this pipeline's results are "
+                               "proteins: download them as FASTA or CSV instead."),
+    "zip": Format("zip", "application/zip", _zip),
+}
+
+
+def export(link_id: str, pipeline_id: str, fmt: Format) -> Response:
+    """Check the link, the format and the first page, then stream the export (module doc)."""
+    _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
+    if fmt.family and kind.family != fmt.family:
+        return html_error_page(400, fmt.wrong_family)
+    try:
+        pages = record_pages(link_id, pipeline_id, kind, request.args)
+    except paging.InvalidQuery as error:
+        return html_error_page(400, str(error))
+    source = Source(link_id, pipeline_id, pipeline, kind, [Walk(pages)])
+    chunks = guarded(fmt.write(source), source.written, fmt.extension.upper(), fmt.marker)
+    # stream_with_context: minting a token per page reads the visitor's session, and
+    # reading files asks the app's API client.
+    name = export_filename(pipeline, kind, is_selection(request.args), extension=fmt.extension)
+    return Response(stream_with_context(chunks), content_type=fmt.content_type,
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@bp.get(f"{_BASE}.csv")
+def export_csv(link_id: str, pipeline_id: str):
+    """Stream the view's results as CSV (the table's columns, full values)."""
+    return export(link_id, pipeline_id, FORMATS["csv"])
+
+
+@bp.get(f"{_BASE}.json")
+def export_json(link_id: str, pipeline_id: str):
+    """Stream the view's result records as JSON, as the API returned them."""
+    return export(link_id, pipeline_id, FORMATS["json"])
+
+
+@bp.get(f"{_BASE}.fasta")
+def export_fasta(link_id: str, pipeline_id: str):
+    """Stream the designed chains of a protein pipeline's view as FASTA."""
+    return export(link_id, pipeline_id, FORMATS["fasta"])
+
+
+@bp.get(f"{_BASE}.sdf")
+def export_sdf(link_id: str, pipeline_id: str):
+    """Stream the molecules of a small-molecule pipeline's view as SDF."""
+    return export(link_id, pipeline_id, FORMATS["sdf"])
+
+
+@bp.get(f"{_BASE}.zip")
+def export_zip(link_id: str, pipeline_id: str):
+    """Stream the structure files of the view's results as a ZIP."""
+    return export(link_id, pipeline_id, FORMATS["zip"])

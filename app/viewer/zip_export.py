@@ -1,0 +1,73 @@
+"""ZIP export: the structure files of a view's results, streamed (zipstream-ng).
+
+The archive holds ``results.csv`` first (the CSV export of the same rows, as a manifest),
+then per result ``<result_id>.cif`` (its ``structure`` file, mmCIF) and, where it has one,
+``<result_id>_ligand.sdf`` (``ligand_structure``). A result without a structure file has
+only its manifest row. The manifest needs every row before the first file, so the rows
+are walked twice: once for ``results.csv`` and once, page by page, for the files, whose
+presigned URLs are then minutes old at most (an expired one is asked for again).
+
+Nothing is held whole: each file is read from its URL in pieces and deflated on the way
+(mmCIF shrinks about fourfold), pieces are gathered into chunks of ``CHUNK_BYTES`` before
+they go out, and no temporary file is written. The only thing that grows is the central
+directory (about a hundred bytes per file), which a ZIP must end with. A failure midway
+leaves the archive without that directory, and ``export_stream.guarded`` aborts the
+response, so no tool takes a short archive for a whole one.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+
+from zipstream import ZipStream
+
+from app import domain
+from app.viewer.csv_export import csv_chunks
+from app.viewer.downloads import safe_filename
+
+# Bytes gathered before a chunk is handed to the server: zipstream yields headers and
+# deflate output in many small pieces, each of which would otherwise be a socket write.
+CHUNK_BYTES = 256 * 1024
+COMPRESS_LEVEL = 6
+
+# Fetches the bytes of a record's file of a role, in pieces (``export_stream.artifact_chunks``
+# bound to the link and pipeline).
+FileFetcher = Callable[[dict, str], Iterable[bytes]]
+# The files of each result: (artifact role, file name after the result id).
+MEMBERS = (("structure", ".cif"), ("ligand_structure", "_ligand.sdf"))
+
+
+def _gathered(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """Re-chunk ``pieces`` into blocks of at least CHUNK_BYTES (the last may be shorter)."""
+    buffer = bytearray()
+    for piece in pieces:
+        buffer += piece
+        if len(buffer) >= CHUNK_BYTES:
+            yield bytes(buffer)
+            buffer.clear()
+    if buffer:
+        yield bytes(buffer)
+
+
+def _pieces(kind: domain.Kind, manifest_pages: Iterable[list[dict]],
+            file_pages: Iterable[list[dict]], fetch: FileFetcher) -> Iterator[bytes]:
+    """Yield the archive in zipstream's own pieces: manifest, files, central directory."""
+    archive = ZipStream(compress_type=zipfile.ZIP_DEFLATED, compress_level=COMPRESS_LEVEL)
+    archive.add((text.encode() for text in csv_chunks(kind, manifest_pages)), "results.csv")
+    yield from archive.all_files()
+    for records in file_pages:
+        for record in records:
+            stem = safe_filename(str(record.get("id") or ""), "result")
+            for role, suffix in MEMBERS:
+                if ((record.get("artifacts") or {}).get(role) or {}).get("url"):
+                    # Queued as a generator: the file is opened only when its turn comes.
+                    archive.add(fetch(record, role), stem + suffix)
+        yield from archive.all_files()
+    yield from archive.footer()
+
+
+def zip_chunks(kind: domain.Kind, manifest_pages: Iterable[list[dict]],
+               file_pages: Iterable[list[dict]], fetch: FileFetcher) -> Iterator[bytes]:
+    """Yield the ZIP archive of a view (module docstring) in chunks of CHUNK_BYTES."""
+    return _gathered(_pieces(kind, manifest_pages, file_pages, fetch))
