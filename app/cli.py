@@ -18,6 +18,8 @@ from flask.cli import with_appcontext
 from app.db import get_engine, migrate
 
 SCHEMAS_KEY = "schemas"
+# seed-demo --results: a million per pipeline already takes many minutes to seed.
+MAX_DEMO_RESULTS = 1_000_000
 
 
 def add_schema(app: Flask, name: str, upgrade: Callable[[], None]) -> None:
@@ -58,17 +60,31 @@ def create_org_command(name: str, as_json: bool) -> None:
         click.echo(f"Organization {org.id} created.\nAdmin key (shown once): {secret}")
 
 
+def _result_count(_ctx, _param, value: str | None) -> int | None:
+    """Parse ``--results``: one clear message for anything but 1..MAX_DEMO_RESULTS."""
+    if value is None:
+        return None
+    text = value.strip().replace("_", "").replace(",", "")
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= MAX_DEMO_RESULTS:
+        raise click.BadParameter(
+            f"N must be a positive integer, at most {MAX_DEMO_RESULTS:,} (got {value!r})")
+    return int(text)
+
+
 @click.command("seed-demo")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--results", "results", metavar="N", default=None, callback=_result_count,
+              help="Give protein_design and small_molecule_library_screen N results each "
+              f"(1 to {MAX_DEMO_RESULTS:,}; for tests and benchmarks).")
 @with_appcontext
-def seed_demo_command(as_json: bool) -> None:
+def seed_demo_command(as_json: bool, results: int | None) -> None:
     """Fill the database with a demo organization, results, artifacts and share links."""
     from app.demo import seed_demo
 
     engine = get_engine()
     migrate(engine)
     summary = seed_demo(engine, artifact_dir=current_app.config["ARTIFACT_DIR"],
-                        public_url=current_app.config.get("PUBLIC_URL"))
+                        public_url=current_app.config.get("PUBLIC_URL"), results=results)
     if as_json:
         click.echo(json.dumps(summary))
         return

@@ -5,18 +5,21 @@ organization (names are not unique), so it is safe on a database already in use.
 comes from ``app.demo_data`` with fixed random seeds, so two runs hold the same sequences,
 molecules and metrics (ids, keys and times differ). Everything is written in one
 transaction; artifact files go to the content-addressed store first (an aborted run leaves
-only unreferenced files behind, never rows pointing at missing files).
+only unreferenced files behind, never rows pointing at missing files). ``results=N``
+(``seed-demo --results N``) makes ``protein_design`` and ``small_molecule_library_screen``
+hold N results each, built by ``app.demo_data.scale`` and inserted chunk by chunk.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.engine import Engine
 
 from app import artifact_storage
-from app.demo_data import molecule_pipelines, predictions, protein_pipelines
+from app.demo_data import molecule_pipelines, predictions, protein_pipelines, scale
 from app.demo_data.archives import build_zip, metrics_json
 from app.demo_data.drafts import PipelineDraft
 from app.demo_data.usage import usage_records
@@ -45,13 +48,17 @@ PIPELINE_PLAN = {
 }
 
 
-def seed_demo(engine: Engine, *, artifact_dir: str, public_url: str | None = None) -> dict:
+def seed_demo(engine: Engine, *, artifact_dir: str, public_url: str | None = None,
+              results: int | None = None) -> dict:
     """Create the demo organization and return the summary ``seed-demo --json`` prints.
 
     ``artifact_dir`` is where artifact files are stored (the app's ``ARTIFACT_DIR``);
     ``public_url`` is the viewer's base URL for share links (default
-    ``http://127.0.0.1:8000``).
+    ``http://127.0.0.1:8000``); ``results`` (N >= 1) scales the two big pipelines to N
+    results each, None keeps the demo's own sizes.
     """
+    if results is not None and results < 1:
+        raise ValueError("results must be a positive integer")
     now = utcnow()
     base_url = (public_url or DEFAULT_PUBLIC_URL).rstrip("/")
     with engine.begin() as conn:
@@ -62,7 +69,7 @@ def seed_demo(engine: Engine, *, artifact_dir: str, public_url: str | None = Non
         )
         second = create_workspace(conn, organization_id=org.id, name="Assay development",
                                   retention_unit="days", retention_value=14)
-        data = build_catalog(workspace.id, artifact_dir, now)
+        data = build_catalog(workspace.id, artifact_dir, now, results=results)
         insert_catalog(conn, data)
         pipeline_ids, prediction_ids = data.pipeline_ids, data.prediction_ids
         now_s = int(now.replace(tzinfo=UTC).timestamp())
@@ -110,45 +117,63 @@ class Catalog:
     predictions: list[catalog.PredictionRow]
     results: list[catalog.NewResult]
     artifacts: list[catalog.NewArtifact]
+    # Scaled pipelines' rows, made lazily chunk by chunk (``scale.Chunk``).
+    streams: tuple[Iterator[scale.Chunk], ...] = ()
 
 
 def build_catalog(workspace_id: str, artifact_dir: str, now: datetime, *,
-                  livemode: bool = True, count: int | None = None) -> Catalog:
+                  livemode: bool = True, count: int | None = None,
+                  results: int | None = None) -> Catalog:
     """Build the six pipelines and two predictions of a workspace and store their files.
 
     ``count`` caps each pipeline's results (None: the builders' full demo sizes);
     ``livemode=False`` makes them test-mode rows (``app.test_data``). Nothing is written
     to the database: building takes seconds, so callers that must claim the right to
-    insert (test-mode seeding) build first and hold no lock meanwhile.
+    insert (test-mode seeding) build first and hold no lock meanwhile. ``results=N``
+    gives the ``scale.SCALED_KINDS`` N results each, as streams of rows made while
+    ``insert_catalog`` reads them (their shared files are stored here, up front).
     """
-    pipeline_ids, pipelines, results, artifacts = {}, [], [], []
+    pipeline_ids, pipelines, rows, artifacts, streams = {}, [], [], [], []
     for kind, (builder, days_ago, hours) in PIPELINE_PLAN.items():
         start = now - timedelta(days=days_ago)
         end = start + timedelta(hours=hours)
         pipeline_id = new_id("pipe", at_ms=_ms(start))
-        sized = {} if count is None else {"count": count}
-        draft: PipelineDraft = builder(pipeline_id, start, end, **sized)
+        if results is not None and kind in scale.SCALED_KINDS:
+            draft, stream = scale.scaled(kind, pipeline_id, start, end, results, artifact_dir)
+            streams.append(stream)
+            result_count = results
+        else:
+            sized = {} if count is None else {"count": count}
+            draft: PipelineDraft = builder(pipeline_id, start, end, **sized)
+            result_count = len(draft.results)
         pipeline_ids[kind] = pipeline_id
         pipelines.append(catalog.PipelineRow(
             id=pipeline_id, workspace_id=workspace_id, kind=kind, name=draft.name,
-            status="succeeded", input=draft.input, result_count=len(draft.results),
+            status="succeeded", input=draft.input, result_count=result_count,
             created_at=start, completed_at=end, livemode=livemode,
         ))
         for result_draft in draft.results:
-            results.append(result_draft.result)
+            rows.append(result_draft.result)
             artifacts += _result_artifacts(result_draft, artifact_dir)
     prediction_ids, predictions_, prediction_files = _build_predictions(
         workspace_id, artifact_dir, now, livemode)
-    return Catalog(pipeline_ids, prediction_ids, pipelines, predictions_, results,
-                   artifacts + prediction_files)
+    return Catalog(pipeline_ids, prediction_ids, pipelines, predictions_, rows,
+                   artifacts + prediction_files, tuple(streams))
 
 
 def insert_catalog(conn, data: Catalog) -> None:
-    """Insert built rows in a handful of statements (the caller owns the transaction)."""
+    """Insert built rows in a handful of statements (the caller owns the transaction).
+
+    Scaled pipelines add two statements per chunk of their rows.
+    """
     catalog.insert_pipelines(conn, data.pipelines)
     catalog.insert_predictions(conn, data.predictions)
     catalog.insert_results(conn, data.results)
     catalog.insert_artifacts(conn, data.artifacts)
+    for stream in data.streams:
+        for results, artifacts in stream:
+            catalog.insert_results(conn, results)
+            catalog.insert_artifacts(conn, artifacts)
 
 
 def _archive_record(result: catalog.NewResult) -> dict:

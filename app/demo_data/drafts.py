@@ -44,11 +44,16 @@ def timeline(start: datetime, end: datetime, count: int, prefix: str = "res"):
     Each step is at least one millisecond, so ids made from the times sort in creation
     order even though their random tails are independent.
     """
+    for at_ms, created in times(start, end, count):
+        yield new_id(prefix, at_ms=at_ms), created
+
+
+def times(start: datetime, end: datetime, count: int):
+    """Yield the (epoch milliseconds, created_at) of ``timeline``, without making ids."""
     step_ms = max(1, int((end - start).total_seconds() * 1000) // (count + 1))
     base_ms = int(start.replace(tzinfo=UTC).timestamp() * 1000)  # naive UTC
     for i in range(1, count + 1):
-        at_ms = base_ms + i * step_ms
-        yield new_id(prefix, at_ms=at_ms), start + timedelta(milliseconds=i * step_ms)
+        yield base_ms + i * step_ms, start + timedelta(milliseconds=i * step_ms)
 
 
 def protein_entity(chain_id: str, sequence: str, *, cyclic: bool = False,

@@ -9,6 +9,7 @@ assigns them), so helix + sheet + loop is exactly 1.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 
@@ -21,8 +22,12 @@ def _clamp(value: float, low: float, high: float) -> float:
     return min(high, max(low, value))
 
 
+@functools.lru_cache(maxsize=256)
 def fractions(ss: str, sheet_residues: int = 0) -> dict[str, float]:
-    """Return helix/sheet/loop fractions of a chain whose residues are marked H or L."""
+    """Return helix/sheet/loop fractions of a chain whose residues are marked H or L.
+
+    Cached: many designs share a backbone (callers copy the dict, never change it).
+    """
     n = len(ss)
     helix = 0
     run = 0
@@ -86,10 +91,9 @@ def protein_warnings(rng: random.Random, metrics: dict, sequence: str) -> list[d
     if iptm is not None and iptm < 0.1:
         out.append({"code": "low_iptm", "message": (
             f"Interface pTM {iptm:.2f} is below 0.10; the predicted binding mode is unreliable.")})
-    cysteines = [i for i, aa in enumerate(sequence) if aa == "C"]
-    if len(cysteines) % 2 == 1:
+    if sequence.count("C") % 2 == 1:
         out.append({"code": "unpaired_cysteine", "message": (
-            f"Cys{cysteines[-1] + 1} has no disulfide partner; a free cysteine can cause "
+            f"Cys{sequence.rindex('C') + 1} has no disulfide partner; a free cysteine can cause "
             "aggregation or mispairing during expression.")})
     if rng.random() < 0.03:
         clashes = rng.randint(2, 9)

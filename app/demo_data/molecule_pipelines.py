@@ -70,6 +70,17 @@ def small_molecule_design(pipeline_id: str, start: datetime, end: datetime, coun
     )
 
 
+def plate_well(n: int, count: int) -> str:
+    """Return the catalog well of the ``n``-th of ``count`` screened compounds.
+
+    Plates hold 80 compounds (rows A-H, columns 2-11; 1 and 12 are controls). The plate
+    number has as many digits as the last plate needs (at least two), so the ids of a
+    screen of any size sort in plate order.
+    """
+    width = max(2, len(str((count - 1) // 80 + 1)))
+    return f"L1300-{n // 80 + 1:0{width}d}-{'ABCDEFGH'[n // 10 % 8]}{n % 10 + 2:02d}"
+
+
 def small_molecule_library_screen(pipeline_id: str, start: datetime, end: datetime,
                                   count: int | None = None):
     """An approved-drug plate screened against BRD4 BD1; ids are catalog plate wells.
@@ -83,7 +94,7 @@ def small_molecule_library_screen(pipeline_id: str, start: datetime, end: dateti
         zip(timeline(start, end, len(library)), library, strict=True)
     ):
         quality = rng.gauss(1.6, 0.3) if name in BET_INHIBITORS else rng.gauss(-0.9, 0.6)
-        external = f"L1300-{n // 80 + 1:02d}-{'ABCDEFGH'[n // 10 % 8]}{n % 10 + 2:02d}"
+        external = plate_well(n, len(library))
         drafts.append(_draft(rng, pipeline_id, rid, created, smiles, name, quality,
                              adme_rate=0.5, sdf_rate=0.35, external_id=external))
     return PipelineDraft(

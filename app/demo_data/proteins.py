@@ -96,10 +96,21 @@ def design_sequence(rng: random.Random, regions: tuple[str, ...]) -> str:
     return "".join(out)
 
 
-def mutate(rng: random.Random, sequence: str, regions: tuple[str, ...], count: int) -> str:
-    """Return ``sequence`` with ``count`` surface/core-preserving point mutations."""
+def mutable_positions(regions: tuple[str, ...]) -> list[int]:
+    """Return the residues ``mutate`` may change: helical, not the first or last."""
+    return [i for i, r in enumerate(regions) if r == "helix" and 0 < i < len(regions) - 1]
+
+
+def mutate(rng: random.Random, sequence: str, regions: tuple[str, ...], count: int,
+           positions: list[int] | None = None) -> str:
+    """Return ``sequence`` with ``count`` surface/core-preserving point mutations.
+
+    ``positions`` is ``mutable_positions(regions)`` when the caller has it already (it
+    mutates one parent many times).
+    """
     seq = list(sequence)
-    positions = [i for i, r in enumerate(regions) if r == "helix" and 0 < i < len(seq) - 1]
+    if positions is None:
+        positions = mutable_positions(regions)
     for i in rng.sample(positions, min(count, len(positions))):
         core = seq[i] in "LIVAFMWY"
         pool, weights = (_CORE, _CORE_WEIGHTS) if core else (_SURFACE, _SURFACE_WEIGHTS)

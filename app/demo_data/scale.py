@@ -1,0 +1,282 @@
+"""Demo data at scale (``seed-demo --results N``): many results on a few shared files.
+
+``protein_design`` and ``small_molecule_library_screen`` then hold N results each. Building
+a model and an archive per result would take hours at N = 100,000, so each of the two first
+builds a small pool of models and stores their files once: binder designs on a couple of
+dozen backbones (60-120 residues, plus cyclic peptides), or one docked pose per compound.
+Every result then draws its own sequence (a point-mutated variant of its model, so its
+length and fold are the model's) or its compound, its metrics, warnings and ADME with a
+seeded generator, and gets its own artifact rows pointing at its model's files, so every
+download works and identical bytes are stored once.
+
+Rows come out in chunks (``Chunk``) that the seeder inserts one after the other, so memory
+stays flat whatever N is. Ids are made from the creation times, as everywhere else, so id
+order is creation order.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+from app import artifact_storage
+from app.demo_data import chemistry, metrics, proteins
+from app.demo_data.archives import build_zip, metrics_json
+from app.demo_data.complexes import hairpin_backbone
+from app.demo_data.drafts import PipelineDraft, ResultDraft, protein_entity, times
+from app.demo_data.molecule_pipelines import BET_INHIBITORS, TARGET, plate_well
+from app.demo_data.molecule_pipelines import _draft as molecule_draft
+from app.demo_data.protein_pipelines import _binder_result, _topologies, _with_cysteine
+from app.ids import _ALPHABET  # the record-id alphabet, so both stay one format
+from app.store.catalog import NewArtifact, NewResult
+
+SCALED_KINDS = ("protein_design", "small_molecule_library_screen")
+# Rows per insert: big enough that round trips do not matter, small enough to stay flat.
+CHUNK = 2000
+BACKBONES = 16
+MODELS_PER_BACKBONE = 3
+CYCLIC_LENGTHS = (14, 16, 18)
+# A screen's hit rate is low: most wells hold library drugs, a few hold JQ1 analogs.
+ANALOG_RATE = 0.03
+
+Chunk = tuple[list[NewResult], list[NewArtifact]]
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """A file of the pool, stored once: what each result's artifact row repeats."""
+
+    role: str
+    suffix: str  # appended to the result id to make the download's file name
+    content_type: str
+    storage_path: str
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Model:
+    """A pooled model: what results built on it share (files, sequence or compound)."""
+
+    files: dict[str, StoredFile]  # role -> file
+    sequence: str = ""
+    regions: tuple = ()
+    positions: tuple = ()  # proteins.mutable_positions(regions), computed once
+    ss: str = ""
+    sheet: int = 0  # residues in strands (the cyclic hairpins)
+    quality: float = 0.0  # mean latent quality of the results built on it
+    spread: float = 1.0  # their standard deviation around it
+    smiles: str = ""
+
+
+def scaled(kind: str, pipeline_id: str, start: datetime, end: datetime, count: int,
+           artifact_dir: str) -> tuple[PipelineDraft, Iterator[Chunk]]:
+    """Return the pipeline's draft (without results) and a lazy stream of its rows.
+
+    The pool's files are stored before this returns; the rows are made as the stream is
+    read, inside the caller's transaction.
+    """
+    if kind == "protein_design":
+        return _protein_design(pipeline_id, start, end, count, artifact_dir)
+    if kind == "small_molecule_library_screen":
+        return _library_screen(pipeline_id, start, end, count, artifact_dir)
+    raise ValueError(f"{kind} is not scaled")
+
+
+# --- protein_design ------------------------------------------------------------------
+
+
+def _protein_design(pipeline_id, start, end, count, artifact_dir):
+    rng = random.Random(7007)  # noqa: S311 - demo data, not secrets
+    linear, cyclic = _binder_models(rng, pipeline_id, start, artifact_dir)
+    draft = PipelineDraft(
+        kind="protein_design",
+        name="IL-6 miniprotein binders, round 1",
+        input={
+            "target": [protein_entity("B", proteins.TARGETS["IL-6"])],
+            "num_designs": count,
+            "binder_length": {"min": 60, "max": 120},
+            "cyclic_peptides": True,
+        },
+        created_at=start, completed_at=end, results=[],
+    )
+    return draft, _chunks(_binder_rows(rng, pipeline_id, start, end, count, linear, cyclic))
+
+
+def _binder_models(rng, pipeline_id, start, artifact_dir) -> tuple[list[Model], list[Model]]:
+    """Build and store the pool: two designs per backbone and one per cyclic length."""
+    linear, cyclic = [], []
+    for bb in _topologies(rng, BACKBONES, 60, 120):
+        for _ in range(MODELS_PER_BACKBONE):
+            seq = proteins.design_sequence(rng, bb.regions)
+            quality = rng.gauss(0.0, 0.6)
+            draft = _binder_result(rng, pipeline_id, f"model_{len(linear) + 1:02d}", start, bb,
+                                   seq, "IL-6", quality_mean=quality)
+            linear.append(Model(_store_model(artifact_dir, draft, start), seq, bb.regions,
+                                proteins.mutable_positions(bb.regions), bb.ss, 0, quality,
+                                0.8))
+    for length in CYCLIC_LENGTHS:
+        bb = hairpin_backbone(length)
+        seq = proteins.cyclic_peptide(rng, length)
+        draft = _binder_result(rng, pipeline_id, f"cyclic_{length}", start, bb, seq, "IL-6",
+                               cyclic=True, sheet=length - 2, quality_mean=-0.4)
+        cyclic.append(Model(_store_model(artifact_dir, draft, start), seq, bb.regions, (),
+                            bb.ss, length - 2, -0.4, 1.0))
+    return linear, cyclic
+
+
+def _binder_rows(rng, pipeline_id, start, end, count, linear, cyclic):
+    """Yield (result, artifact rows): each design its own sequence, metrics and warnings."""
+    target = protein_entity("B", proteins.TARGETS["IL-6"])
+    for n, (at_ms, created) in enumerate(times(start, end, count)):
+        if n % 65 == 64:  # a few cyclic peptides among the miniproteins, as in the demo
+            model = rng.choice(cyclic)
+            seq = proteins.cyclic_peptide(rng, len(model.sequence))
+        else:
+            model = rng.choice(linear)
+            seq = proteins.mutate(rng, model.sequence, model.regions, rng.randint(2, 10),
+                                  model.positions)
+            seq = _with_cysteine(rng, seq, 0.05)
+        # A variant scores near its parent design (spread 0.8 around a mean of sd 0.6
+        # makes sd 1 overall, as the demo's designs).
+        m = metrics.binder_metrics(rng, rng.gauss(model.quality, model.spread), model.ss,
+                                   model.sheet)
+        rid, art_ids = _ids(at_ms, len(model.files))
+        result = NewResult(
+            id=rid, pipeline_id=pipeline_id, created_at=created, metrics=m,
+            entities=[protein_entity("A", seq, cyclic=bool(model.sheet)), target],
+            warnings=metrics.protein_warnings(rng, m, seq) or None,
+        )
+        yield result, _artifact_rows(rid, art_ids, created, model.files.values())
+
+
+# --- small_molecule_library_screen ---------------------------------------------------
+
+
+def _library_screen(pipeline_id, start, end, count, artifact_dir):
+    rng = random.Random(8008)  # noqa: S311 - demo data, not secrets
+    drugs, analogs = _compound_models(rng, pipeline_id, start, artifact_dir)
+    plates = (count - 1) // 80 + 1
+    draft = PipelineDraft(
+        kind="small_molecule_library_screen",
+        name=f"BRD4 BD1 approved-drug screen ({plates} plates of L1300)",
+        input={"target": [protein_entity("A", proteins.TARGETS[TARGET])],
+               "library": f"Approved-drug library L1300 with JQ1 analogs, {plates} plates",
+               "num_molecules": count},
+        created_at=start, completed_at=end, results=[],
+    )
+    rows = _compound_rows(rng, pipeline_id, start, end, count, drugs, analogs)
+    return draft, _chunks(rows)
+
+
+def _compound_models(rng, pipeline_id, start, artifact_dir) -> tuple[list[Model], list[Model]]:
+    """Build and store one docked pose (with its SDF) per library drug and JQ1 analog."""
+    library = dict(chemistry.LIBRARY)
+    series = [s for s in chemistry.series_smiles() if s not in library.values()]
+    named = [*library.items(), *((f"JQ1 analog {i + 1}", s) for i, s in enumerate(series))]
+    drugs, analogs = [], []
+    for k, (name, smiles) in enumerate(named):
+        if name in BET_INHIBITORS or name.startswith("JQ1"):
+            mean, sd = (1.6, 0.3) if name in BET_INHIBITORS else (0.6, 0.7)
+        else:
+            mean, sd = -0.9, 0.6
+        draft = molecule_draft(rng, pipeline_id, f"model_{k + 1:02d}", start, smiles, name,
+                               mean, adme_rate=0.0, sdf_rate=1.0)
+        model = Model(_store_model(artifact_dir, draft, start), quality=mean, spread=sd,
+                      smiles=smiles)
+        (drugs if name in library else analogs).append(model)
+    return drugs, analogs
+
+
+def _compound_rows(rng, pipeline_id, start, end, count, drugs, analogs):
+    """Yield (result, artifact rows): each well a drawn compound with its own measurements."""
+    for n, (at_ms, created) in enumerate(times(start, end, count)):
+        model = rng.choice(analogs if rng.random() < ANALOG_RATE else drugs)
+        smiles = model.smiles
+        m = metrics.small_molecule_metrics(rng, rng.gauss(model.quality, model.spread))
+        adme = chemistry.adme_for(rng, smiles) if rng.random() < 0.5 else None
+        files = dict(model.files)
+        if rng.random() >= 0.35:  # ligand SDF files on some results only, as in the demo
+            del files["ligand_structure"]
+        rid, art_ids = _ids(at_ms, len(files))
+        result = NewResult(
+            id=rid, pipeline_id=pipeline_id, created_at=created, metrics=m,
+            warnings=metrics.small_molecule_warnings(rng, m, smiles) or None,
+            smiles=smiles, adme=adme, external_id=plate_well(n, count),
+        )
+        yield result, _artifact_rows(rid, art_ids, created, files.values())
+
+
+# --- files and rows ------------------------------------------------------------------
+
+
+def _store_model(artifact_dir: str, draft: ResultDraft, when: datetime) -> dict:
+    """Store a model's structure, optional ligand SDF and archive; return them by role."""
+    model_id = draft.result.id
+    cif = draft.structure_cif.encode()
+    files = {"structure": (".cif", "chemical/x-mmcif", cif)}
+    members = {f"{model_id}.cif": cif}
+    if draft.ligand_sdf is not None:
+        sdf = draft.ligand_sdf.encode()
+        files["ligand_structure"] = ("_ligand.sdf", "chemical/x-mdl-sdfile", sdf)
+        members[f"{model_id}_ligand.sdf"] = sdf
+    record = {"model": model_id, "metrics": draft.result.metrics}
+    for field in ("entities", "smiles"):
+        if getattr(draft.result, field) is not None:
+            record[field] = getattr(draft.result, field)
+    members["metrics.json"] = metrics_json(record)
+    files["archive"] = (".zip", "application/zip", build_zip(members, when))
+    stored = {}
+    for role, (suffix, content_type, data) in files.items():
+        path, size, sha256 = artifact_storage.save(artifact_dir, data)
+        stored[role] = StoredFile(role, suffix, content_type, path, size, sha256)
+    return stored
+
+
+def _artifact_rows(result_id: str, ids: list[str], created: datetime,
+                   files) -> list[NewArtifact]:
+    """Return one artifact row per file, owned by the result and named after it."""
+    return [NewArtifact(id=art_id, role=f.role, filename=f"{result_id}{f.suffix}",
+                        content_type=f.content_type, size=f.size, sha256=f.sha256,
+                        storage_path=f.storage_path, created_at=created, result_id=result_id)
+            for art_id, f in zip(ids, files, strict=True)]
+
+
+# Every pair of Crockford base32 characters (the alphabet of app.ids), by 10-bit value.
+_PAIRS = [a + b for a in _ALPHABET for b in _ALPHABET]
+
+
+def _base32(value: int, pairs: int) -> str:
+    """Return the low ``10 * pairs`` bits of ``value`` in Crockford base32, big-endian."""
+    return "".join([_PAIRS[(value >> shift) & 1023]
+                    for shift in range(10 * (pairs - 1), -1, -10)])
+
+
+def _ids(at_ms: int, artifacts: int) -> tuple[str, list[str]]:
+    """Return a result id and ``artifacts`` artifact ids at ``at_ms``, as ``new_id`` would.
+
+    Same shape as ``app.ids.new_id(at_ms=...)``: the 48-bit time in 10 characters, then
+    80 random bits in 16. Calling ``new_id`` per id took several seconds at 100,000
+    results, so the time is encoded once and the random bits come from one call.
+    """
+    head = _base32(at_ms, 5)
+    bits = int.from_bytes(os.urandom(10 * (artifacts + 1)), "big")
+    tails = _base32(bits, 8 * (artifacts + 1))
+    ids = [head + tails[16 * i : 16 * (i + 1)] for i in range(artifacts + 1)]
+    return "res_" + ids[0], ["art_" + i for i in ids[1:]]
+
+
+def _chunks(rows) -> Iterator[Chunk]:
+    """Group (result, artifact rows) pairs into chunks of ``CHUNK`` results."""
+    results, artifacts = [], []
+    for result, rows_of_result in rows:
+        results.append(result)
+        artifacts += rows_of_result
+        if len(results) == CHUNK:
+            yield results, artifacts
+            results, artifacts = [], []
+    if results:
+        yield results, artifacts
