@@ -36,14 +36,20 @@ COMPRESS_LEVEL = 6
 FileFetcher = Callable[[dict, str], Iterable[bytes]]
 # The files of each result: (artifact role, file name after the result id).
 MEMBERS = (("structure", ".cif"), ("ligand_structure", "_ligand.sdf"))
+# An empty piece: send what has been gathered so far (``_gathered``).
+FLUSH = b""
 
 
 def _gathered(pieces: Iterable[bytes]) -> Iterator[bytes]:
-    """Re-chunk ``pieces`` into blocks of at least CHUNK_BYTES (the last may be shorter)."""
+    """Re-chunk ``pieces`` into blocks of at least CHUNK_BYTES, or up to an empty piece.
+
+    An empty piece sends what is gathered now: after the manifest, so the response (and
+    the visitor's download) starts before the first structure file is fetched.
+    """
     buffer = bytearray()
     for piece in pieces:
         buffer += piece
-        if len(buffer) >= CHUNK_BYTES:
+        if (len(buffer) >= CHUNK_BYTES or not piece) and buffer:
             yield bytes(buffer)
             buffer.clear()
     if buffer:
@@ -56,6 +62,7 @@ def _pieces(kind: domain.Kind, manifest_pages: Iterable[list[dict]],
     archive = ZipStream(compress_type=zipfile.ZIP_DEFLATED, compress_level=COMPRESS_LEVEL)
     archive.add((text.encode() for text in csv_chunks(kind, manifest_pages)), "results.csv")
     yield from archive.all_files()
+    yield FLUSH
     for records in file_pages:
         for record in records:
             stem = safe_filename(str(record.get("id") or ""), "result")
