@@ -179,9 +179,12 @@ def _warnings_cell(_column: Column) -> Callable[[dict], str]:
         if not warnings:
             return _td("", 0)
         title = warning_text(warnings)
-        content = (f'<span class="warn-flag"><span aria-hidden="true">\u26a0</span> '
-                   f'{len(warnings)}<span class="visually-hidden"> '
-                   f'warning{"s" if len(warnings) != 1 else ""}: {escape(title)}</span></span>')
+        # The codes are printed, not only in a tooltip: phones cannot hover.
+        codes = "".join(f'<span class="warn-code">{escape(w.get("code"))}</span>'
+                        for w in warnings)
+        content = (f'<span class="warn-flag"><span aria-hidden="true">\u26a0</span>'
+                   f'<span class="visually-hidden">Warnings: {escape(title)}</span></span>'
+                   f"{codes}")
         return _td(content, len(warnings), "warn", title)
 
     return render

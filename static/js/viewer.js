@@ -1,4 +1,4 @@
-/* Share Viewer progressive enhancements: copy buttons, page-size autosubmit, table sort,
+/* Share Viewer progressive enhancements: copy buttons, page-size autosubmit,
    Tab stops only on scroll boxes that scroll.
    External file (no inline script), so the strict Content-Security-Policy holds. */
 (function () {
@@ -36,43 +36,6 @@
   Array.prototype.forEach.call(document.querySelectorAll("select.autosubmit"), function (select) {
     select.addEventListener("change", function () { select.form.submit(); });
   });
-
-  function sortValue(cell, numeric) {
-    if (!cell) { return numeric ? NaN : ""; }
-    var raw = cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent.trim();
-    return numeric ? parseFloat(raw) : raw.toLowerCase();
-  }
-
-  function makeSortable(table) {
-    var headers = table.tHead ? table.tHead.rows[0].cells : [];
-    Array.prototype.forEach.call(headers, function (th, index) {
-      var button = document.createElement("button");
-      button.type = "button";
-      button.className = "sort-btn";
-      while (th.firstChild) { button.appendChild(th.firstChild); }
-      th.appendChild(button);
-      button.addEventListener("click", function () {
-        var numeric = th.getAttribute("data-sort-type") === "num";
-        var ascending = th.getAttribute("aria-sort") !== "ascending";
-        Array.prototype.forEach.call(headers, function (other) { other.removeAttribute("aria-sort"); });
-        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = sortValue(a.cells[index], numeric);
-          var y = sortValue(b.cells[index], numeric);
-          // Missing numbers always sort last, whichever the direction.
-          if (numeric && isNaN(x)) { return isNaN(y) ? 0 : 1; }
-          if (numeric && isNaN(y)) { return -1; }
-          var order = x < y ? -1 : x > y ? 1 : 0;
-          return ascending ? order : -order;
-        });
-        rows.forEach(function (row) { body.appendChild(row); });
-      });
-    });
-  }
-
-  Array.prototype.forEach.call(document.querySelectorAll("table.results"), makeSortable);
 
   // Scroll boxes (wide tables, long sequences) are Tab stops so the keyboard can scroll
   // them, but only while there is something to scroll: a table that fits a wide screen is
