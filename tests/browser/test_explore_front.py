@@ -2,19 +2,26 @@
 
 Unit-level: Debian's Chromium against a test-local server (``explore_fixture.py``) that
 renders the real partials into the lead's page contract and serves the real static files
-and a controlled ``explore.json``, under the viewer's own Content-Security-Policy. Any
-console error (a refused inline style or script included) fails the test.
+and a controlled ``explore.json``, under the viewer's own Content-Security-Policy.
+End to end (``test_live_*``): the real results page on gunicorn over the seeded demo
+(the scatter has one point per matching result; the shortlist survives paging and reload
+and its exports hold exactly its rows). Any console error (a refused inline style or
+script included) fails the test.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from pathlib import Path
+from urllib.parse import urljoin
 
+import httpx
 import pytest
 
-from tests.browser.conftest import DESKTOP, PHONE, Visitor
+from tests.browser.conftest import DESKTOP, PHONE, Visitor, seeded_site_env
 from tests.browser.explore_fixture import (
     PIPELINE,
     VIEW,
@@ -23,6 +30,7 @@ from tests.browser.explore_fixture import (
     result_ids,
     serve,
 )
+from tests.conftest import start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -325,3 +333,113 @@ def test_many_points_are_not_tab_stops(site, visitors):
     points = v.page.locator("[data-explore-scatter] a.point")
     assert points.count() == 150
     assert v.page.locator("[data-explore-scatter] a.point:not([tabindex='-1'])").count() == 0
+
+
+# ------------------------------------------------------------------ end to end (gunicorn)
+
+
+@pytest.fixture(scope="module")
+def live_site(tmp_path_factory):
+    """Gunicorn over a seeded demo database; yields (server, seed summary)."""
+    tmp = tmp_path_factory.mktemp("explore-front")
+    env, seed = seeded_site_env(tmp)
+    server = start_gunicorn(env, tmp)
+    yield server, seed
+    stop_gunicorn(server)
+
+
+def live_url(live_site, kind: str, query: str = "") -> str:
+    server, seed = live_site
+    link = seed["share_links"]["public"]["id"]
+    return f"{server.url}/share/{link}/pipelines/{seed['pipelines'][kind]}{query}"
+
+
+def open_live(v: Visitor, url: str) -> None:
+    """Open a results page; while the index builds it refreshes itself until the plots show."""
+    v.page.goto(url)
+    v.page.wait_for_selector("[data-explore-scatter] svg", timeout=90_000)
+
+
+def explore_json(v: Visitor) -> dict:
+    """GET the page's own explore.json (the URL the plots were drawn from)."""
+    url = v.page.locator("#explore").get_attribute("data-explore-url")
+    response = v.page.request.get(urljoin(v.page.url, url))
+    assert response.status == 200
+    return response.json()
+
+
+@pytest.mark.parametrize("query", ["", "?iptm__gte=0.8&sort=-iptm", "?warnings=any"])
+def test_live_scatter_has_one_point_per_matching_result(live_site, visitors, query):
+    v = visitors()
+    open_live(v, live_url(live_site, "protein_design", query))
+    body = explore_json(v)
+    assert body["state"] == "ready" and not body["points"]["truncated"]
+    matched = body["matched"]
+    assert matched > 0
+    assert v.page.locator("[data-explore-scatter] svg a.point").count() == matched
+    noun = "point" if matched == 1 else "points"
+    assert v.page.locator("[data-explore-count]").inner_text() == f"{matched:,} {noun}."
+    assert v.page.locator(".histograms figure.histogram").count() == len(body["histograms"])
+    if query:
+        assert matched == int(v.page.locator("#match-count").inner_text().replace(",", ""))
+
+
+def test_live_shortlist_survives_paging_and_reload_and_exports_its_rows(live_site, visitors):
+    server, _seed = live_site
+    v = visitors()
+    open_live(v, live_url(live_site, "protein_design", "?limit=10&sort=-iptm"))
+    page = v.page
+    first = page.locator("tr[data-result-id]").evaluate_all(
+        "rows => rows.map(r => r.getAttribute('data-result-id'))")
+    assert len(first) == 10
+    for rid in first[:2]:
+        tick(v, rid)
+    page.locator("a[rel=next]").first.click()
+    page.wait_for_selector(f"tr[data-result-id]:not([data-result-id='{first[0]}'])")
+    page.wait_for_selector("[data-explore-scatter] svg")
+    second = page.locator("tr[data-result-id]").evaluate_all(
+        "rows => rows.map(r => r.getAttribute('data-result-id'))")
+    assert not set(second) & set(first)
+    assert page.locator("#shortlist h2").inner_text() == "2 in shortlist"
+    tick(v, second[3])
+    page.reload()
+    page.wait_for_selector("[data-explore-scatter] svg")
+    chosen = [*first[:2], second[3]]
+    assert page.locator("#shortlist h2").inner_text() == "3 in shortlist"
+    assert page.get_by_role("checkbox", name=f"Add {second[3]} to the shortlist").is_checked()
+    assert page.locator("[data-explore-scatter] a.point.picked").count() == 3
+    # The CSV export of the shortlist holds exactly its rows.
+    href = page.locator("#shortlist [data-shortlist-export=csv]").get_attribute("href")
+    exported = httpx.get(server.url + href, timeout=30)
+    assert exported.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(exported.text)))
+    assert sorted(r["result_id"] for r in rows) == sorted(chosen)
+    href = page.locator("#shortlist [data-shortlist-export=json]").get_attribute("href")
+    assert httpx.get(server.url + href, timeout=30).status_code == 200
+    # "Open as view": the table shows exactly the shortlist.
+    page.locator("#shortlist").get_by_role("link", name="Open as view").click()
+    page.wait_for_url(re.compile(r"ids="))
+    shown = page.locator("tr[data-result-id]").evaluate_all(
+        "rows => rows.map(r => r.getAttribute('data-result-id'))")
+    assert sorted(shown) == sorted(chosen)
+
+
+@pytest.mark.parametrize("kind", ["small_molecule_library_screen", "protein_design"])
+def test_live_page_at_phone_width(live_site, visitors, kind):
+    v = visitors(PHONE)
+    open_live(v, live_url(live_site, kind, "?embed=1"))
+    page = v.page
+    rid = page.locator("tr[data-result-id]").first.get_attribute("data-result-id")
+    tick(v, rid)
+    # The plots and the shortlist bar fit the phone's width (the table scrolls in its box).
+    too_wide = page.evaluate(
+        """(width) => Array.from(document.querySelectorAll(
+            "#explore, #explore *, #shortlist, #shortlist *"))
+            .filter((e) => e.getBoundingClientRect().right > width + 0.5)
+            .map((e) => e.tagName + "." + e.getAttribute("class"))""", PHONE["width"])
+    assert too_wide == []
+    fmt = "sdf" if kind.startswith("small") else "fasta"
+    export = page.locator(f"#shortlist [data-shortlist-export={fmt}]").get_attribute("href")
+    assert export.endswith(f"/export.{fmt}?ids={rid}&embed=1")
+    point = page.locator(f"[data-explore-scatter] a.point[data-id='{rid}']")
+    assert point.get_attribute("href").endswith(f"/results/{rid}?embed=1")
