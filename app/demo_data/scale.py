@@ -6,8 +6,10 @@ builds a small pool of models and stores their files once: binder designs on a c
 dozen backbones (60-120 residues, plus cyclic peptides), or one docked pose per compound.
 Every result then draws its own sequence (a point-mutated variant of its model, so its
 length and fold are the model's) or its compound, its metrics, warnings and ADME with a
-seeded generator, and gets its own artifact rows pointing at its model's files, so every
-download works and identical bytes are stored once.
+seeded generator, and gets its own artifact rows (named after the result) pointing at its
+model's files, so every download works and identical bytes are stored once. A shared
+archive holds the model's files and a ``metrics.json`` describing the model (``"model"``
+instead of a result id); the result's own numbers are in its row and the API.
 
 Rows come out in chunks (``Chunk``) that the seeder inserts one after the other, so memory
 stays flat whatever N is. Ids are made from the creation times, as everywhere else, so id
