@@ -1,41 +1,93 @@
 """Whole-set answers for the results page: a sorted page, facets, histograms, plot points.
 
-Asks the index store (``app.viewer.store.index_queries``) and keeps the answers that cost a
-scan of the set (the match count, facets, histograms) in a small per-process cache keyed
-by the index's version and the query's selection, so paging through a sorted view or
-re-plotting other axes does not count the set again. A new append bumps the version, so a
-cached answer never outlives the data it was computed from.
+A worker answers from a ``Frame`` of the pipeline's index (``index_frame``: its columns
+in NumPy), loaded from the store once per index version, and keeps the answers of recent
+views (the matching rows in their order, the panel's counts) in small LRU caches keyed by
+that version, so paging through a sorted view sorts once. An append bumps the version, so
+nothing cached outlives the data it came from.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
 from app import domain
+from app.viewer import index_frame
 from app.viewer.explore_query import ExploreQuery
+from app.viewer.index_frame import Frame
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 from app.viewer.store.result_index import IndexState
 
-_CACHE_SIZE = 256
-_cache: OrderedDict = OrderedDict()
-_lock = threading.Lock()
+HISTOGRAM_BINS = 20
+POINTS_LIMIT = 5000
 
 
-def _cached(key: tuple, compute: Callable[[], object]):
-    with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    value = compute()
-    with _lock:
-        _cache[key] = value
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return value
+class _Lru:
+    """A small thread-safe LRU cache (the index build thread shares the worker)."""
+
+    def __init__(self, size: int):
+        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key, compute: Callable[[], object]):
+        """Return the value of ``key``, computing and keeping it on a miss."""
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        value = compute()
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        """Forget everything (benchmarks measure the computation this way)."""
+        with self.lock:
+            self.items.clear()
+
+
+_frames = _Lru(4)  # ~25 MB each for 100,000 results
+_answers = _Lru(256)
+
+
+def clear_caches() -> None:
+    """Forget every frame and answer of this worker."""
+    _frames.clear()
+    _answers.clear()
+
+
+def frame(state: IndexState) -> Frame:
+    """Return the frame of the index's current version, loading it on first use."""
+    def load() -> Frame:
+        with get_engine().connect() as conn:
+            columns = queries.columns(conn, state.pipeline_id)
+        return index_frame.build(columns, state.warning_codes)
+
+    return _frames.get((state.pipeline_id, state.version), load)
+
+
+def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
+    def compute() -> np.ndarray:
+        searched = None
+        if query.q:
+            with get_engine().connect() as conn:
+                searched = queries.search_ids(conn, state.pipeline_id, query.q)
+        return index_frame.mask(frame(state), query, searched)
+
+    return _answers.get(_key(state, query, "keep"), compute)
+
+
+def ordered_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:
+    """Return the frame rows that match the query, in the view's order."""
+    return _answers.get(_key(state, query, f"order:{query.sort_text()}"),
+                        lambda: index_frame.order(frame(state), query, _keep(state, query)))
 
 
 def plot_keys(kind: domain.Kind) -> tuple[str, ...]:
@@ -86,38 +138,35 @@ def _key(state: IndexState, query: ExploreQuery, what: str) -> tuple:
 
 def matched(state: IndexState, query: ExploreQuery) -> int:
     """Return how many results match the query's selection."""
-    def compute() -> int:
-        with get_engine().connect() as conn:
-            return queries.count(conn, state.pipeline_id, query)
-
-    return _cached(_key(state, query, "count"), compute)
+    return int(np.count_nonzero(_keep(state, query)))
 
 
 def table_page(state: IndexState, query: ExploreQuery) -> list[dict]:
-    """Return the records of the query's page, in the view's order."""
+    """Return the stored records of the query's page, in the view's order."""
+    start = (query.page - 1) * query.limit
+    rows = ordered_rows(state, query)[start:start + query.limit]
+    ids = [str(i) for i in frame(state).ids[rows]]
     with get_engine().connect() as conn:
-        return queries.page(conn, state.pipeline_id, query, (query.page - 1) * query.limit,
-                            query.limit)
+        return queries.records(conn, state.pipeline_id, ids)
 
 
-def _histograms(conn, state: IndexState, query: ExploreQuery, kind: domain.Kind) -> list:
-    keys = list(plot_keys(kind))
-    ranges = queries.value_ranges(conn, state.pipeline_id, query, keys)
+def _histograms(data: Frame, keep: np.ndarray, kind: domain.Kind) -> list[dict]:
+    total = int(np.count_nonzero(keep))
     out = []
-    for key in keys:
-        low, high = ranges[key]
-        if low is None:
-            continue  # no result has this value (e.g. ADME on none of them)
+    for key in plot_keys(kind):
+        found = index_frame.value_range(data, keep, key)
+        if found is None:
+            continue  # no matching result has this value (e.g. ADME on none of them)
+        low, high = found
         if key in domain.METRICS and domain.METRICS[key].range == domain.UNIT_RANGE:
             low, high = 0.0, 1.0  # confidences: the whole scale, comparable across sets
-        counts = queries.histogram(conn, state.pipeline_id, query, key, float(low),
-                                   float(high))
-        width = (high - low) / queries.HISTOGRAM_BINS if high > low else 1.0
+        counts = index_frame.histogram(data, keep, key, low, high, HISTOGRAM_BINS)
+        width = (high - low) / HISTOGRAM_BINS if high > low else 1.0 / HISTOGRAM_BINS
         out.append({
             "key": key, "label": key_label(key), "unit": key_unit(key),
             "bins": [{"x0": low + i * width, "x1": low + (i + 1) * width, "count": n}
                      for i, n in enumerate(counts)],
-            "missing": 0,
+            "missing": total - sum(counts),
         })
     return out
 
@@ -125,29 +174,32 @@ def _histograms(conn, state: IndexState, query: ExploreQuery, kind: domain.Kind)
 def summary(state: IndexState, query: ExploreQuery, kind: domain.Kind) -> Summary:
     """Return the match count, facet counts and per-metric histograms of the selection."""
     def compute() -> Summary:
-        with get_engine().connect() as conn:
-            total = matched(state, query)
-            facets = queries.facets(conn, state.pipeline_id, query, state.warning_codes)
-            histograms = _histograms(conn, state, query, kind)
-        for histogram in histograms:
-            histogram["missing"] = total - sum(b["count"] for b in histogram["bins"])
-        return Summary(total, facets, histograms)
+        data, keep = frame(state), _keep(state, query)
+        return Summary(int(np.count_nonzero(keep)), index_frame.facets(data, keep),
+                       _histograms(data, keep, kind))
 
-    return _cached(_key(state, query, f"summary:{kind.key}"), compute)
+    return _answers.get(_key(state, query, f"summary:{kind.key}"), compute)
 
 
 def points(state: IndexState, query: ExploreQuery, x: str, y: str) -> dict:
-    """Return the scatter's points (the first ``POINTS_LIMIT`` in the view's order)."""
-    with get_engine().connect() as conn:
-        found = queries.points(conn, state.pipeline_id, query, x, y)
+    """Return the scatter's points: the first ``POINTS_LIMIT`` with both values, in order."""
+    data = frame(state)
+    rows = ordered_rows(state, query)
+    xs, ys = data.numbers[x][rows], data.numbers[y][rows]
+    both = ~(np.isnan(xs) | np.isnan(ys))
+    chosen = np.flatnonzero(both)[:POINTS_LIMIT]
+    ids = data.ids[rows[chosen]]
     return {
         "x": x, "y": y, "x_label": key_label(x), "y_label": key_label(y),
-        "data": [{"id": rid, "x": vx, "y": vy} for rid, vx, vy in found],
-        "truncated": len(found) >= queries.POINTS_LIMIT, "limit": queries.POINTS_LIMIT,
+        "data": [{"id": str(i), "x": float(vx), "y": float(vy)}
+                 for i, vx, vy in zip(ids, xs[chosen], ys[chosen], strict=True)],
+        "truncated": int(np.count_nonzero(both)) > POINTS_LIMIT, "limit": POINTS_LIMIT,
     }
 
 
-def ordered_ids(state: IndexState, query: ExploreQuery, chunk: int = 200):
+def ordered_ids(state: IndexState, query: ExploreQuery, chunk: int = 200
+                ) -> Iterator[list[str]]:
     """Yield the matching ids in the view's order, ``chunk`` at a time (for exports)."""
-    with get_engine().connect() as conn:
-        yield from queries.ordered_ids(conn, state.pipeline_id, query, chunk)
+    ids = frame(state).ids[ordered_rows(state, query)]
+    for start in range(0, len(ids), chunk):
+        yield [str(i) for i in ids[start:start + chunk]]

@@ -1,0 +1,152 @@
+"""A pipeline's index held in columns (NumPy) in the worker: whole-set answers in milliseconds.
+
+The index rows live in the viewer's store, shared by every worker and server; a worker
+that answers a whole-set question loads them once per index version into a ``Frame``
+(one array per key, ~25 MB for 100,000 results) and filters, sorts, counts and bins there:
+a mask per filter, one ``lexsort`` per order, ``histogram`` and ``unique`` for the panel.
+A SQL scan per question cost 100-250 ms on 100,000 rows; these cost a few.
+
+Semantics match the contract (``explore_query``): missing values sort last whichever the
+direction; ties are broken by result id; text keys sort by their text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.viewer.explore_query import NUMERIC_KEYS, ExploreQuery, Filter
+
+TEXT_COLUMNS = ("result_id", "created_at", "external_id", "variant", "solubility",
+                "warning_codes")
+_COMPARE = {"gte": np.greater_equal, "gt": np.greater, "lte": np.less_equal,
+            "lt": np.less, "eq": np.equal}
+
+
+@dataclass
+class Frame:
+    """One version of a pipeline's index, column by column (row i = API position i)."""
+
+    numbers: dict[str, np.ndarray]  # float64, NaN where missing
+    texts: dict[str, np.ndarray]  # object arrays, None where missing
+    codes: dict[str, np.ndarray] = field(default_factory=dict)  # warning code -> bool
+    _ranks: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        """Number of results."""
+        return len(self.texts["result_id"])
+
+    @property
+    def ids(self) -> np.ndarray:
+        """Result ids, in the API's order."""
+        return self.texts["result_id"]
+
+    def rank(self, key: str) -> np.ndarray:
+        """Return each row's rank by text ``key`` (missing: after every text)."""
+        if key not in self._ranks:
+            values = self.texts[key]
+            present = np.array([v is not None for v in values], dtype=bool)
+            ranks = np.full(self.size, self.size, dtype=np.int64)
+            if present.any():
+                order = np.argsort(values[present].astype(str), kind="stable")
+                placed = np.empty(len(order), dtype=np.int64)
+                placed[order] = np.arange(len(order))
+                ranks[present] = placed
+            self._ranks[key] = ranks
+        return self._ranks[key]
+
+
+def build(columns: dict[str, list], codes: tuple[str, ...]) -> Frame:
+    """Make a frame from the store's columns (``index_queries.columns``)."""
+    numbers = {key: np.array([np.nan if v is None else v for v in columns[key]],
+                             dtype=np.float64) for key in NUMERIC_KEYS}
+    texts = {key: np.array(columns[key], dtype=object) for key in TEXT_COLUMNS}
+    numbers["warning_count"] = np.array(columns["warning_count"], dtype=np.float64)
+    warning_text = texts["warning_codes"]
+    flags = {code: np.fromiter((f";{code};" in (t or "") for t in warning_text), bool,
+                               len(warning_text)) for code in codes}
+    return Frame(numbers, texts, flags)
+
+
+def _filter_mask(frame: Frame, item: Filter) -> np.ndarray:
+    if item.key in frame.numbers:
+        values = frame.numbers[item.key]
+        with np.errstate(invalid="ignore"):
+            return _COMPARE[item.op](values, float(item.value)) & ~np.isnan(values)
+    column = frame.texts["result_id" if item.key == "id" else item.key]
+    return np.array([v == item.value for v in column], dtype=bool)
+
+
+def mask(frame: Frame, query: ExploreQuery, searched: set[str] | None = None) -> np.ndarray:
+    """Return which rows match the query's selection.
+
+    ``searched`` is the set of ids that contain the ``q`` text (the store's search, which
+    keeps the long sequences out of the worker's memory).
+    """
+    keep = np.ones(frame.size, dtype=bool)
+    for item in query.filters:
+        keep &= _filter_mask(frame, item)
+    if query.warnings == "none":
+        keep &= frame.numbers["warning_count"] == 0
+    elif query.warnings == "any":
+        keep &= frame.numbers["warning_count"] > 0
+    if query.warning:
+        keep &= frame.codes.get(query.warning, np.zeros(frame.size, dtype=bool))
+    for wanted in (set(query.ids) if query.ids else None, searched):
+        if wanted is not None:
+            keep &= np.fromiter((i in wanted for i in frame.ids), bool, frame.size)
+    return keep
+
+
+def order(frame: Frame, query: ExploreQuery, keep: np.ndarray) -> np.ndarray:
+    """Return the row numbers of the matching rows, in the view's order."""
+    rows = np.flatnonzero(keep)
+    if not query.sort:
+        return rows  # the API's order
+    id_desc = any(key == "id" and desc for key, desc in query.sort)
+    id_rank = frame.rank("result_id")[rows]
+    keys = [-id_rank if id_desc else id_rank]  # lexsort: the last key is the primary one
+    for key, desc in reversed([s for s in query.sort if s[0] != "id"]):
+        if key in frame.numbers:
+            values = frame.numbers[key][rows]
+            missing = np.isnan(values)
+            keys += [np.where(missing, 0.0, -values if desc else values), missing]
+        else:
+            ranks = frame.rank(key)[rows]
+            missing = ranks == frame.size
+            keys += [np.where(missing, 0, -ranks if desc else ranks), missing]
+    return rows[np.lexsort(keys)]
+
+
+def facets(frame: Frame, keep: np.ndarray) -> dict[str, dict[str, int]]:
+    """Count the matching rows per warning code, variant and solubility class."""
+    out: dict[str, dict[str, int]] = {}
+    for name in ("variant", "solubility"):
+        values = [v for v in frame.texts[name][keep] if v is not None]
+        found, counts = np.unique(np.array(values, dtype=str), return_counts=True) \
+            if values else ((), ())
+        out[name] = {str(v): int(n) for v, n in zip(found, counts, strict=True)}
+    codes = {code: int(np.count_nonzero(flags & keep)) for code, flags in frame.codes.items()}
+    out["warning"] = {code: n for code, n in codes.items() if n}
+    clean = int(np.count_nonzero((frame.numbers["warning_count"] == 0) & keep))
+    out["warnings"] = {"none": clean, "any": int(np.count_nonzero(keep)) - clean}
+    return out
+
+
+def value_range(frame: Frame, keep: np.ndarray, key: str) -> tuple[float, float] | None:
+    """Return (min, max) of ``key`` over the matching rows, or None if none has it."""
+    values = frame.numbers[key][keep]
+    values = values[~np.isnan(values)]
+    return (float(values.min()), float(values.max())) if len(values) else None
+
+
+def histogram(frame: Frame, keep: np.ndarray, key: str, low: float, high: float,
+              bins: int) -> list[int]:
+    """Return counts of ``bins`` equal bins over [low, high] (the top edge included)."""
+    values = frame.numbers[key][keep]
+    values = values[~np.isnan(values)]
+    counts, _edges = np.histogram(values, bins=bins, range=(low, high if high > low
+                                                             else low + 1.0))
+    return [int(n) for n in counts]

@@ -1,0 +1,151 @@
+"""Whole-set exploration on a large pipeline: index build, sorted pages, facets, exports.
+
+Usage: ``python bench/bench_explore.py [--results N] [--workdir DIR]`` (default 100,000
+results, a fresh SQLite database in a temporary folder; ``--workdir`` keeps and reuses one,
+seeded once). The app runs in this process with its embedded API (the default
+deployment); every figure is measured here, side by side in one run:
+
+- cold index build of the protein_design pipeline (seconds, results/s) and the process's
+  peak memory growth while building;
+- a warm sorted and filtered page against the plain first page from the API (median of
+  alternating requests, and their ratio);
+- facets + histograms of explore.json, cold (answers cache emptied) and warm;
+- CSV and JSON exports of every result of a sorted view (rows/s, memory growth).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app import create_app
+from app.viewer import explore
+
+
+def rss_mb() -> float:
+    """Return this process's current resident memory, MB (from /proc)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def peak_mb() -> float:
+    """Return this process's peak resident memory so far, MB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def seed(workdir: Path, results: int) -> dict:
+    """Seed the demo with ``results`` per large pipeline once; return its summary."""
+    summary = workdir / "demo.json"
+    if summary.exists():
+        return json.loads(summary.read_text())
+    env = {"FLASK_DATABASE_URL": f"sqlite:///{workdir}/db.sqlite",
+           "FLASK_ARTIFACT_DIR": str(workdir / "artifacts"), "PATH": "/usr/bin:/bin"}
+    flask = [sys.executable, "-m", "flask", "--app", "app"]
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run([*flask, "init-db"], env=env, cwd=root, check=True, capture_output=True)
+    started = time.perf_counter()
+    out = subprocess.run([*flask, "seed-demo", "--results", str(results), "--json"], env=env,
+                         cwd=root, check=True, capture_output=True, text=True).stdout
+    print(f"seed-demo --results {results}: {time.perf_counter() - started:.1f} s")
+    summary.write_text(out)
+    return json.loads(out)
+
+
+def timed(client, url: str) -> float:
+    """Return the milliseconds of one GET of ``url`` (asserting a 200)."""
+    started = time.perf_counter()
+    response = client.get(url)
+    elapsed = (time.perf_counter() - started) * 1000
+    assert response.status_code == 200, (url, response.status_code)
+    return elapsed
+
+
+def side_by_side(client, urls: dict[str, str], rounds: int = 15) -> dict[str, float]:
+    """Return the median ms of each URL, requested in alternation (noise hits all alike)."""
+    for url in urls.values():
+        timed(client, url)  # warm
+    samples: dict[str, list[float]] = {name: [] for name in urls}
+    for _ in range(rounds):
+        for name, url in urls.items():
+            samples[name].append(timed(client, url))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def export_rate(client, url: str) -> tuple[int, float, float]:
+    """Stream an export; return (bytes, seconds, memory growth MB while streaming)."""
+    gc.collect()
+    before = rss_mb()
+    started = time.perf_counter()
+    response = client.get(url, buffered=False)
+    size, high = 0, before
+    for chunk in response.response:
+        size += len(chunk)
+        high = max(high, rss_mb()) if size % 64 == 0 else high
+    response.close()
+    return size, time.perf_counter() - started, high - before
+
+
+def main() -> None:
+    """Run every measurement and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=int, default=100_000)
+    parser.add_argument("--workdir", type=Path)
+    options = parser.parse_args()
+    workdir = options.workdir or Path(tempfile.mkdtemp(prefix="bench-explore-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    demo = seed(workdir, options.results)
+    app = create_app({"DATABASE_URL": f"sqlite:///{workdir}/db.sqlite",
+                      "ARTIFACT_DIR": str(workdir / "artifacts"),
+                      "EXPLORE_SYNC_LIMIT": 10**9, "COMPUTE_API_TIMEOUT": 60.0},
+                     instance_path=str(workdir / "instance"))
+    client = app.test_client()
+    link = demo["share_links"]["public"]["id"]
+    pipeline = demo["pipelines"]["protein_design"]
+    base = f"/share/{link}/pipelines/{pipeline}"
+    query = "sort=-binding_confidence,iptm&iptm__gte=0.5&warnings=none"
+
+    gc.collect()
+    rss_before, peak_before = rss_mb(), peak_mb()
+    started = time.perf_counter()
+    timed(client, f"{base}?sort=-binding_confidence")  # builds inside this request
+    build = time.perf_counter() - started
+    print(f"cold index build of {options.results:,} results: {build:.1f} s "
+          f"({options.results / build:,.0f} results/s); memory +{rss_mb() - rss_before:.0f} MB"
+          f" (peak {max(peak_mb() - peak_before, 0):.0f} MB above the start)")
+
+    medians = side_by_side(client, {"plain first page (API)": base,
+                                    "sorted+filtered page (index)": f"{base}?{query}",
+                                    "sorted+filtered page 5": f"{base}?{query}&page=5"})
+    plain = medians["plain first page (API)"]
+    for name, ms in medians.items():
+        print(f"{name}: {ms:.1f} ms ({ms / plain:.2f}x the plain page)")
+
+    def cold_summary() -> float:
+        explore.clear_caches()  # measure the computation (frame load included), not a cache
+        return timed(client, f"{base}/explore.json?{query}")
+
+    cold = statistics.median(cold_summary() for _ in range(5))
+    warm = statistics.median(timed(client, f"{base}/explore.json?{query}") for _ in range(5))
+    print(f"explore.json (facets + histograms + points), cold: {cold:.0f} ms, "
+          f"warm: {warm:.0f} ms")
+
+    for fmt in ("csv", "json"):
+        size, seconds, grown = export_rate(client, f"{base}/export.{fmt}?sort=-iptm")
+        print(f"export.{fmt} of every result, sorted: {size / 1e6:.1f} MB in {seconds:.1f} s "
+              f"({options.results / seconds:,.0f} rows/s), memory +{grown:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
