@@ -171,7 +171,7 @@ def insert_catalog(conn, data: Catalog) -> None:
     catalog.insert_results(conn, data.results)
     catalog.insert_artifacts(conn, data.artifacts)
     for stream in data.streams:
-        for results, artifacts in stream:
+        for results, artifacts in scale.prefetched(stream):
             catalog.insert_results(conn, results)
             catalog.insert_artifacts(conn, artifacts)
 

@@ -12,6 +12,7 @@ import io
 import json
 import statistics
 import tempfile
+import threading
 import zipfile
 from collections import Counter
 from datetime import datetime
@@ -220,3 +221,37 @@ def test_results_must_be_a_positive_integer(runner, app, value):
     with get_engine(app).connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(
             schema.organizations)).scalar() == 0
+
+
+# --- rows made ahead in a thread ------------------------------------------------------
+
+
+def test_prefetched_yields_every_chunk_in_order_and_raises_the_makers_error():
+    assert list(scale.prefetched(iter(range(7)), depth=2)) == list(range(7))
+
+    def failing():
+        yield 1
+        raise RuntimeError("boom")
+
+    got = []
+    with pytest.raises(RuntimeError, match="boom"):
+        for item in scale.prefetched(failing()):
+            got.append(item)
+    assert got == [1]
+
+
+def test_prefetched_stops_its_thread_when_the_consumer_stops_early():
+    made = []
+
+    def endless():
+        n = 0
+        while True:
+            made.append(n)
+            yield n
+            n += 1
+
+    chunks = scale.prefetched(endless(), depth=1)
+    assert next(chunks) == 0
+    chunks.close()  # what a failed insert does to the loop reading it
+    assert not any(t.name == "demo-scale-rows" for t in threading.enumerate())
+    assert len(made) <= 4

@@ -19,7 +19,9 @@ order is creation order.
 from __future__ import annotations
 
 import os
+import queue
 import random
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -282,3 +284,46 @@ def _chunks(rows) -> Iterator[Chunk]:
             results, artifacts = [], []
     if results:
         yield results, artifacts
+
+
+def prefetched(stream: Iterator[Chunk], depth: int = 2) -> Iterator[Chunk]:
+    """Yield the chunks of ``stream``, made ahead in a thread while the caller inserts.
+
+    Making rows is Python work and inserting them is mostly the database's (SQLite and
+    the PostgreSQL driver release the GIL meanwhile), so on two cores the two overlap.
+    The thread touches no connection; an error in it is raised here, and a consumer that
+    stops early (a failed insert) stops the thread at its next chunk.
+    """
+    chunks: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    done = object()
+
+    def offer(item) -> bool:
+        """Queue ``item`` unless the consumer has stopped; tell whether it was queued."""
+        while not stop.is_set():
+            try:
+                chunks.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for chunk in stream:
+                if not offer(chunk):
+                    return
+            offer(done)
+        except BaseException as error:  # handed to the consumer, which raises it
+            offer(error)
+
+    worker = threading.Thread(target=produce, name="demo-scale-rows", daemon=True)
+    worker.start()
+    try:
+        while (item := chunks.get()) is not done:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        worker.join()
