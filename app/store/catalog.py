@@ -106,7 +106,7 @@ def insert_predictions(conn: Connection, predictions: Iterable[PredictionRow]) -
 
 def insert_results(conn: Connection, results: Iterable[NewResult]) -> int:
     """Insert results and return how many were written."""
-    return _insert(conn, schema.results, [_row(r) for r in results])
+    return _bulk_insert(conn, schema.results, [_row(r) for r in results])
 
 
 def insert_artifacts(conn: Connection, artifacts: Iterable[NewArtifact]) -> int:
@@ -119,7 +119,7 @@ def insert_artifacts(conn: Connection, artifacts: Iterable[NewArtifact]) -> int:
     for row in rows:
         if (row["result_id"] is None) == (row["prediction_id"] is None):
             raise ValueError(f"artifact {row['id']} needs exactly one of result_id, prediction_id")
-    return _insert(conn, schema.artifacts, rows)
+    return _bulk_insert(conn, schema.artifacts, rows)
 
 
 def _row(record) -> dict:
@@ -135,4 +135,31 @@ def _insert(conn: Connection, table, rows: list[dict]) -> int:
     """Insert ``rows`` into ``table`` in one executemany (nothing for an empty list)."""
     if rows:
         conn.execute(table.insert(), rows)
+    return len(rows)
+
+
+def _bulk_insert(conn: Connection, table, rows: list[dict]) -> int:
+    """Insert ``rows`` as ``_insert`` does, with the per-row work done once per column.
+
+    SQLAlchemy rebuilds each row's parameters through its generic machinery, a third of
+    the CPU of inserting 100,000 results (``seed-demo --results``). This compiles the
+    statement once and converts the values with the same bind processors of the
+    connection's dialect (JSON, SQLite's datetime text), then hands the driver one
+    executemany: the stored values are exactly those of ``conn.execute``.
+    """
+    if not rows:
+        return 0
+    keys = list(rows[0])
+    compiled = table.insert().compile(dialect=conn.dialect, column_keys=keys)
+    processors = [(key, table.c[key].type.dialect_impl(conn.dialect).bind_processor(
+        conn.dialect)) for key in keys]
+    if compiled.positiontup is not None:  # qmark/format drivers (SQLite): tuples in order
+        order = {key: i for i, key in enumerate(compiled.positiontup)}
+        processors.sort(key=lambda item: order[item[0]])
+        params = [tuple(process(row[key]) if process else row[key]
+                        for key, process in processors) for row in rows]
+    else:  # named styles (psycopg): dicts
+        params = [{key: process(row[key]) if process else row[key]
+                   for key, process in processors} for row in rows]
+    conn.exec_driver_sql(str(compiled), params)
     return len(rows)
