@@ -30,6 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app
 from app.viewer import explore
+from app.viewer.store import get_engine as viewer_engine
+from app.viewer.store import result_index
 
 
 def rss_mb() -> float:
@@ -116,6 +118,8 @@ def main() -> None:
     base = f"/share/{link}/pipelines/{pipeline}"
     query = "sort=-binding_confidence,iptm&iptm__gte=0.5&warnings=none"
 
+    with viewer_engine(app).begin() as conn:
+        result_index.delete(conn, pipeline)  # a cold build, even in a reused workdir
     gc.collect()
     rss_before, peak_before = rss_mb(), peak_mb()
     started = time.perf_counter()
@@ -132,14 +136,19 @@ def main() -> None:
     for name, ms in medians.items():
         print(f"{name}: {ms:.1f} ms ({ms / plain:.2f}x the plain page)")
 
-    def cold_summary() -> float:
-        explore.clear_caches()  # measure the computation (frame load included), not a cache
+    def cold(what: str) -> float:
+        if what == "frame":
+            explore.clear_caches()  # the worker loads the index's columns again
+        else:
+            explore._answers.clear()  # the answers alone, the frame kept
         return timed(client, f"{base}/explore.json?{query}")
 
-    cold = statistics.median(cold_summary() for _ in range(5))
+    frame_ms = statistics.median(cold("frame") for _ in range(3))
+    answer_ms = statistics.median(cold("answers") for _ in range(5))
     warm = statistics.median(timed(client, f"{base}/explore.json?{query}") for _ in range(5))
-    print(f"explore.json (facets + histograms + points), cold: {cold:.0f} ms, "
-          f"warm: {warm:.0f} ms")
+    print(f"explore.json (facets + histograms + points): {answer_ms:.0f} ms computed "
+          f"(worker's frame loaded), {frame_ms:.0f} ms when the worker must load the frame "
+          f"first (once per index version), {warm:.0f} ms answered from the cache")
 
     for fmt in ("csv", "json"):
         size, seconds, grown = export_rate(client, f"{base}/export.{fmt}?sort=-iptm")

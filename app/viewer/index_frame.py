@@ -60,8 +60,8 @@ class Frame:
 
 def build(columns: dict[str, list], codes: tuple[str, ...]) -> Frame:
     """Make a frame from the store's columns (``index_queries.columns``)."""
-    numbers = {key: np.array([np.nan if v is None else v for v in columns[key]],
-                             dtype=np.float64) for key in NUMERIC_KEYS}
+    # float64 arrays read None as NaN.
+    numbers = {key: np.array(columns[key], dtype=np.float64) for key in NUMERIC_KEYS}
     texts = {key: np.array(columns[key], dtype=object) for key in TEXT_COLUMNS}
     numbers["warning_count"] = np.array(columns["warning_count"], dtype=np.float64)
     warning_text = texts["warning_codes"]

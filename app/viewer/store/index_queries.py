@@ -18,14 +18,15 @@ from app.viewer.store.schema import indexed_records, indexed_results
 
 R = indexed_results.c
 # Every column but the keys and the search text, in a frame's terms.
-_FRAME_COLUMNS = [c for c in indexed_results.columns
-                  if c.name not in ("pipeline_id", "position", "search")]
+_FRAME_COLUMNS = [c for c in indexed_results.columns if c.name not in ("pipeline_id",
+                                                                       "position")]
 
 
 def columns(conn: Connection, pipeline_id: str) -> dict[str, list]:
     """Return every value column of the pipeline's index as lists, in the API's order."""
+    # Primary-key order, which is the API's (its ids grow with time).
     rows = conn.execute(sa.select(*_FRAME_COLUMNS).where(R.pipeline_id == pipeline_id)
-                        .order_by(R.position)).all()
+                        .order_by(R.result_id)).all()
     names = [c.name for c in _FRAME_COLUMNS]
     if not rows:
         return {name: [] for name in names}
@@ -35,9 +36,10 @@ def columns(conn: Connection, pipeline_id: str) -> dict[str, list]:
 
 def search_ids(conn: Connection, pipeline_id: str, text: str) -> set[str]:
     """Return the ids of results whose id, external id, sequences or SMILES hold ``text``."""
+    table = indexed_records.c
     return set(conn.execute(
-        sa.select(R.result_id).where(R.pipeline_id == pipeline_id)
-        .where(R.search.contains(text.lower(), autoescape=True))).scalars())
+        sa.select(table.result_id).where(table.pipeline_id == pipeline_id)
+        .where(table.search.contains(text.lower(), autoescape=True))).scalars())
 
 
 def records(conn: Connection, pipeline_id: str, ids: list[str]) -> list[dict]:

@@ -104,8 +104,9 @@ def append(conn: Connection, pipeline_id: str, *, owner: str, rows: list[dict],
            lease: timedelta) -> bool:
     """Add one API page to the index and renew the lease; False if the lease was lost.
 
-    ``rows`` are ``index_rows.index_values`` dicts (with ``position``), ``records`` the
-    (result id, stored record) pairs. The lease check comes first, in this transaction.
+    ``rows`` are ``index_rows.index_values`` dicts (with ``position``; their ``search``
+    text goes with the record), ``records`` the (result id, stored record) pairs. The
+    lease check comes first, in this transaction.
     """
     current = get(conn, pipeline_id)
     if current is None or current.lease_owner != owner:
@@ -123,11 +124,13 @@ def append(conn: Connection, pipeline_id: str, *, owner: str, rows: list[dict],
     if not kept:
         return False
     if rows:
+        searches = [row.pop("search") for row in rows]
         conn.execute(sa.insert(indexed_results),
                      [{**row, "pipeline_id": pipeline_id} for row in rows])
         conn.execute(sa.insert(indexed_records),
-                     [{"pipeline_id": pipeline_id, "result_id": rid, "record": text}
-                      for rid, text in records])
+                     [{"pipeline_id": pipeline_id, "result_id": rid, "record": text,
+                       "search": search}
+                      for (rid, text), search in zip(records, searches, strict=True)])
     return True
 
 

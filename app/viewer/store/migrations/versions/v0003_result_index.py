@@ -60,7 +60,6 @@ def upgrade() -> None:
         sa.Column("variant", sa.String(length=32), nullable=True),
         sa.Column("solubility", sa.String(length=32), nullable=True),
         sa.Column("warning_codes", sa.String(length=2000), nullable=False),
-        sa.Column("search", sa.Text(), nullable=False),
         *(sa.Column(name, sa.Float(), nullable=True) for name in _NUMBERS),
         *(sa.Column(name, sa.Integer(), nullable=True) for name in _INTEGERS),
         sa.PrimaryKeyConstraint("pipeline_id", "result_id",
@@ -71,6 +70,7 @@ def upgrade() -> None:
         sa.Column("pipeline_id", sa.String(length=64), nullable=False),
         sa.Column("result_id", sa.String(length=64), nullable=False),
         sa.Column("record", sa.Text(), nullable=False),
+        sa.Column("search", sa.Text(), nullable=False),
         sa.PrimaryKeyConstraint("pipeline_id", "result_id",
                                 name=op.f("pk_viewer_indexed_records")),
     )
