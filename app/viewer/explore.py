@@ -63,14 +63,25 @@ def clear_caches() -> None:
     _answers.clear()
 
 
+def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...]) -> Frame:
+    """Return the index's frame at ``version``: the saved one, else built and saved."""
+    with get_engine().connect() as conn:
+        saved = queries.saved_frame(conn, pipeline_id, version)
+    if saved is not None:
+        return index_frame.from_bytes(saved)
+    with get_engine().connect() as conn:
+        columns = queries.columns(conn, pipeline_id)
+    built = index_frame.build(columns, codes)
+    with get_engine().begin() as conn:
+        queries.save_frame(conn, pipeline_id, version, index_frame.to_bytes(built))
+    return built
+
+
 def frame(state: IndexState) -> Frame:
     """Return the frame of the index's current version, loading it on first use."""
-    def load() -> Frame:
-        with get_engine().connect() as conn:
-            columns = queries.columns(conn, state.pipeline_id)
-        return index_frame.build(columns, state.warning_codes)
-
-    return _frames.get((state.pipeline_id, state.version), load)
+    return _frames.get((state.pipeline_id, state.version),
+                       lambda: load_frame(state.pipeline_id, state.version,
+                                          state.warning_codes))
 
 
 def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:

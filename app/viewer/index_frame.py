@@ -12,6 +12,7 @@ direction; ties are broken by result id; text keys sort by their text.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,7 +30,7 @@ class Frame:
     """One version of a pipeline's index, column by column (row i = API position i)."""
 
     numbers: dict[str, np.ndarray]  # float64, NaN where missing
-    texts: dict[str, np.ndarray]  # object arrays, None where missing
+    texts: dict[str, np.ndarray]  # str arrays, "" where missing
     codes: dict[str, np.ndarray] = field(default_factory=dict)  # warning code -> bool
     _ranks: dict[str, np.ndarray] = field(default_factory=dict)
 
@@ -47,10 +48,10 @@ class Frame:
         """Return each row's rank by text ``key`` (missing: after every text)."""
         if key not in self._ranks:
             values = self.texts[key]
-            present = np.array([v is not None for v in values], dtype=bool)
+            present = values != ""
             ranks = np.full(self.size, self.size, dtype=np.int64)
             if present.any():
-                order = np.argsort(values[present].astype(str), kind="stable")
+                order = np.argsort(values[present], kind="stable")
                 placed = np.empty(len(order), dtype=np.int64)
                 placed[order] = np.arange(len(order))
                 ranks[present] = placed
@@ -62,12 +63,33 @@ def build(columns: dict[str, list], codes: tuple[str, ...]) -> Frame:
     """Make a frame from the store's columns (``index_queries.columns``)."""
     # float64 arrays read None as NaN.
     numbers = {key: np.array(columns[key], dtype=np.float64) for key in NUMERIC_KEYS}
-    texts = {key: np.array(columns[key], dtype=object) for key in TEXT_COLUMNS}
+    texts = {key: np.array(["" if v is None else v for v in columns[key]], dtype=str)
+             for key in TEXT_COLUMNS}
     numbers["warning_count"] = np.array(columns["warning_count"], dtype=np.float64)
     warning_text = texts["warning_codes"]
-    flags = {code: np.fromiter((f";{code};" in (t or "") for t in warning_text), bool,
-                               len(warning_text)) for code in codes}
+    flags = {code: np.char.find(warning_text, f";{code};") >= 0 for code in codes} \
+        if len(warning_text) else {code: np.zeros(0, dtype=bool) for code in codes}
     return Frame(numbers, texts, flags)
+
+
+def to_bytes(frame: Frame) -> bytes:
+    """Serialise a frame as a compressed .npz (arrays only: loading runs no code)."""
+    arrays = {f"n:{k}": v for k, v in frame.numbers.items()}
+    arrays.update({f"t:{k}": v for k, v in frame.texts.items()})
+    arrays.update({f"c:{k}": v for k, v in frame.codes.items()})
+    out = io.BytesIO()
+    np.savez_compressed(out, **arrays)
+    return out.getvalue()
+
+
+def from_bytes(data: bytes) -> Frame:
+    """Load a frame saved by ``to_bytes`` (pickles refused)."""
+    numbers, texts, codes = {}, {}, {}
+    with np.load(io.BytesIO(data), allow_pickle=False) as saved:
+        for name in saved.files:
+            part, key = name.split(":", 1)
+            {"n": numbers, "t": texts, "c": codes}[part][key] = saved[name]
+    return Frame(numbers, texts, codes)
 
 
 def _filter_mask(frame: Frame, item: Filter) -> np.ndarray:
@@ -76,7 +98,7 @@ def _filter_mask(frame: Frame, item: Filter) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             return _COMPARE[item.op](values, float(item.value)) & ~np.isnan(values)
     column = frame.texts["result_id" if item.key == "id" else item.key]
-    return np.array([v == item.value for v in column], dtype=bool)
+    return column == str(item.value)
 
 
 def mask(frame: Frame, query: ExploreQuery, searched: set[str] | None = None) -> np.ndarray:
@@ -96,7 +118,7 @@ def mask(frame: Frame, query: ExploreQuery, searched: set[str] | None = None) ->
         keep &= frame.codes.get(query.warning, np.zeros(frame.size, dtype=bool))
     for wanted in (set(query.ids) if query.ids else None, searched):
         if wanted is not None:
-            keep &= np.fromiter((i in wanted for i in frame.ids), bool, frame.size)
+            keep &= np.isin(frame.ids, np.array(sorted(wanted), dtype=str))
     return keep
 
 
@@ -124,9 +146,8 @@ def facets(frame: Frame, keep: np.ndarray) -> dict[str, dict[str, int]]:
     """Count the matching rows per warning code, variant and solubility class."""
     out: dict[str, dict[str, int]] = {}
     for name in ("variant", "solubility"):
-        values = [v for v in frame.texts[name][keep] if v is not None]
-        found, counts = np.unique(np.array(values, dtype=str), return_counts=True) \
-            if values else ((), ())
+        values = frame.texts[name][keep]
+        found, counts = np.unique(values[values != ""], return_counts=True)
         out[name] = {str(v): int(n) for v, n in zip(found, counts, strict=True)}
     codes = {code: int(np.count_nonzero(flags & keep)) for code, flags in frame.codes.items()}
     out["warning"] = {code: n for code, n in codes.items() if n}

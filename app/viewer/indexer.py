@@ -36,7 +36,7 @@ from flask import Flask, current_app
 
 from app import share_tokens
 from app.timeutil import utcnow
-from app.viewer import identity, index_rows
+from app.viewer import explore, identity, index_rows
 from app.viewer.api_client import ComputeApi, api
 from app.viewer.api_errors import LinkNotFound
 from app.viewer.store import get_engine
@@ -95,6 +95,10 @@ class Build:
                 if not page.get("has_more") or not records:
                     with engine.begin() as conn:
                         store.finish(conn, self.pipeline_id, self.owner, utcnow())
+                        done = store.get(conn, self.pipeline_id)
+                    if done is not None:  # save the frame now, not on a visitor's request
+                        explore.load_frame(self.pipeline_id, done.version,
+                                           done.warning_codes)
                     return
         except LinkNotFound:
             # The API no longer shows this pipeline through the link: keep nothing of it.

@@ -14,7 +14,7 @@ import json
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from app.viewer.store.schema import indexed_records, indexed_results
+from app.viewer.store.schema import index_frames, indexed_records, indexed_results
 
 R = indexed_results.c
 # Every column but the keys and the search text, in a frame's terms.
@@ -32,6 +32,20 @@ def columns(conn: Connection, pipeline_id: str) -> dict[str, list]:
         return {name: [] for name in names}
     return {name: list(values) for name, values in zip(names, zip(*rows, strict=True),
                                                        strict=True)}
+
+
+def saved_frame(conn: Connection, pipeline_id: str, version: int) -> bytes | None:
+    """Return the saved frame of the index at ``version``, or None (none, or older)."""
+    return conn.execute(sa.select(index_frames.c.data)
+                        .where(index_frames.c.pipeline_id == pipeline_id)
+                        .where(index_frames.c.version == version)).scalar()
+
+
+def save_frame(conn: Connection, pipeline_id: str, version: int, data: bytes) -> None:
+    """Keep ``data`` as the frame of the index at ``version`` (replacing an older one)."""
+    conn.execute(sa.delete(index_frames).where(index_frames.c.pipeline_id == pipeline_id))
+    conn.execute(sa.insert(index_frames).values(pipeline_id=pipeline_id, version=version,
+                                                data=data))
 
 
 def search_ids(conn: Connection, pipeline_id: str, text: str) -> set[str]:

@@ -20,7 +20,12 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from app.viewer.store.schema import indexed_records, indexed_results, result_indexes
+from app.viewer.store.schema import (
+    index_frames,
+    indexed_records,
+    indexed_results,
+    result_indexes,
+)
 
 _INSERT = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 # A use refreshes last_used_at at most this often (not a write per page view).
@@ -164,8 +169,8 @@ def touch(conn: Connection, state: IndexState, now: datetime) -> None:
 
 
 def delete(conn: Connection, pipeline_id: str) -> None:
-    """Delete ``pipeline_id``'s index: its rows, records and state."""
-    for table in (indexed_records, indexed_results, result_indexes):
+    """Delete ``pipeline_id``'s index: its rows, records, saved frame and state."""
+    for table in (index_frames, indexed_records, indexed_results, result_indexes):
         conn.execute(sa.delete(table).where(table.c.pipeline_id == pipeline_id))
 
 

@@ -154,3 +154,14 @@ indexed_records = sa.Table(
     # in the values table, whose whole-column reads it would slow down several times.
     sa.Column("search", sa.Text, nullable=False),
 )
+
+# A worker's columnar copy of an index (``index_frame``), saved once per index version so
+# that every other worker and server loads it in one read instead of rebuilding it from
+# the rows. NumPy's .npz format (no pickles), compressed.
+index_frames = sa.Table(
+    "viewer_index_frames",
+    metadata,
+    sa.Column("pipeline_id", sa.String(64), primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("data", sa.LargeBinary, nullable=False),
+)

@@ -6,7 +6,8 @@ Create Date: 2026-11-23 15:30:00
 
 ``viewer_result_indexes`` (one row per indexed pipeline: build state, lease, last use),
 ``viewer_indexed_results`` (the sortable and filterable values of each result) and
-``viewer_indexed_records`` (the records, for rendering pages of a sorted view). The column
+``viewer_indexed_records`` (the records, for rendering pages of a sorted view, and the
+search text) and ``viewer_index_frames`` (a columnar copy per index version). The column
 lists are frozen copies of ``schema.py``'s at this revision.
 """
 
@@ -74,9 +75,17 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("pipeline_id", "result_id",
                                 name=op.f("pk_viewer_indexed_records")),
     )
+    op.create_table(
+        "viewer_index_frames",
+        sa.Column("pipeline_id", sa.String(length=64), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column("data", sa.LargeBinary(), nullable=False),
+        sa.PrimaryKeyConstraint("pipeline_id", name=op.f("pk_viewer_index_frames")),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("viewer_index_frames")
     op.drop_table("viewer_indexed_records")
     op.drop_table("viewer_indexed_results")
     op.drop_index("ix_viewer_result_indexes_last_used_at", table_name="viewer_result_indexes")
