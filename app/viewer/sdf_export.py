@@ -9,11 +9,12 @@ verbatim), ``external_id``, every metric at full precision, the ADME values
   the API returned, like a download). That is the pose the model placed, so where the
   SMILES leaves a stereocentre open (a racemate) the molecule carries the pose's
   configuration; a ligand file RDKit cannot read falls back to the next case.
-- ``2D``: computed by RDKit from the SMILES. Not a 3D conformer: ETKDG embedding costs
-  about 40 ms a molecule (70 ms with MMFF clean-up) against under 1 ms for 2D, so a
-  10,000-row export would hold a worker's CPU for minutes, and a conformer generated
-  without the target would look like a pose it is not. Measured in
-  ``tests/viewer/test_export_formats.py``'s throughput test.
+- ``2D``: computed by RDKit from the SMILES. Not a 3D conformer: measured on the demo
+  molecules, ETKDG embedding costs about 40 ms a molecule (70 ms with MMFF clean-up)
+  against under 1 ms for parsing, 2D layout and writing, so a 10,000-row export would
+  hold a worker's CPU for minutes; and a conformer made without the target would look
+  like a pose it is not. (3,000 rows, some with ligand files: about 370 rows/s in
+  all, most of it fetching the ligand files.)
 - ``none``: RDKit cannot parse the SMILES. The record is still written, with no atoms
   and ``smiles_error`` saying so, so row counts always match the other formats.
 

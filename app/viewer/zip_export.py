@@ -49,15 +49,22 @@ def _gathered(pieces: Iterable[bytes | None]) -> Iterator[bytes]:
     """Re-chunk ``pieces`` into blocks of at least CHUNK_BYTES, or up to a FLUSH.
 
     A FLUSH sends what is gathered now: after the manifest, so the response (and the
-    visitor's download) starts before the first structure file is fetched.
+    visitor's download) starts before the first structure file is fetched. A failure
+    sends what is gathered before it passes on.
     """
     buffer = bytearray()
-    for piece in pieces:
-        if piece is not FLUSH:
-            buffer += piece
-        if (len(buffer) >= CHUNK_BYTES or piece is FLUSH) and buffer:
+    try:
+        for piece in pieces:
+            if piece is not FLUSH:
+                buffer += piece
+            if (len(buffer) >= CHUNK_BYTES or piece is FLUSH) and buffer:
+                yield bytes(buffer)
+                buffer.clear()
+    except Exception:
+        # Send what was made before the failure, then let the export break off.
+        if buffer:
             yield bytes(buffer)
-            buffer.clear()
+        raise
     if buffer:
         yield bytes(buffer)
 
