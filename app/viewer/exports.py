@@ -26,7 +26,7 @@ from app.viewer.api_client import api
 from app.viewer.downloads import safe_filename
 from app.viewer.error_pages import html_error_page
 from app.viewer.export_stream import Walk, artifact_bytes, artifact_chunks, guarded
-from app.viewer.loaders import bearer, load_pipeline
+from app.viewer.loaders import load_pipeline
 from app.viewer.zip_export import zip_chunks
 
 bp = Blueprint("exports", __name__)
@@ -60,7 +60,10 @@ def record_pages(link_id: str, pipeline_id: str, kind: domain.Kind,
     del kind
     ids = list(paging.parse_ids(args.get("ids", "")))
     client, size = api(), csv_export.EXPORT_PAGE_SIZE
-    first = client.results(link_id, pipeline_id, bearer(link_id), limit=size, ids=ids)
+    # A token of its own, not the request's cached one: a second walk (the ZIP's files)
+    # starts long after the request did.
+    first = client.results(link_id, pipeline_id, identity.bearer_for(link_id), limit=size,
+                          ids=ids)
 
     def walk() -> Iterator[list[dict]]:
         page = first
@@ -98,6 +101,7 @@ class Source:
         """Return a second walk of the same records, read only when iterated."""
 
         def lazily() -> Iterator[list[dict]]:
+            api_client.restart_deadline()  # the body has long started: a whole deadline
             yield from record_pages(self.link_id, self.pipeline_id, self.kind, request.args)
 
         self.walks.append(Walk(lazily()))
