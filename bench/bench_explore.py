@@ -5,8 +5,9 @@ results, a fresh SQLite database in a temporary folder; ``--workdir`` keeps and 
 seeded once). The app runs in this process with its embedded API (the default
 deployment); every figure is measured here, side by side in one run:
 
-- cold index build of the protein_design pipeline (seconds, results/s) and the process's
-  peak memory growth while building;
+- cold index build of the protein_design pipeline in the background, as a visitor starts
+  it (seconds until explore.json says ready, results/s), the first answer's time (the
+  progress page) and the process's peak memory growth while building;
 - a warm sorted and filtered page against the plain first page from the API (median of
   alternating requests, and their ratio);
 - facets + histograms of explore.json, cold (answers cache emptied) and warm;
@@ -110,7 +111,7 @@ def main() -> None:
     demo = seed(workdir, options.results)
     app = create_app({"DATABASE_URL": f"sqlite:///{workdir}/db.sqlite",
                       "ARTIFACT_DIR": str(workdir / "artifacts"),
-                      "EXPLORE_SYNC_LIMIT": 10**9, "COMPUTE_API_TIMEOUT": 60.0},
+                      "EXPLORE_SYNC_LIMIT": 0},
                      instance_path=str(workdir / "instance"))
     client = app.test_client()
     link = demo["share_links"]["public"]["id"]
@@ -123,8 +124,11 @@ def main() -> None:
     gc.collect()
     rss_before, peak_before = rss_mb(), peak_mb()
     started = time.perf_counter()
-    timed(client, f"{base}?sort=-binding_confidence")  # builds inside this request
+    first = timed(client, f"{base}?sort=-binding_confidence")  # starts the background build
+    while client.get(f"{base}/explore.json").get_json()["state"] != "ready":
+        time.sleep(0.25)
     build = time.perf_counter() - started
+    print(f"first visit answered (progress page) in {first:.0f} ms")
     print(f"cold index build of {options.results:,} results: {build:.1f} s "
           f"({options.results / build:,.0f} results/s); memory +{rss_mb() - rss_before:.0f} MB"
           f" (peak {max(peak_mb() - peak_before, 0):.0f} MB above the start)")
