@@ -119,8 +119,9 @@ def test_each_kind_has_its_table_columns(site, visitor, kind):
 
 
 def row_ids(page) -> list[str]:
-    """Return the full result ids of the table rows (the link titles)."""
-    return [a.get_attribute("title") for a in page.locator("table.results tbody th a").all()]
+    """Return the full result ids of the table rows."""
+    return [tr.get_attribute("data-result-id")
+            for tr in page.locator("table.results tbody tr").all()]
 
 
 def test_pagination_forward_and_back_without_overlap(site, visitor):
@@ -311,11 +312,16 @@ def test_screenshots_for_the_readme(site, browser, shots_dir):
     shots = {
         "overview": public(site),
         "results": public(site, f"/pipelines/{seed['pipelines']['protein_design']}?limit=25"),
+        # A sorted, filtered view of the whole set with its plots (docs/viewer.md).
+        "explore": public(site, f"/pipelines/{seed['pipelines']['protein_design']}"
+                                "?sort=-binding_confidence&iptm__gte=0.6&warnings=none&limit=10"),
     }
     for name, url in shots.items():
         for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
             v = Visitor(browser, viewport=viewport)
             v.goto(url)
+            if name == "explore":  # the plots are drawn once explore.json answers
+                v.page.wait_for_selector("#explore [data-explore-histograms] svg")
             path = shots_dir / f"{name}-{label}.png"
             v.page.screenshot(path=str(path), full_page=True)
             assert path.stat().st_size > 10_000
