@@ -318,13 +318,14 @@
     var lo = Math.min.apply(null, hist.bins.map(function (bin) { return bin.x0; }));
     var hi = Math.max.apply(null, hist.bins.map(function (bin) { return bin.x1; }));
     if (!(hi > lo)) { lo -= 0.5; hi += 0.5; }
+    var width = widthOf(holder, 240);
     var drawn = plot({
-      width: widthOf(holder, 240),
-      height: 130,
-      marginLeft: 40,
+      width: width,
+      height: width < 220 ? 110 : 130,
+      marginLeft: width < 220 ? 32 : 40,
       marginRight: 12,
       marginBottom: 28,
-      x: {domain: [lo, hi], label: null, ticks: 4},
+      x: {domain: [lo, hi], label: null, ticks: width < 220 ? 3 : 4},
       y: {label: null, ticks: 3, grid: true, tickFormat: "~s"},
       marks: [
         window.Plot.rectY(hist.bins, {
@@ -439,7 +440,7 @@
       name.className = "histogram-label";
       name.textContent = hist.label;
       caption.appendChild(name);
-      if (hist.unit) {
+      if (hist.unit && hist.label.indexOf("(" + hist.unit + ")") === -1) {
         var unit = document.createElement("span");
         unit.className = "unit";
         unit.textContent = hist.unit;

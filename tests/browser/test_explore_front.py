@@ -159,7 +159,7 @@ def test_shortlist_survives_paging_and_reload_and_builds_its_links(site, visitor
     assert v.page.locator("tr[data-result-id=res_0001]").get_attribute("class") == "shortlisted"
     # The next page: its own rows, the same shortlist.
     v.page.get_by_role("link", name="Next page").click()
-    v.page.wait_for_selector("tr[data-result-id=res_0010]")
+    v.page.wait_for_selector("tr[data-result-id=res_0010] input.shortlist-tick")
     assert bar.locator("h2").inner_text() == "2 in shortlist"
     tick(v, "res_0012")
     v.page.reload()
@@ -395,7 +395,8 @@ def test_live_shortlist_survives_paging_and_reload_and_exports_its_rows(live_sit
     for rid in first[:2]:
         tick(v, rid)
     page.locator("a[rel=next]").first.click()
-    page.wait_for_selector(f"tr[data-result-id]:not([data-result-id='{first[0]}'])")
+    page.wait_for_selector(
+        f"tr[data-result-id]:not([data-result-id='{first[0]}']) input.shortlist-tick")
     page.wait_for_selector("[data-explore-scatter] svg")
     second = page.locator("tr[data-result-id]").evaluate_all(
         "rows => rows.map(r => r.getAttribute('data-result-id'))")
