@@ -86,6 +86,12 @@ class Panel:
         """Plottable keys with their labels."""
         return [(key, explore.key_label(key)) for key in explore.plot_keys(self.kind)]
 
+    @property
+    def export_args(self) -> dict:
+        """The view's query values that exports keep: what is shown, not how it is paged."""
+        return {k: v for k, v in self.query.args(page=1).items()
+                if k not in ("x", "y", "limit")}
+
     def with_args(self, **changes) -> dict:
         """Return this view's query (first page) with ``changes`` (None drops a key)."""
         values = {**self.query.args(page=1), **changes}

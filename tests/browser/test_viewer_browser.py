@@ -283,7 +283,7 @@ def test_the_whole_pipeline_downloads_as_csv(site, visitor):
     _server, seed = site
     visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}?limit=25"))
     with visitor.page.expect_download() as info:
-        visitor.page.locator("a", has_text="Download all 260 results as CSV").click()
+        visitor.page.locator(".export-menu a", has_text="CSV").click()
     download = info.value
     assert download.failure() is None
     assert download.suggested_filename.startswith("IL-6_miniprotein_binders_round_1-")

@@ -222,13 +222,14 @@ def test_the_download_link_on_the_results_page(client, demo):
     link_id = demo["share_links"]["public"]["id"]
     pd = demo["pipelines"]["protein_design"]
     body = client.get(f"/share/{link_id}/pipelines/{pd}").get_data(as_text=True)
-    assert re.search(rf'href="/share/{link_id}/pipelines/{pd}/export.csv" download>'
-                     r"Download all 260 results as CSV<", body)
-    embedded = client.get(f"/share/{link_id}/pipelines/{pd}?embed=1&ids=res_a,res_b")
+    # The whole pipeline: no query on the link (the page size is not the export's).
+    assert re.search(rf'href="/share/{link_id}/pipelines/{pd}/export.csv" download[^>]*>'
+                     r"CSV<", body)
+    embedded = client.get(f"/share/{link_id}/pipelines/{pd}?embed=1&ids=res_a,res_b&limit=25")
     body = embedded.get_data(as_text=True)
-    href = re.search(r'href="([^"]*export\.csv[^"]*)" download>Download these results as CSV<',
-                     body).group(1)
+    href = re.search(r'href="([^"]*export\.csv[^"]*)" download[^>]*>CSV<', body).group(1)
     assert "embed=1" in href and "ids=res_a,res_b" in href.replace("%2C", ",")
+    assert "limit" not in href
 
 
 def test_email_link_export_needs_a_listed_verified_address(app, client, demo, monkeypatch):
