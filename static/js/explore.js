@@ -24,7 +24,9 @@
   var ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
   var POLL_MS = 1000;
   var KEYBOARD_POINTS = 100; // scatter points are Tab stops only up to this many
-  var numberFormat = new Intl.NumberFormat("en-US");
+  // Thousands with a thin space, like the page's own numbers (formatting.format_number).
+  var grouped = new Intl.NumberFormat("en-US");
+  var numberFormat = {format: function (n) { return grouped.format(n).replace(/,/g, "\u2009"); }};
 
   function plural(n, one, many) { return numberFormat.format(n) + " " + (n === 1 ? one : many); }
 
@@ -255,11 +257,16 @@
   function setupProgress(progress) {
     var url = progress.getAttribute("data-explore-url");
     var text = document.getElementById("index-progress-text");
+    var lastText = 0;
     if (!url) { return; }
     poll(url, function (body) {
       if (typeof body.total === "number" && body.total > 0) { progress.max = body.total; }
       if (typeof body.indexed === "number") { progress.value = body.indexed; }
-      if (text) { text.textContent = progressText(body); }
+      // The text sits in a live region: new words every 5 s at most, not every second.
+      if (text && Date.now() - lastText >= 5000) {
+        lastText = Date.now();
+        text.textContent = progressText(body);
+      }
     }, function () {
       if (text) { text.textContent = "The index is ready: loading the results."; }
       window.location.reload();

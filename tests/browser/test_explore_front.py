@@ -125,7 +125,8 @@ def test_truncated_scatter_says_how_many_it_shows(site, visitors):
     v = visitors()
     open_page(v, site)
     assert v.page.locator("[data-explore-count]").inner_text() == (
-        "30 points shown of 12,345 matching results (the scatter holds at most 5,000).")
+        "30 points shown of 12\u2009345 matching results (the scatter holds at most"
+        " 5\u2009000).")
 
 
 def test_other_axes_from_the_form_keep_the_query(site, visitors):
@@ -273,7 +274,7 @@ def test_progress_is_polled_and_the_page_reloads_when_ready(site, visitors):
         f"() => document.getElementById('index-progress').value > {first}")
     value = int(page.locator("#index-progress").get_attribute("value"))
     assert page.locator("#index-progress-text").inner_text() == (
-        f"Indexing {value:,} of 100,000 results")
+        f"Indexing {value:,} of 100,000 results".replace(",", "\u2009"))
     # Ready: the page reloads itself and draws the plots.
     page.wait_for_selector("[data-explore-scatter] svg", timeout=15000)
     assert page.locator("#index-progress").count() == 0
@@ -378,10 +379,12 @@ def test_live_scatter_has_one_point_per_matching_result(live_site, visitors, que
     assert matched > 0
     assert v.page.locator("[data-explore-scatter] svg a.point").count() == matched
     noun = "point" if matched == 1 else "points"
-    assert v.page.locator("[data-explore-count]").inner_text() == f"{matched:,} {noun}."
+    assert v.page.locator("[data-explore-count]").inner_text() == (
+        f"{matched:,} {noun}.".replace(",", "\u2009"))
     assert v.page.locator(".histograms figure.histogram").count() == len(body["histograms"])
     if query:
-        assert matched == int(v.page.locator("#match-count").inner_text().replace(",", ""))
+        shown = v.page.locator("#match-count").inner_text()
+        assert matched == int(re.sub(r"\D", "", shown))
 
 
 def test_live_shortlist_survives_paging_and_reload_and_exports_its_rows(live_site, visitors):
