@@ -4,7 +4,8 @@ CSV, JSON, FASTA (protein kinds), SDF (small-molecule kinds) and ZIP (structure 
 Every format is checked the same way before answering: ``load_pipeline`` first (an
 unknown link is the shared 404, an email-mode link without a verified address goes to
 sign-in), then the format against the pipeline's family (a 400 page naming the formats
-that fit), then ``record_pages``, which reads the first page of records, so a bad query
+that fit), then ``export_sources.record_pages``, which reads the first page of records
+(the API's order, or a sorted or filtered view's from the index), so a bad query
 or an API already down is an ordinary error page. Only then does the body stream, one
 page of records at a time; ``export_stream.guarded`` breaks it off honestly if anything
 fails later. The writers live in ``csv_export``, ``export_formats``, ``sdf_export`` and
@@ -13,7 +14,7 @@ fails later. The writers live in ``csv_export``, ``export_formats``, ``sdf_expor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -21,10 +22,10 @@ from functools import partial
 from flask import Blueprint, Response, request, stream_with_context
 
 from app import domain
-from app.viewer import api_client, csv_export, export_formats, identity, paging, sdf_export
-from app.viewer.api_client import api
+from app.viewer import api_client, csv_export, export_formats, paging, sdf_export
 from app.viewer.downloads import safe_filename
 from app.viewer.error_pages import html_error_page
+from app.viewer.export_sources import IndexNotReady, is_selection, record_pages
 from app.viewer.export_stream import Walk, artifact_bytes, artifact_chunks, guarded
 from app.viewer.loaders import load_pipeline
 from app.viewer.zip_export import zip_chunks
@@ -40,42 +41,6 @@ def export_filename(pipeline: dict, kind: domain.Kind, filtered: bool,
     stem = safe_filename((pipeline.get("name") or "").replace("/", "-"), kind.key)
     day = (today or datetime.now(UTC)).strftime("%Y-%m-%d")
     return f"{stem}{'-selection' if filtered else ''}-{day}.{extension}"
-
-
-def is_selection(args: Mapping[str, str]) -> bool:
-    """Whether the query narrows the view to some of the results (the file name says so)."""
-    return bool(args.get("ids", "").strip())
-
-
-def record_pages(link_id: str, pipeline_id: str, kind: domain.Kind,
-                 args: Mapping[str, str]) -> Iterator[list[dict]]:
-    """Return the view's records in order, one list per page: where exports read from.
-
-    The first page is read now, before any response starts, so its errors (a malformed
-    ``ids``: ``paging.InvalidQuery``; the API's) are ordinary error pages. Later pages
-    are read as the body asks for them: the API's ``after_id`` walk, each page with a
-    fresh bearer token (a long export outlives a token's minutes) and a whole deadline.
-    ``kind`` is unused by the API walk; sorted and filtered sources need it.
-    """
-    del kind
-    ids = list(paging.parse_ids(args.get("ids", "")))
-    client, size = api(), csv_export.EXPORT_PAGE_SIZE
-    # A token of its own, not the request's cached one: a second walk (the ZIP's files)
-    # starts long after the request did.
-    first = client.results(link_id, pipeline_id, identity.bearer_for(link_id), limit=size,
-                          ids=ids)
-
-    def walk() -> Iterator[list[dict]]:
-        page = first
-        while True:
-            yield page.get("data") or []
-            if not page.get("has_more") or not page.get("last_id"):
-                return
-            api_client.restart_deadline()
-            page = client.results(link_id, pipeline_id, identity.bearer_for(link_id),
-                                  limit=size, after_id=page["last_id"], ids=ids)
-
-    return walk()
 
 
 @dataclass
@@ -102,7 +67,7 @@ class Source:
 
         def lazily() -> Iterator[list[dict]]:
             api_client.restart_deadline()  # the body has long started: a whole deadline
-            yield from record_pages(self.link_id, self.pipeline_id, self.kind, request.args)
+            yield from record_pages(self.link_id, self.pipeline, self.kind, request.args)
 
         self.walks.append(Walk(lazily()))
         return self.walks[-1]
@@ -155,9 +120,12 @@ def export(link_id: str, pipeline_id: str, fmt: Format) -> Response:
     if fmt.family and kind.family != fmt.family:
         return html_error_page(400, fmt.wrong_family)
     try:
-        pages = record_pages(link_id, pipeline_id, kind, request.args)
+        pages = record_pages(link_id, pipeline, kind, request.args)
     except paging.InvalidQuery as error:
         return html_error_page(400, str(error))
+    except IndexNotReady as building:
+        return html_error_page(503, f"Sorting every result first: {building.indexed:,} of "
+                                    f"{building.total:,} are indexed. Try again in a moment.")
     source = Source(link_id, pipeline_id, pipeline, kind, [Walk(pages)])
     chunks = guarded(fmt.write(source), source.written, fmt.extension.upper(), fmt.marker)
     # stream_with_context: minting a token per page reads the visitor's session, and

@@ -249,3 +249,32 @@ def test_two_workers_never_hold_the_same_build_and_idle_indexes_go(app):
         assert result_index.delete_unused(conn, now - timedelta(hours=1)) == 0
         assert result_index.delete_unused(conn, later + timedelta(hours=1)) == 1
         assert result_index.get(conn, "pl_x") is None
+
+
+def test_exports_of_a_sorted_filtered_view_hold_exactly_its_rows_in_order(app, client, org):
+    link_id, pipeline_id = _pipeline(app, org, n=450, seed=5)
+    records = api_records(client, link_id, pipeline_id)
+    wanted = sorted((r for r in records if _key(r, "iptm") >= 0.3),
+                    key=lambda r: (-_key(r, "binding_confidence"), r["id"]))
+    path = f"/share/{link_id}/pipelines/{pipeline_id}"
+    query = "sort=-binding_confidence&iptm__gte=0.3"
+    as_json = client.get(f"{path}/export.json?{query}")
+    assert as_json.status_code == 200
+    assert "-selection-" in as_json.headers["Content-Disposition"]
+    # Records come from the API (fresh artifact URLs), in the view's order.
+    assert as_json.get_json()["results"] == [
+        {**r, "artifacts": as_json.get_json()["results"][i]["artifacts"]}
+        for i, r in enumerate(wanted)]
+    csv_rows = client.get(f"{path}/export.csv?{query}").get_data(as_text=True).splitlines()
+    assert [line.split(",")[0] for line in csv_rows[1:]] == [r["id"] for r in wanted]
+    sorted_only = client.get(f"{path}/export.csv?sort=iptm").get_data(as_text=True)
+    assert len(sorted_only.splitlines()) == 451
+
+
+def test_an_export_waits_for_an_index_being_built(app, client, org, monkeypatch):
+    app.config["EXPLORE_SYNC_LIMIT"] = 0
+    monkeypatch.setattr(indexer.Build, "run_in_background", lambda self: None)  # never runs
+    link_id, pipeline_id = _pipeline(app, org, n=20)
+    busy = client.get(f"/share/{link_id}/pipelines/{pipeline_id}/export.csv?sort=iptm")
+    assert busy.status_code == 503 and busy.headers["Retry-After"]
+    assert "0 of 20 are indexed" in busy.get_data(as_text=True)
