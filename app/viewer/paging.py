@@ -51,7 +51,10 @@ def parse_ids(text: str) -> tuple[str, ...]:
         if not part:
             continue
         if not ID.fullmatch(part):
-            raise InvalidQuery("Result ids contain only letters, digits, '_' and '-'.")
+            # Name the culprit: most often an id copied in its shortened on-screen form.
+            raise InvalidQuery(f"'{part[:70]}' is not a whole result id: ids hold only "
+                               "letters, digits, '_' and '-'. Copy ids with the table's "
+                               "Copy buttons.")
         seen.setdefault(part, None)
     if len(seen) > MAX_IDS:
         raise InvalidQuery(f"Paste at most {MAX_IDS} result ids at a time.")
