@@ -14,7 +14,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -30,7 +33,7 @@ from tests.browser.explore_fixture import (
     result_ids,
     serve,
 )
-from tests.conftest import start_gunicorn, stop_gunicorn
+from tests.conftest import ROOT, start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -447,3 +450,38 @@ def test_live_page_at_phone_width(live_site, visitors, kind):
     assert export.endswith(f"/export.{fmt}?ids={rid}&embed=1")
     point = page.locator(f"[data-explore-scatter] a.point[data-id='{rid}']")
     assert point.get_attribute("href").endswith(f"/results/{rid}?embed=1")
+
+
+@pytest.fixture(scope="module")
+def building_site(tmp_path_factory):
+    """Gunicorn over a demo of 3,000 designs whose index builds in the background."""
+    tmp = tmp_path_factory.mktemp("explore-building")
+    env = {
+        "FLASK_DATABASE_URL": f"sqlite:///{tmp / 'demo.sqlite3'}",
+        "FLASK_INSTANCE_PATH": str(tmp / "instance"),
+        "FLASK_ARTIFACT_DIR": str(tmp / "artifacts"),
+        "FLASK_SECRET_KEY": "browser-secret",
+    }
+    for command in (["init-db"], ["seed-demo", "--results", "3000", "--json"]):
+        done = subprocess.run([sys.executable, "-m", "flask", "--app", "app", *command],
+                              cwd=ROOT, env={**os.environ, **env}, capture_output=True,
+                              text=True, check=True, timeout=600)
+    server = start_gunicorn({**env, "FLASK_EXPLORE_SYNC_LIMIT": "10"}, tmp)
+    yield server, json.loads(done.stdout)
+    stop_gunicorn(server)
+
+
+def test_live_building_page_polls_and_shows_the_plots_when_ready(building_site, visitors):
+    v = visitors()
+    polled: list[str] = []
+    v.page.on("request", lambda r: polled.append(r.url) if "/explore.json" in r.url else None)
+    v.goto(live_url(building_site, "protein_design", "?sort=-iptm"))
+    if v.page.locator("#index-progress").count() == 0:
+        pytest.skip("the index was ready at the first request")
+    if v.page.locator("script[src*='js/explore.js']").count() == 0:
+        pytest.skip("the building page does not load explore.js")
+    assert int(v.page.locator("#index-progress").get_attribute("max")) == 3000
+    v.page.wait_for_selector("[data-explore-scatter] svg", timeout=120_000)
+    assert polled  # explore.js asked for the progress
+    body = explore_json(v)
+    assert v.page.locator("[data-explore-scatter] svg a.point").count() == body["matched"]
