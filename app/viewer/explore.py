@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app import domain
+from app.timeutil import utcnow
 from app.viewer import index_frame
 from app.viewer.explore_query import ExploreQuery
 from app.viewer.index_frame import Frame
@@ -63,25 +64,34 @@ def clear_caches() -> None:
     _answers.clear()
 
 
-def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...]) -> Frame:
-    """Return the index's frame at ``version``: the saved one, else built and saved."""
+def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
+               older_ok: bool = False) -> tuple[int, Frame]:
+    """Return (version, frame) of the index: the saved frame, else one built and saved.
+
+    ``older_ok`` takes a saved frame of an earlier version as it is: while a refresh
+    appends page after page, answers come from the last complete version instead of a
+    new frame per page.
+    """
     with get_engine().connect() as conn:
-        saved = queries.saved_frame(conn, pipeline_id, version)
-    if saved is not None:
-        return index_frame.from_bytes(saved)
+        saved = queries.saved_frame(conn, pipeline_id)
+    if saved is not None and (saved[0] == version or older_ok):
+        return saved[0], index_frame.from_bytes(saved[1])
     with get_engine().connect() as conn:
         columns = queries.columns(conn, pipeline_id)
     built = index_frame.build(columns, codes)
     with get_engine().begin() as conn:
         queries.save_frame(conn, pipeline_id, version, index_frame.to_bytes(built))
-    return built
+    return version, built
 
 
 def frame(state: IndexState) -> Frame:
-    """Return the frame of the index's current version, loading it on first use."""
-    return _frames.get((state.pipeline_id, state.version),
-                       lambda: load_frame(state.pipeline_id, state.version,
-                                          state.warning_codes))
+    """Return the frame of the index's current version (see ``load_frame``)."""
+    refreshing = state.building(utcnow())
+    key = (state.pipeline_id, f"refresh to {state.target_count}" if refreshing
+           else state.version)
+    return _frames.get(key, lambda: load_frame(state.pipeline_id, state.version,
+                                               state.warning_codes,
+                                               older_ok=refreshing)[1])
 
 
 def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:

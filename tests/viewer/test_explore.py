@@ -278,3 +278,18 @@ def test_an_export_waits_for_an_index_being_built(app, client, org, monkeypatch)
     busy = client.get(f"/share/{link_id}/pipelines/{pipeline_id}/export.csv?sort=iptm")
     assert busy.status_code == 503 and busy.headers["Retry-After"]
     assert "0 of 20 are indexed" in busy.get_data(as_text=True)
+
+
+def test_while_a_refresh_runs_the_last_complete_index_answers(app, client, org, monkeypatch):
+    link_id, pipeline_id = _pipeline(app, org, n=50)
+    path = f"/share/{link_id}/pipelines/{pipeline_id}"
+    before = viewer_ids(client, path, "sort=-iptm")
+    with get_engine(app).begin() as conn:
+        conn.execute(schema.results.insert(), [factories.result_row(
+            "protein_design", pipeline_id, 50, __import__("random").Random(1))])
+        conn.execute(sa.update(schema.pipelines).where(schema.pipelines.c.id == pipeline_id)
+                     .values(result_count=51))
+    app.config["EXPLORE_SYNC_LIMIT"] = 0
+    monkeypatch.setattr(indexer.Build, "run_in_background", lambda self: None)  # stalls
+    assert viewer_ids(client, path, "sort=-iptm") == before
+    assert _state(app, pipeline_id).lease_owner is not None  # the refresh holds the lease

@@ -34,11 +34,11 @@ def columns(conn: Connection, pipeline_id: str) -> dict[str, list]:
                                                        strict=True)}
 
 
-def saved_frame(conn: Connection, pipeline_id: str, version: int) -> bytes | None:
-    """Return the saved frame of the index at ``version``, or None (none, or older)."""
-    return conn.execute(sa.select(index_frames.c.data)
-                        .where(index_frames.c.pipeline_id == pipeline_id)
-                        .where(index_frames.c.version == version)).scalar()
+def saved_frame(conn: Connection, pipeline_id: str) -> tuple[int, bytes] | None:
+    """Return (version, data) of the index's saved frame, or None."""
+    row = conn.execute(sa.select(index_frames.c.version, index_frames.c.data)
+                       .where(index_frames.c.pipeline_id == pipeline_id)).first()
+    return (row.version, row.data) if row else None
 
 
 def save_frame(conn: Connection, pipeline_id: str, version: int, data: bytes) -> None:
