@@ -478,8 +478,7 @@ def test_live_building_page_polls_and_shows_the_plots_when_ready(building_site, 
     v.goto(live_url(building_site, "protein_design", "?sort=-iptm"))
     if v.page.locator("#index-progress").count() == 0:
         pytest.skip("the index was ready at the first request")
-    if v.page.locator("script[src*='js/explore.js']").count() == 0:
-        pytest.skip("the building page does not load explore.js")
+    assert v.page.locator("script[src*='js/explore.js']").count() == 1
     assert int(v.page.locator("#index-progress").get_attribute("max")) == 3000
     v.page.wait_for_selector("[data-explore-scatter] svg", timeout=120_000)
     assert polled  # explore.js asked for the progress
