@@ -77,8 +77,7 @@ def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
     if saved is not None and (saved[0] == version or older_ok):
         return saved[0], index_frame.from_bytes(saved[1])
     with get_engine().connect() as conn:
-        columns = queries.columns(conn, pipeline_id)
-    built = index_frame.build(columns, codes)
+        built = index_frame.build(queries.column_chunks(conn, pipeline_id), codes)
     with get_engine().begin() as conn:
         queries.save_frame(conn, pipeline_id, version, index_frame.to_bytes(built))
     return version, built
@@ -166,7 +165,7 @@ def table_page(state: IndexState, query: ExploreQuery) -> list[dict]:
     """Return the stored records of the query's page, in the view's order."""
     start = (query.page - 1) * query.limit
     rows = ordered_rows(state, query)[start:start + query.limit]
-    ids = [str(i) for i in frame(state).ids[rows]]
+    ids = frame(state).id_list(rows)
     with get_engine().connect() as conn:
         return queries.records(conn, state.pipeline_id, ids)
 
@@ -209,10 +208,10 @@ def points(state: IndexState, query: ExploreQuery, x: str, y: str) -> dict:
     xs, ys = data.numbers[x][rows], data.numbers[y][rows]
     both = ~(np.isnan(xs) | np.isnan(ys))
     chosen = np.flatnonzero(both)[:POINTS_LIMIT]
-    ids = data.ids[rows[chosen]]
+    ids = data.id_list(rows[chosen])
     return {
         "x": x, "y": y, "x_label": key_label(x), "y_label": key_label(y),
-        "data": [{"id": str(i), "x": float(vx), "y": float(vy)}
+        "data": [{"id": i, "x": float(vx), "y": float(vy)}
                  for i, vx, vy in zip(ids, xs[chosen], ys[chosen], strict=True)],
         "truncated": int(np.count_nonzero(both)) > POINTS_LIMIT, "limit": POINTS_LIMIT,
     }
@@ -221,6 +220,6 @@ def points(state: IndexState, query: ExploreQuery, x: str, y: str) -> dict:
 def ordered_ids(state: IndexState, query: ExploreQuery, chunk: int = 200
                 ) -> Iterator[list[str]]:
     """Yield the matching ids in the view's order, ``chunk`` at a time (for exports)."""
-    ids = frame(state).ids[ordered_rows(state, query)]
-    for start in range(0, len(ids), chunk):
-        yield [str(i) for i in ids[start:start + chunk]]
+    data, rows = frame(state), ordered_rows(state, query)
+    for start in range(0, len(rows), chunk):
+        yield data.id_list(rows[start:start + chunk])

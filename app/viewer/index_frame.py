@@ -13,6 +13,7 @@ direction; ties are broken by result id; text keys sort by their text.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +22,9 @@ from app.viewer.explore_query import NUMERIC_KEYS, ExploreQuery, Filter
 
 TEXT_COLUMNS = ("result_id", "created_at", "external_id", "variant", "solubility",
                 "warning_codes")
+# Held as bytes (one byte a character, not four): ids are URL-safe ASCII by the API's id
+# pattern and times are ISO 8601. The warning codes become one flag array per code.
+_ASCII = ("result_id", "created_at")
 _COMPARE = {"gte": np.greater_equal, "gt": np.greater, "lte": np.less_equal,
             "lt": np.less, "eq": np.equal}
 
@@ -30,7 +34,7 @@ class Frame:
     """One version of a pipeline's index, column by column (row i = API position i)."""
 
     numbers: dict[str, np.ndarray]  # float64, NaN where missing
-    texts: dict[str, np.ndarray]  # str arrays, "" where missing
+    texts: dict[str, np.ndarray]  # str (bytes for _ASCII) arrays, "" where missing
     codes: dict[str, np.ndarray] = field(default_factory=dict)  # warning code -> bool
     _ranks: dict[str, np.ndarray] = field(default_factory=dict)
 
@@ -41,14 +45,18 @@ class Frame:
 
     @property
     def ids(self) -> np.ndarray:
-        """Result ids, in the API's order."""
+        """Result ids (bytes), in the API's order."""
         return self.texts["result_id"]
+
+    def id_list(self, rows: np.ndarray) -> list[str]:
+        """Return the ids of ``rows`` as text."""
+        return [i.decode() for i in self.ids[rows]]
 
     def rank(self, key: str) -> np.ndarray:
         """Return each row's rank by text ``key`` (missing: after every text)."""
         if key not in self._ranks:
             values = self.texts[key]
-            present = values != ""
+            present = values != (b"" if key in _ASCII else "")
             ranks = np.full(self.size, self.size, dtype=np.int64)
             if present.any():
                 order = np.argsort(values[present], kind="stable")
@@ -59,14 +67,21 @@ class Frame:
         return self._ranks[key]
 
 
-def build(columns: dict[str, list], codes: tuple[str, ...]) -> Frame:
-    """Make a frame from the store's columns (``index_queries.columns``)."""
-    # float64 arrays read None as NaN.
-    numbers = {key: np.array(columns[key], dtype=np.float64) for key in NUMERIC_KEYS}
-    texts = {key: np.array(["" if v is None else v for v in columns[key]], dtype=str)
-             for key in TEXT_COLUMNS}
-    numbers["warning_count"] = np.array(columns["warning_count"], dtype=np.float64)
-    warning_text = texts["warning_codes"]
+def build(chunks: Iterable[dict[str, list]], codes: tuple[str, ...]) -> Frame:
+    """Make a frame from the store's columns, given a chunk of rows at a time."""
+    number_parts: dict[str, list[np.ndarray]] = {k: [] for k in (*NUMERIC_KEYS,
+                                                                 "warning_count")}
+    text_parts: dict[str, list[np.ndarray]] = {k: [] for k in TEXT_COLUMNS}
+    for columns in chunks:
+        for key, parts in number_parts.items():
+            parts.append(np.array(columns[key], dtype=np.float64))  # None reads as NaN
+        for key, parts in text_parts.items():
+            parts.append(np.array(["" if v is None else v for v in columns[key]],
+                                  dtype="S" if key in _ASCII else str))
+    numbers = {k: np.concatenate(p) if p else np.zeros(0) for k, p in number_parts.items()}
+    texts = {k: np.concatenate(p) if p else np.zeros(0, dtype="S" if k in _ASCII else str)
+             for k, p in text_parts.items()}
+    warning_text = texts.pop("warning_codes")
     flags = {code: np.char.find(warning_text, f";{code};") >= 0 for code in codes} \
         if len(warning_text) else {code: np.zeros(0, dtype=bool) for code in codes}
     return Frame(numbers, texts, flags)
@@ -89,6 +104,10 @@ def from_bytes(data: bytes) -> Frame:
         for name in saved.files:
             part, key = name.split(":", 1)
             {"n": numbers, "t": texts, "c": codes}[part][key] = saved[name]
+    for key in _ASCII:  # a frame saved before ids were bytes reads the same
+        texts[key] = np.char.encode(texts[key]) if texts[key].dtype.kind == "U" \
+            else texts[key]
+    texts.pop("warning_codes", None)
     return Frame(numbers, texts, codes)
 
 
@@ -97,8 +116,9 @@ def _filter_mask(frame: Frame, item: Filter) -> np.ndarray:
         values = frame.numbers[item.key]
         with np.errstate(invalid="ignore"):
             return _COMPARE[item.op](values, float(item.value)) & ~np.isnan(values)
-    column = frame.texts["result_id" if item.key == "id" else item.key]
-    return column == str(item.value)
+    key = "result_id" if item.key == "id" else item.key
+    value = str(item.value)
+    return frame.texts[key] == (value.encode() if key in _ASCII else value)
 
 
 def mask(frame: Frame, query: ExploreQuery, searched: set[str] | None = None) -> np.ndarray:
@@ -118,7 +138,8 @@ def mask(frame: Frame, query: ExploreQuery, searched: set[str] | None = None) ->
         keep &= frame.codes.get(query.warning, np.zeros(frame.size, dtype=bool))
     for wanted in (set(query.ids) if query.ids else None, searched):
         if wanted is not None:
-            keep &= np.isin(frame.ids, np.array(sorted(wanted), dtype=str))
+            keep &= np.isin(frame.ids, np.array([w.encode() for w in sorted(wanted)],
+                                                dtype="S"))
     return keep
 
 

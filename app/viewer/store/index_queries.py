@@ -10,6 +10,7 @@ link through the API first.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -22,16 +23,20 @@ _FRAME_COLUMNS = [c for c in indexed_results.columns if c.name not in ("pipeline
                                                                        "position")]
 
 
-def columns(conn: Connection, pipeline_id: str) -> dict[str, list]:
-    """Return every value column of the pipeline's index as lists, in the API's order."""
-    # Primary-key order, which is the API's (its ids grow with time).
-    rows = conn.execute(sa.select(*_FRAME_COLUMNS).where(R.pipeline_id == pipeline_id)
-                        .order_by(R.result_id)).all()
+def column_chunks(conn: Connection, pipeline_id: str, chunk: int = 10_000
+                  ) -> Iterator[dict[str, list]]:
+    """Yield the pipeline's value columns ``chunk`` rows at a time, in the API's order.
+
+    In chunks, so that a worker turning 100,000 rows into arrays never holds them all as
+    Python objects at once.
+    """
     names = [c.name for c in _FRAME_COLUMNS]
-    if not rows:
-        return {name: [] for name in names}
-    return {name: list(values) for name, values in zip(names, zip(*rows, strict=True),
-                                                       strict=True)}
+    # Primary-key order, which is the API's (its ids grow with time).
+    result = conn.execution_options(yield_per=chunk).execute(
+        sa.select(*_FRAME_COLUMNS).where(R.pipeline_id == pipeline_id).order_by(R.result_id))
+    for rows in result.partitions(chunk):
+        yield {name: list(values) for name, values in zip(names, zip(*rows, strict=True),
+                                                          strict=True)}
 
 
 def saved_frame(conn: Connection, pipeline_id: str) -> tuple[int, bytes] | None:
