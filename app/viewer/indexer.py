@@ -29,6 +29,7 @@ import socket
 import threading
 import time
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -51,6 +52,19 @@ _SWEEP_EVERY = 300.0
 _last_sweep = [0.0]
 
 
+def _index_page(records: list[dict], position: int
+                ) -> tuple[list[dict], list[tuple[str, str]], set[str]]:
+    """Return one API page's index rows (numbered from ``position``), records and codes."""
+    rows, stored, codes = [], [], set()
+    for offset, record in enumerate(records):
+        values = index_rows.index_values(record)
+        values["position"] = position + offset
+        rows.append(values)
+        stored.append((values["result_id"], index_rows.stored_record(record)))
+        codes.update(index_rows.warning_codes(record))
+    return rows, stored, codes
+
+
 @dataclass
 class Build:
     """One claimed build: reads pages after ``state.last_id`` and appends them."""
@@ -67,39 +81,41 @@ class Build:
         # Minted per page: a long build outlives a token's few minutes.
         return share_tokens.mint(self.link_id, self.email) if self.email else None
 
+    def _fetch(self, pool: ThreadPoolExecutor, after: str | None) -> Future:
+        """Ask for the page after ``after`` in the pool (the token is minted here)."""
+        return pool.submit(self.api.results, self.link_id, self.pipeline_id, self._bearer(),
+                           limit=PAGE_SIZE, after_id=after)
+
     def run(self) -> None:
-        """Read every missing page; on any failure give the lease up (resumable)."""
+        """Read every missing page; on any failure give the lease up (resumable).
+
+        The next page is asked for while this one is written: the API's answer and the
+        store's insert overlap (both wait outside Python much of the time).
+        """
         engine = get_engine(self.app)
         after, position = self.state.last_id, self.state.indexed
         try:
-            while True:
-                page = self.api.results(self.link_id, self.pipeline_id, self._bearer(),
-                                        limit=PAGE_SIZE, after_id=after)
-                records = page.get("data") or []
-                rows, stored, codes = [], [], set()
-                for record in records:
-                    values = index_rows.index_values(record)
-                    values["position"] = position
-                    position += 1
-                    rows.append(values)
-                    stored.append((values["result_id"], index_rows.stored_record(record)))
-                    codes.update(index_rows.warning_codes(record))
-                after = page.get("last_id") or after
-                with engine.begin() as conn:
-                    kept = store.append(conn, self.pipeline_id, owner=self.owner, rows=rows,
-                                        records=stored, last_id=after, codes=codes,
-                                        now=utcnow(), lease=LEASE)
-                if not kept:
-                    log.info("index build of a pipeline lost its lease; stopping")
-                    return
-                if not page.get("has_more") or not records:
+            with ThreadPoolExecutor(1, thread_name_prefix="index-page") as pool:
+                pending = self._fetch(pool, after)
+                while True:
+                    page = pending.result()
+                    records = page.get("data") or []
+                    after = page.get("last_id") or after
+                    more = bool(page.get("has_more") and records)
+                    if more:
+                        pending = self._fetch(pool, after)
+                    rows, stored, codes = _index_page(records, position)
+                    position += len(records)
                     with engine.begin() as conn:
-                        store.finish(conn, self.pipeline_id, self.owner, utcnow())
-                        done = store.get(conn, self.pipeline_id)
-                    if done is not None:  # save the frame now, not on a visitor's request
-                        explore.load_frame(self.pipeline_id, done.version,
-                                           done.warning_codes)
-                    return
+                        kept = store.append(conn, self.pipeline_id, owner=self.owner,
+                                            rows=rows, records=stored, last_id=after,
+                                            codes=codes, now=utcnow(), lease=LEASE)
+                    if not kept:
+                        log.info("index build of a pipeline lost its lease; stopping")
+                        return
+                    if not more:
+                        self._finish(engine)
+                        return
         except LinkNotFound:
             # The API no longer shows this pipeline through the link: keep nothing of it.
             with engine.begin() as conn:
@@ -110,6 +126,14 @@ class Build:
             with engine.begin() as conn:
                 store.release(conn, self.pipeline_id, self.owner, type(error).__name__,
                               utcnow())
+
+    def _finish(self, engine) -> None:
+        """Mark the index ready and save its frame now, not on a visitor's request."""
+        with engine.begin() as conn:
+            store.finish(conn, self.pipeline_id, self.owner, utcnow())
+            done = store.get(conn, self.pipeline_id)
+        if done is not None:
+            explore.load_frame(self.pipeline_id, done.version, done.warning_codes)
 
     def run_in_background(self) -> None:
         """Run in a daemon thread with the app's context (for the store and tokens)."""
