@@ -76,7 +76,8 @@ def test_viewer_and_store_keep_no_copy_of_the_vocabulary():
     copies = {str(path.relative_to(root)): lines
               for folder in ("viewer", "store")
               for path in sorted((root / folder).rglob("*.py"))
-              if (lines := _copied_lists(path))}
+              # A migration is a frozen copy of its schema on purpose.
+              if "migrations" not in path.parts and (lines := _copied_lists(path))}
     assert not copies
 
 

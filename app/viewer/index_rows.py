@@ -14,13 +14,8 @@ from __future__ import annotations
 
 import json
 
+from app import domain
 from app.viewer import formatting
-
-_METRIC_COLUMNS = (
-    "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
-    "helix_fraction", "sheet_fraction", "loop_fraction", "optimization_score",
-    "complex_iplddt", "complex_plddt", "ptm",
-)
 
 
 def _number(value) -> float | None:
@@ -62,7 +57,7 @@ def index_values(record: dict) -> dict:
         "lipophilicity": _number(adme.get("lipophilicity")),
         "permeability": _number(adme.get("permeability")),
     }
-    for key in _METRIC_COLUMNS:
+    for key in domain.METRICS:
         values[key] = _number(metrics.get(key))
     return values
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from app import domain
+
 metadata = sa.MetaData(
     naming_convention={
         "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -118,12 +120,10 @@ result_indexes = sa.Table(
 
 # The sortable and filterable values of each indexed result: narrow on purpose (no record
 # text), so that a whole-set sort or count scans little. ``position`` is the API's order.
-INDEX_NUMBER_COLUMNS = (
-    "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
-    "helix_fraction", "sheet_fraction", "loop_fraction", "optimization_score",
-    "complex_iplddt", "complex_plddt", "ptm", "lipophilicity", "permeability",
-    "mol_weight", "clogp", "tpsa", "qed",
-)
+# Every metric of the vocabulary (a new one needs a migration, as any new column does),
+# the ADME numbers and the computed chemistry.
+INDEX_NUMBER_COLUMNS = (*domain.METRICS, "lipophilicity", "permeability", "mol_weight",
+                        "clogp", "tpsa", "qed")
 INDEX_INTEGER_COLUMNS = ("length", "hbd", "hba", "rotatable_bonds", "lipinski_violations",
                          "warning_count")
 indexed_results = sa.Table(
