@@ -12,10 +12,9 @@ table's Sequence column shows, so sorting by it orders what the visitor sees.
 
 from __future__ import annotations
 
-import json
+from pydantic_core import to_json
 
 from app import domain
-from app.viewer import formatting
 
 
 def _number(value) -> float | None:
@@ -39,7 +38,7 @@ def index_values(record: dict) -> dict:
     adme = record.get("adme") or {}
     entities = record.get("entities") or []
     codes = warning_codes(record)
-    summary = formatting.entity_summary(entities)
+    designed = next((e for e in entities if e.get("type") == "protein"), None)
     search = " ".join(str(part) for part in (
         record.get("id"), record.get("external_id"), record.get("smiles"),
         *(entity.get("value") for entity in entities),
@@ -53,7 +52,8 @@ def index_values(record: dict) -> dict:
         "warning_codes": (";" + ";".join(codes) + ";" if codes else "")[:2000],
         "warning_count": len(record.get("warnings") or []),
         "search": search.lower(),
-        "length": summary["length"],
+        # The table's Sequence column number (formatting.entity_summary): the first protein.
+        "length": len(designed.get("value") or "") if designed else None,
         "lipophilicity": _number(adme.get("lipophilicity")),
         "permeability": _number(adme.get("permeability")),
     }
@@ -74,4 +74,5 @@ def stored_record(record: dict) -> str:
     """
     kept = {key: value for key, value in record.items() if key != "artifacts"}
     kept["artifacts"] = {role: {} for role in (record.get("artifacts") or {})}
-    return json.dumps(kept, separators=(",", ":"))
+    # pydantic-core's serializer: the same compact JSON several times faster than json's.
+    return to_json(kept).decode()
