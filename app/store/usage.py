@@ -53,6 +53,13 @@ def usage_buckets(
     Rows come as dicts ``{bucket, quantity, <group columns>}`` ordered by bucket, then by
     the group columns in ``GROUP_COLUMNS`` order; only buckets holding records appear.
     ``after`` is the sort key of the last row of the previous page (keyset pagination).
+
+    A page costs what its own buckets hold, wherever it sits in the range: the aggregate
+    first covers only the next ``limit + 1`` buckets from the cursor (each bucket with
+    records gives at least one row, so that is enough unless buckets are empty), and is
+    widened fourfold until it holds ``limit + 1`` rows or reaches ``end``. Rows found in a
+    window are exactly the first rows of the whole range: every later row has a later
+    bucket.
     """
     u = schema.usage_records
     size = sa.literal_column(str(int(bucket_seconds)), sa.BigInteger)
@@ -63,7 +70,6 @@ def usage_buckets(
         .where(
             u.c.organization_id == organization_id,
             u.c.recorded_at >= start,
-            u.c.recorded_at < end,
         )
         .group_by(bucket, *groups)
         .order_by(bucket, *groups)
@@ -77,7 +83,14 @@ def usage_buckets(
         # Rows before the cursor's bucket cannot qualify: skip them in the index scan.
         query = query.where(u.c.recorded_at >= after[0])
         query = query.having(_after([bucket.element, *groups], after))
-    rows = [
-        {**row._mapping, "quantity": int(row.quantity)} for row in conn.execute(query)
-    ]
+    first = int(after[0]) if after is not None else start
+    first -= first % bucket_seconds
+    span = (limit + 1) * bucket_seconds
+    while True:
+        upper = min(end, first + span)
+        found = conn.execute(query.where(u.c.recorded_at < upper)).all()
+        if len(found) > limit or upper >= end:
+            break
+        span *= 4
+    rows = [{**row._mapping, "quantity": int(row.quantity)} for row in found]
     return rows[:limit], len(rows) > limit

@@ -207,6 +207,17 @@ def test_paging_walks_every_bucket_exactly_once(app, client, org):
         assert items == everything, limit
 
 
+def test_pages_across_long_empty_stretches_miss_nothing(app, client, org):
+    # Each page first aggregates only its next buckets and widens over empty ones: rows
+    # far apart (hours 0, 1, 300, 301 and 700 of a 30-day range) still all come, in order.
+    hours = (0, 1, 300, 301, 700)
+    insert(app, [record(org, "adme", h + 1, DAY0 + h * 3600 + 60) for h in hours])
+    params = window(end="2026-05-01T00:00:00Z")
+    for limit in (1, 2, 3, 1000):
+        items, _ = walk(client, org, {**params, "limit": limit})
+        assert [b["quantity"] for b in items] == [h + 1 for h in hours], limit
+
+
 def test_cursor_is_bound_to_query_and_org(app, client, org, other_org):
     seed_many(app, org)
     params = window(end="2026-04-05T00:00:00Z", limit=5)
