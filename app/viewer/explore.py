@@ -156,11 +156,6 @@ def _key(state: IndexState, query: ExploreQuery, what: str) -> tuple:
     return (state.pipeline_id, state.version, query.selection_key(), what)
 
 
-def matched(state: IndexState, query: ExploreQuery) -> int:
-    """Return how many results match the query's selection."""
-    return int(np.count_nonzero(_keep(state, query)))
-
-
 def table_page(state: IndexState, query: ExploreQuery) -> list[dict]:
     """Return the stored records of the query's page, in the view's order."""
     start = (query.page - 1) * query.limit

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from werkzeug.datastructures import MultiDict
 
@@ -34,8 +34,6 @@ OPERATORS = ("gte", "gt", "lte", "lt", "eq")
 MAX_SORT_KEYS = 5
 MAX_FILTERS = 30
 MAX_TEXT = 200
-# Parameters of the page that are not exploration (kept as they are by the view).
-_OTHER_PARAMS = frozenset({"limit", "page", "after_id", "before_id", "embed", "x", "y"})
 _NUMBER = re.compile(r"-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
 _WARNING_CODE = re.compile(r"[a-z0-9_\-]{1,64}")
 MAX_PAGE = 100_000
@@ -64,7 +62,6 @@ class ExploreQuery:
     page: int = 1
     x: str | None = None
     y: str | None = None
-    extra: dict = field(default_factory=dict, compare=False)
 
     @property
     def is_plain(self) -> bool:
@@ -229,8 +226,3 @@ def parse(args: MultiDict) -> ExploreQuery:
         limit=base.limit, page=_page(args), x=_axis(args, "x"), y=_axis(args, "y"),
     )
 
-
-def is_exploration_param(name: str) -> bool:
-    """Whether query parameter ``name`` belongs to the exploration contract."""
-    return name in _OTHER_PARAMS or name in ("sort", "warnings", "warning", "q", "ids") \
-        or "__" in name

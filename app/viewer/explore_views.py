@@ -53,7 +53,7 @@ def descending_first(key: str) -> bool:
 class Panel:
     """What the page shows of the whole set: index state, facets, plot settings."""
 
-    state: IndexState | None
+    state: IndexState
     query: ExploreQuery
     kind: domain.Kind
     summary: explore.Summary | None
@@ -63,17 +63,17 @@ class Panel:
     @property
     def ready(self) -> bool:
         """Whether whole-set answers are available."""
-        return self.state is not None and self.state.ready
+        return self.state.ready
 
     @property
     def indexed(self) -> int:
         """Results read into the index so far."""
-        return self.state.indexed if self.state else 0
+        return self.state.indexed
 
     @property
     def total(self) -> int:
         """Results the index is being brought up to."""
-        return self.state.target_count if self.state else 0
+        return self.state.target_count
 
     @property
     def args(self) -> dict:

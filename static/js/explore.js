@@ -115,25 +115,10 @@
 
   function idsParam(list) { return list.map(encodeURIComponent).join(","); }
 
+  // viewer.js (every page loads it) owns copying; looked up at click time because this
+  // script may run first.
   function copyText(text) {
-    if (navigator.clipboard && window.isSecureContext) {
-      return navigator.clipboard.writeText(text).catch(function () { return legacyCopy(text); });
-    }
-    return legacyCopy(text);
-  }
-
-  function legacyCopy(text) {
-    return new Promise(function (resolve, reject) {
-      var area = document.createElement("textarea");
-      area.value = text;
-      area.setAttribute("readonly", "");
-      area.className = "visually-hidden";
-      document.body.appendChild(area);
-      area.select();
-      try { if (document.execCommand("copy")) { resolve(); } else { reject(new Error("copy failed")); } }
-      catch (err) { reject(err); }
-      finally { document.body.removeChild(area); }
-    });
+    return window.ShareViewer.copyText(text);
   }
 
   function fullMessage() {

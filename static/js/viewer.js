@@ -5,11 +5,8 @@
   "use strict";
   document.documentElement.classList.add("js");
 
-  function copyText(text) {
-    if (navigator.clipboard && window.isSecureContext) {
-      return navigator.clipboard.writeText(text);
-    }
-    // Fallback for plain-http origins: a temporary textarea and execCommand.
+  // Fallback for plain-http origins (and a refused clipboard): a temporary textarea.
+  function legacyCopy(text) {
     return new Promise(function (resolve, reject) {
       var area = document.createElement("textarea");
       area.value = text;
@@ -22,6 +19,16 @@
       finally { document.body.removeChild(area); }
     });
   }
+
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) {
+      return navigator.clipboard.writeText(text).catch(function () { return legacyCopy(text); });
+    }
+    return legacyCopy(text);
+  }
+
+  // Shared with the other scripts of the page (explore.js copies the shortlist's link).
+  window.ShareViewer = { copyText: copyText };
 
   document.addEventListener("click", function (event) {
     var button = event.target.closest ? event.target.closest(".copy-btn") : null;

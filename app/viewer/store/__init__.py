@@ -1,11 +1,12 @@
 """The viewer's own store: what the viewer itself keeps, apart from the compute API.
 
 Today that is the pending e-mail sign-ins (``signin_requests``), the browser sessions
-(``sessions``) and the sign-in rate-limit counters (``rate_limits``); the results index
-will live here too. It is its own database (``VIEWER_DATABASE_URL``;
-by default the same database as ``DATABASE_URL``), with its own schema and Alembic history
-(version table ``viewer_alembic_version``), so that a viewer pointed at a remote API
-(``COMPUTE_API_URL``) never needs the API's tables, and the two schemas can still share one
+(``sessions``), the sign-in rate-limit counters (``rate_limits``) and the exploration
+index of pipelines' results (``result_index``, ``index_queries``). It is its own
+database (``VIEWER_DATABASE_URL``; by default the same database as ``DATABASE_URL``),
+with its own schema and Alembic history (version table ``viewer_alembic_version``), so
+that a viewer pointed at a remote API (``COMPUTE_API_URL``) never needs the API's tables,
+and the two schemas can still share one
 database. Views never open connections: they take ``get_conn()``, the request's
 connection, committed at teardown (``init_app`` registers it).
 
