@@ -14,6 +14,7 @@ from flask import Config, Flask
 from app import base_app, cli
 from app.viewer import (
     api_client,
+    depictions,
     downloads,
     error_pages,
     explore_views,
@@ -28,7 +29,8 @@ from app.viewer.signin import oidc
 from app.viewer.signin import views as signin_views
 
 # Every route of the viewer, in one place.
-BLUEPRINTS = (views.bp, explore_views.bp, downloads.bp, exports.bp, signin_views.bp, oidc.bp)
+BLUEPRINTS = (views.bp, explore_views.bp, downloads.bp, exports.bp, signin_views.bp, oidc.bp,
+              depictions.bp)
 
 
 def create_viewer_app(
@@ -57,6 +59,7 @@ def create_viewer_app(
     error_pages.init_app(app)
     security.init_app(app)
     formatting.init_app(app)
+    depictions.init_app(app)
     signin.init_app(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)

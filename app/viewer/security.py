@@ -63,6 +63,15 @@ def allow_structure_viewer() -> None:
     g.csp_structure_viewer = True
 
 
+def serve_as_image(policy: str, max_age: int) -> None:
+    """Mark this response as a same-origin image (depictions): its own CSP, private cache.
+
+    The body must be a pure function of its URL: it may then stay ``max_age`` seconds in
+    the visitor's own cache (``private``: never a shared one, the URL holds a share id).
+    """
+    g.image_response = (policy, max_age)
+
+
 def _frame_ancestors(app: Flask) -> str:
     configured = str(app.config.get("EMBED_FRAME_ANCESTORS") or "").strip()
     # An empty setting means nobody, which CSP spells 'none'.
@@ -85,6 +94,11 @@ def apply_headers(app: Flask, response: Response) -> Response:
     ancestors = _frame_ancestors(app) if embed else "'none'"
     policy = _STRUCTURE if g.get("csp_structure_viewer") else _CSP
     headers["Content-Security-Policy"] = policy.format(nonce=csp_nonce(), ancestors=ancestors)
+    image = g.get("image_response")
+    if image is not None and response.status_code == 200:
+        headers["Content-Security-Policy"] = image[0]
+        headers["Cache-Control"] = f"private, max-age={image[1]}"
+        headers.pop("Pragma", None)
     if embed:
         headers.pop("X-Frame-Options", None)
     else:

@@ -1,0 +1,47 @@
+"""A small thread-safe LRU map with a fixed bound, for drawings and parsed molecules.
+
+``functools.lru_cache`` keys on the arguments themselves; this one keys on whatever the
+caller gives (the depiction cache uses a SHA-256 of SMILES, highlight and size, so a
+2,000-character SMILES costs 32 bytes of key), and its bound is visible and testable.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
+
+
+class BoundedCache(Generic[V]):
+    """Keep at most ``maxsize`` entries, dropping the least recently used first."""
+
+    def __init__(self, maxsize: int):
+        self.maxsize = maxsize
+        self._entries: OrderedDict[object, V] = OrderedDict()
+        self._lock = threading.Lock()  # gunicorn threads share a worker's caches
+
+    def get(self, key: object) -> V | None:
+        """Return the entry of ``key`` (now the most recent), or None."""
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: object, value: V) -> None:
+        """Store ``value`` under ``key``, dropping the oldest entry beyond the bound."""
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.maxsize:
+                self._entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        """Drop every entry (tests)."""
+        with self._lock:
+            self._entries.clear()

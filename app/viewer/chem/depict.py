@@ -1,0 +1,126 @@
+"""2D depictions of SMILES as SVG (RDKit), with the atoms of a substructure highlighted.
+
+Coordinates come from CoordGen (``rdDepictor`` with CoordGen preferred): better macrocycle
+and fused-ring layouts than RDKit's default, and the SDF export reads the same
+coordinates (``depiction_mol``), so a file and the page it came from show the same
+drawing. Drawings have no background box (they sit on the page's own background) and
+two sizes: ``row`` (tables) and ``large`` (a result page).
+
+Both caches are bounded (``BoundedCache``): parsed molecules with coordinates by SMILES,
+finished SVGs by a SHA-256 of (SMILES, highlight, size). A SMILES longer than
+``MAX_SMILES`` is not parsed at all: it is reported as not drawable, like a SMILES RDKit
+cannot read, and the page shows its text with a note instead of a blank box.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from rdkit import Chem
+from rdkit.Chem import rdDepictor
+from rdkit.Chem.Draw import rdMolDraw2D
+from rdkit.rdBase import BlockLogs
+
+from app.viewer.chem import substructure
+from app.viewer.chem.cache import BoundedCache
+
+# Past this a SMILES is no small molecule of a design pipeline; it bounds what one
+# request can make the server parse and lay out.
+MAX_SMILES = 2000
+SIZES = {"row": (160, 120), "large": (320, 240)}
+# Highlight colour of matched atoms and bonds: the page accent, light enough that the
+# element colours stay readable on it.
+HIGHLIGHT = (1.0, 0.80, 0.35)
+
+_molecules: BoundedCache[tuple] = BoundedCache(4096)
+_drawings: BoundedCache[str] = BoundedCache(4096)
+
+# RDKit writes every path's full style; the same look as presentation attributes is
+# about half the bytes (and needs no inline style).
+_PATH_STYLE = re.compile(
+    r"style='fill:none;fill-rule:evenodd;stroke:(#[0-9A-Fa-f]{6});stroke-width:([\d.]+)px;"
+    r"stroke-linecap:(\w+);stroke-linejoin:miter;stroke-opacity:1'")
+_CLASS = re.compile(r" class='(?:bond|atom)-[^']*'")
+
+
+def _layout(smiles: str) -> Chem.Mol | None:
+    """Parse ``smiles`` and give it CoordGen 2D coordinates (None if RDKit cannot)."""
+    with BlockLogs():  # an unparsable SMILES is reported on the page, not in the log
+        mol = Chem.MolFromSmiles(smiles)
+        if mol is None:
+            return None
+        rdDepictor.SetPreferCoordGen(True)
+        rdDepictor.Compute2DCoords(mol)
+    return mol
+
+
+def depiction_mol(smiles: str | None) -> Chem.Mol | None:
+    """Return the molecule of ``smiles`` with its depiction coordinates, or None.
+
+    None for an empty, too long or unparsable SMILES. The molecule is shared (cached):
+    copy it (``Chem.Mol(mol)``) before changing it.
+    """
+    if not smiles or len(smiles) > MAX_SMILES:
+        return None
+    cached = _molecules.get(smiles)
+    if cached is None:
+        cached = (_layout(smiles),)  # a tuple, so "cannot parse" is cached too
+        _molecules.put(smiles, cached)
+    return cached[0]
+
+
+def drawable(smiles: str | None) -> bool:
+    """Return whether ``smiles`` can be drawn (parsed by RDKit, within the length limit)."""
+    return depiction_mol(smiles) is not None
+
+
+def cache_key(smiles: str, highlight: str | None, size: str) -> bytes:
+    """Return the drawing cache's key: a SHA-256 of (SMILES, highlight, size)."""
+    text = "\0".join((smiles, highlight or "", size))
+    return hashlib.sha256(text.encode()).digest()
+
+
+def _highlight(mol: Chem.Mol, highlight: str | None) -> tuple[list[int], list[int]]:
+    if not highlight:
+        return [], []
+    try:
+        query = substructure.parse_query(highlight)
+    except substructure.InvalidQuery:
+        return [], []  # a drawing is never refused for its highlight
+    return substructure.matched_atoms_and_bonds(mol, query)
+
+
+def _draw(mol: Chem.Mol, highlight: str | None, size: str) -> str:
+    width, height = SIZES[size]
+    drawer = rdMolDraw2D.MolDraw2DSVG(width, height, -1, -1, True)  # True: <text>, no glyph paths
+    options = drawer.drawOptions()
+    options.clearBackground = False
+    options.padding = 0.06
+    atoms, bonds = _highlight(mol, highlight)
+    colours = {i: HIGHLIGHT for i in atoms}
+    bond_colours = {i: HIGHLIGHT for i in bonds}
+    rdMolDraw2D.PrepareAndDrawMolecule(
+        drawer, mol, highlightAtoms=atoms, highlightBonds=bonds,
+        highlightAtomColors=colours, highlightBondColors=bond_colours)
+    drawer.FinishDrawing()
+    svg = _CLASS.sub("", drawer.GetDrawingText())
+    return _PATH_STYLE.sub(r"fill='none' stroke='\1' stroke-width='\2' stroke-linecap='\3'", svg)
+
+
+def svg(smiles: str, highlight: str | None = None, size: str = "row") -> str | None:
+    """Return the SVG of ``smiles`` (atoms matching ``highlight`` highlighted), or None.
+
+    None when the SMILES cannot be drawn (see ``drawable``). ``size`` is a key of ``SIZES``.
+    """
+    if size not in SIZES:
+        raise ValueError(f"unknown depiction size {size!r}")
+    key = cache_key(smiles, highlight, size)
+    drawing = _drawings.get(key)
+    if drawing is None:
+        mol = depiction_mol(smiles)
+        if mol is None:
+            return None
+        drawing = _draw(mol, highlight, size)
+        _drawings.put(key, drawing)
+    return drawing
