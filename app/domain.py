@@ -107,10 +107,36 @@ SMALL_MOLECULE_METRICS = (
 )
 
 
+# Metrics only structure-and-binding predictions report (per sample), in the SDK's terms.
+# Kept out of METRICS: that dict is also the exploration index's column set.
+SAMPLE_ONLY_METRICS: dict[str, Metric] = {
+    m.key: m
+    for m in (
+        Metric("ligand_iptm", "Ligand ipTM", description=(
+            "Interface predicted TM score of the ligand with the protein chains.")),
+        Metric("protein_iptm", "Protein ipTM", description=(
+            "Interface predicted TM score between protein chains.")),
+        Metric("complex_ipde", "Complex iPDE", unit="\u00c5", range=None, direction="lower",
+               decimals=2, bands=None, description=(
+                   "Predicted distance error at the interfaces of the complex, in "
+                   "\u00c5ngstr\u00f6m; lower is better.")),
+        Metric("complex_pde", "Complex PDE", unit="\u00c5", range=None, direction="lower",
+               decimals=2, bands=None, description=(
+                   "Predicted distance error over the whole complex, in \u00c5ngstr\u00f6m; "
+                   "lower is better.")),
+    )
+}
+# A structure-and-binding sample's metrics in table order (the interface first, as the
+# issue's readers rank complexes), and the prediction's binding metrics.
+SAMPLE_METRICS = ("iptm", "ptm", "complex_iplddt", "complex_plddt", "structure_confidence",
+                  "ligand_iptm", "protein_iptm", "complex_ipde", "complex_pde")
+BINDING_METRICS = ("binding_confidence", "optimization_score")
+
+
 def metric(key: str) -> Metric:
     """Return the metric ``key``, inventing a plain one for a key the spec does not list."""
-    return METRICS.get(key) or Metric(key, key.replace("_", " ").capitalize(), range=None,
-                                      direction=None, bands=None)
+    return METRICS.get(key) or SAMPLE_ONLY_METRICS.get(key) or Metric(
+        key, key.replace("_", " ").capitalize(), range=None, direction=None, bands=None)
 
 
 class AdmeField(NamedTuple):
@@ -121,11 +147,14 @@ class AdmeField(NamedTuple):
     description: str
 
 
-# The spec gives no units for lipophilicity and permeability (just "number"): we name
-# the quantity (logD) and do not invent a unit for permeability.
+# The spec types lipophilicity and permeability as plain numbers; the ADME model reports
+# them as logD at pH 7.4 (a log ratio, so no unit beyond the quantity's name) and as a
+# Caco-2 apparent permeability (apical to basolateral) in 10^-6 cm/s, which we print.
 ADME_FIELDS: dict[str, AdmeField] = {
-    "lipophilicity": AdmeField("Lipophilicity", "logD", "Predicted lipophilicity (logD)."),
-    "permeability": AdmeField("Permeability", "", "Predicted membrane permeability."),
+    "lipophilicity": AdmeField("Lipophilicity", "logD 7.4", (
+        "Predicted lipophilicity: the octanol/water distribution coefficient at pH 7.4.")),
+    "permeability": AdmeField("Permeability", "10\u207b\u2076 cm/s", (
+        "Predicted Caco-2 apparent permeability, apical to basolateral (A\u2192B).")),
     "solubility": AdmeField("Solubility", "class", "Predicted solubility class."),
 }
 # Solubility class -> (label shown, CSS tone).

@@ -455,9 +455,21 @@ def test_predictions_have_inputs_outputs_and_readable_files(seeded):
     binding = sb.outputs["binding_metrics"]
     assert 0 <= binding["binding_confidence"] <= 1 and -2 <= binding["optimization_score"] <= 3
     arts = seeded.artifacts_of(sb.id)
-    assert set(arts) == {"structure", "ligand_structure", "archive"}
+    sample_roles = {f"structure_sample_{n}" for n in range(1, len(samples) + 1)}
+    assert set(arts) == {"structure", "ligand_structure", "archive", *sample_roles}
     st = _structure(seeded, arts["structure"])
     _check_backbone(st[0]["A"])
+    # One structure per sample (the best is also "structure"): the ligand in the pocket
+    # in its own pose each time, touching the protein without clashing.
+    assert seeded.read(arts["structure_sample_1"]) == seeded.read(arts["structure"])
+    poses = set()
+    for role in sample_roles:
+        model = _structure(seeded, arts[role])[0]
+        ligand = [a.pos for ch in model for res in ch if res.het_flag == "H" for a in res]
+        protein = [a.pos for ch in model for res in ch if res.het_flag != "H" for a in res]
+        assert 3.0 < min(p.dist(q) for p in ligand for q in protein) < 5.0, role
+        poses.add(tuple(round(p.x, 1) for p in ligand))
+    assert len(poses) == len(samples)
     assert Chem.MolFromMolBlock(seeded.read(arts["ligand_structure"]).decode()) is not None
     adme = seeded.predictions["adme"]
     arts = seeded.artifacts_of(adme.id)

@@ -1,9 +1,21 @@
 """The two demo predictions: a structure-and-binding run and an ADME panel.
 
 Each builder returns the prediction's inputs, outputs and files (role, filename,
-content type, bytes). Prediction artifact roles: ``structure`` (mmCIF), ``archive`` (zip)
-and ``ligand_structure`` (SDF) for structure_and_binding; ``report`` (JSON) and ``table``
-(CSV) for adme.
+content type, bytes). A file's role is the ``name`` of its entry in the API's
+``artifacts`` list and the ``<name>`` of the viewer's download route.
+
+Artifact names of a structure_and_binding prediction (one structure file per sample):
+
+- ``structure_sample_<n>`` (mmCIF): sample ``n``'s structure, ``n`` = 1, 2, ... being the
+  sample's 1-based position in ``outputs.all_sample_results``. The viewer's
+  ``?sample=<n>`` and ``app.viewer.predictions.sample_structure_artifacts`` use the same
+  numbers. Samples differ in the ligand's pose and the per-residue pLDDT.
+- ``structure`` (mmCIF): the best sample's structure (``outputs.best_sample``), the same
+  bytes as its ``structure_sample_<n>``; kept for clients that want "the" structure.
+- ``ligand_structure`` (SDF): the best sample's ligand; ``archive`` (zip): every file.
+
+Samples are listed best first (by structure confidence), so here the best is sample 1.
+An adme prediction has ``report`` (JSON) and ``table`` (CSV).
 """
 
 from __future__ import annotations
@@ -11,19 +23,30 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import random
 from datetime import datetime
 
 from app.demo_data import chemistry, proteins
+from app.demo_data import geometry as g
 from app.demo_data.archives import build_zip, metrics_json
-from app.demo_data.complexes import plddt
+from app.demo_data.complexes import place_ligand, plddt
 from app.demo_data.drafts import protein_entity
-from app.demo_data.molecule_pipelines import TARGET, ligand_model, pocket_backbone
-from app.demo_data.structures import Chain, comp_ids, mmcif, sdf
+from app.demo_data.molecule_pipelines import TARGET, pocket_backbone
+from app.demo_data.structures import Chain, Ligand, comp_ids, mmcif, sdf
 
 JQ1 = dict(chemistry.LIBRARY)["(+)-JQ1"]
 ADME_PANEL = ("(+)-JQ1", "molibresib", "imatinib", "gefitinib", "caffeine", "diclofenac",
               "propranolol", "sitagliptin", "olaparib", "loratadine")
+# How far each sample's ligand is turned from the best pose before it is docked again
+# (degrees, about a fixed tilted axis): sample 1 keeps the pose found with JQ1.
+SAMPLE_TURNS = (0.0, 38.0, 103.0)
+_TURN_AXIS = g.unit((0.3, 1.0, 0.45))
+
+
+def sample_artifact_name(number: int) -> str:
+    """Return the artifact name of sample ``number``'s structure (1-based)."""
+    return f"structure_sample_{number}"
 
 
 def _sample_metrics(rng: random.Random, quality: float) -> dict:
@@ -68,21 +91,52 @@ def structure_and_binding(prediction_id: str, when: datetime) -> tuple[dict, dic
         "binding_metrics": {"type": "ligand_protein_binding_metrics",
                             "binding_confidence": 0.962, "optimization_score": 2.41},
     }
-    bb = pocket_backbone()
-    chain = Chain("A", proteins.TARGET_DESCRIPTIONS[TARGET], comp_ids(proteins.TARGETS[TARGET]),
-                  bb.residues, plddt(rng, bb.ss, samples[0]["complex_plddt"]), bb.ss)
-    ligand = ligand_model(JQ1, "(+)-JQ1")
-    cif = mmcif(prediction_id, [chain], ligand).encode()
-    ligand_sdf = sdf(f"{prediction_id} (+)-JQ1", ligand).encode()
+    structures = [_sample_structure(rng, f"{prediction_id}_sample_{n}", m, turn)
+                  for n, (m, turn) in enumerate(zip(samples, SAMPLE_TURNS, strict=True), 1)]
+    best_cif, best_ligand = structures[0]
+    ligand_sdf = sdf(f"{prediction_id} (+)-JQ1", best_ligand).encode()
     record = {"inputs": inputs, "outputs": outputs}
-    archive = build_zip({f"{prediction_id}.cif": cif, f"{prediction_id}_ligand.sdf": ligand_sdf,
+    members = {f"{prediction_id}_sample_{n}.cif": cif
+               for n, (cif, _ligand) in enumerate(structures, 1)}
+    archive = build_zip({**members, f"{prediction_id}_ligand.sdf": ligand_sdf,
                          "metrics.json": metrics_json(record)}, when)
     files = [
-        ("structure", f"{prediction_id}.cif", "chemical/x-mmcif", cif),
+        ("structure", f"{prediction_id}.cif", "chemical/x-mmcif", best_cif),
+        *((sample_artifact_name(n), name, "chemical/x-mmcif", cif)
+          for n, (name, cif) in enumerate(members.items(), 1)),
         ("ligand_structure", f"{prediction_id}_ligand.sdf", "chemical/x-mdl-sdfile", ligand_sdf),
         ("archive", f"{prediction_id}.zip", "application/zip", archive),
     ]
     return inputs, outputs, files
+
+
+def _sample_structure(rng: random.Random, entry_id: str, metrics: dict,
+                      turn: float) -> tuple[bytes, Ligand]:
+    """Return one sample's mmCIF and ligand: JQ1 turned by ``turn`` degrees and re-docked.
+
+    Docking the turned conformer again (``place_ligand`` with the JQ1 probe) keeps every
+    sample in the same pocket and in contact without clashes; the pLDDT follows the
+    sample's own confidences.
+    """
+    elements, charges, xyz, bonds = chemistry.conformer(JQ1)
+    centre = g.centroid(xyz)
+    turned = [g.add(centre, _rotated(g.sub(p, centre), turn)) for p in xyz]
+    placed = place_ligand(pocket_backbone(), turned, chemistry.conformer(JQ1)[2])
+    ligand = Ligand("(+)-JQ1", tuple(elements), tuple(charges), placed, tuple(bonds),
+                    plddt=round(100 * metrics["complex_iplddt"], 2))
+    bb = pocket_backbone()
+    chain = Chain("A", proteins.TARGET_DESCRIPTIONS[TARGET], comp_ids(proteins.TARGETS[TARGET]),
+                  bb.residues, plddt(rng, bb.ss, metrics["complex_plddt"]), bb.ss)
+    return mmcif(entry_id, [chain], ligand).encode(), ligand
+
+
+def _rotated(v: g.Vec, degrees: float) -> g.Vec:
+    """Return ``v`` turned by ``degrees`` about ``_TURN_AXIS`` (Rodrigues' formula)."""
+    theta = math.radians(degrees)
+    c, s = math.cos(theta), math.sin(theta)
+    k = _TURN_AXIS
+    return g.add(g.add(g.scale(v, c), g.scale(g.cross(k, v), s)),
+                 g.scale(k, g.dot(k, v) * (1.0 - c)))
 
 
 def adme(prediction_id: str) -> tuple[dict, dict, list]:

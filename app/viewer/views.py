@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template, request, url_for
 
 from app import domain
-from app.viewer import explore_query, explore_views, paging, security, tables
+from app.viewer import explore_query, explore_views, paging, predictions, security, tables
 from app.viewer.api_client import api
 from app.viewer.api_errors import LinkNotFound
 from app.viewer.loaders import bearer, check_ids, load_pipeline, load_prediction, load_share
@@ -132,12 +132,17 @@ def _metric_keys(kind: domain.Kind, record: dict) -> list[str]:
 
 @bp.get("/share/<link_id>/predictions/<prediction_id>")
 def prediction(link_id: str, prediction_id: str):
-    """Show one prediction: application, status, inputs, outputs and artifacts."""
+    """Show one prediction: ADME as a table sorted by ``sort=``, or samples best first."""
+    try:
+        sort = predictions.parse_sort(request.args.get("sort"))
+    except paging.InvalidQuery as error:
+        return explore_views.invalid_query(error)
     item = load_prediction(link_id, prediction_id)
     return render_template(
         "share/prediction.html", link_id=link_id, prediction=item,
         applications=domain.APPLICATIONS,
         has_structure=prediction_structure_artifact(item) is not None,
+        content=predictions.page_content(item, sort),
     )
 
 

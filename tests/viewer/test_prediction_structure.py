@@ -41,7 +41,9 @@ def test_prediction_page_links_3d_view_and_every_file(app, client, demo):
     body = client.get(f"{base}/predictions/{pid}").get_data(as_text=True)
     assert f'href="{base}/predictions/{pid}/structure"' in body
     files = prediction_files(app, pid)
-    assert set(files) == {"archive", "structure", "ligand_structure"}
+    # One structure per sample (app.demo_data.predictions), the best also as "structure".
+    assert set(files) == {"archive", "structure", "ligand_structure", "structure_sample_1",
+                          "structure_sample_2", "structure_sample_3"}
     for role in files:
         assert f'href="{base}/predictions/{pid}/artifacts/{role}" download' in body
     # An ADME prediction has no structure to show.
