@@ -14,14 +14,18 @@ from flask import Config, Flask
 from app import base_app, cli
 from app.viewer import (
     api_client,
+    compression,
     depictions,
     downloads,
+    embed_views,
+    embeds,
     error_pages,
     explore_views,
     exports,
     formatting,
     security,
     signin,
+    static_assets,
     store,
     views,
 )
@@ -30,7 +34,7 @@ from app.viewer.signin import views as signin_views
 
 # Every route of the viewer, in one place.
 BLUEPRINTS = (views.bp, explore_views.bp, downloads.bp, exports.bp, signin_views.bp, oidc.bp,
-              depictions.bp)
+              depictions.bp, embed_views.bp)
 
 
 def create_viewer_app(
@@ -58,6 +62,10 @@ def create_viewer_app(
     base_app.add_readiness_check(app, "api", lambda: app.extensions["compute_api"].ready())
     error_pages.init_app(app)
     security.init_app(app)
+    # Fingerprinted, cached, precompressed /static; gzip of pages; embedding links.
+    static_assets.init_app(app)
+    compression.init_app(app)
+    embeds.init_app(app)
     formatting.init_app(app)
     depictions.init_app(app)
     signin.init_app(app)

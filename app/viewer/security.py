@@ -90,7 +90,8 @@ def apply_headers(app: Flask, response: Response) -> Response:
         # Static files carry no secret and may be revalidated; pages never stored.
         headers["Cache-Control"] = "no-store"
         headers["Pragma"] = "no-cache"
-    embed = is_embed()
+    # The "use ?embed=1" notice of a framed normal page may be framed too (app.viewer.embeds).
+    embed = is_embed() or bool(g.get("framed_notice"))
     ancestors = _frame_ancestors(app) if embed else "'none'"
     policy = _STRUCTURE if g.get("csp_structure_viewer") else _CSP
     headers["Content-Security-Policy"] = policy.format(nonce=csp_nonce(), ancestors=ancestors)
