@@ -28,6 +28,8 @@ install-test: $(VENV)/.installed-test
 # by the first gunicorn worker once it can answer (gunicorn.conf.py, post_worker_init).
 run: install
 	@FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) $(BIN)/flask --app app init-db
+	@# gzip and brotli copies of the static files, once per file version (~10 s the first time).
+	@$(BIN)/flask --app app compress-static | tail -1
 	@test -s instance/demo.json || FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) \
 		$(BIN)/flask --app app seed-demo --json > instance/demo.json
 	SHARE_VIEWER_ANNOUNCE=instance/demo.json FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) \

@@ -1,0 +1,123 @@
+"""Embeds that fit, in a real browser: a partner site on another origin pastes the viewer's
+own "Copy embed code" output; its iframes grow to their content (no inner scrollbar), a
+framed normal page shows the "use ?embed=1" notice, "Open full view" opens the page in a
+new tab, and no JavaScript error happens on either side.
+"""
+
+from __future__ import annotations
+
+import http.server
+import threading
+
+import pytest
+
+from tests.browser.conftest import Visitor, seeded_site_env
+from tests.conftest import free_port, start_gunicorn, stop_gunicorn
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """Gunicorn over a seeded demo database; yields (server, seed summary)."""
+    tmp = tmp_path_factory.mktemp("embed-browser")
+    env, seed = seeded_site_env(tmp)
+    server = start_gunicorn(env, tmp)
+    yield server, seed
+    stop_gunicorn(server)
+
+
+def serve(body: bytes):
+    """Serve ``body`` at ``http://localhost:<port>/`` (another origin than 127.0.0.1)."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://localhost:{server.server_address[1]}/"
+
+
+def embed_code(browser, url: str) -> tuple[str, str]:
+    """Open ``url`` as its visitor would, press "Copy embed code"; return (copied, shown)."""
+    v = Visitor(browser, permissions=["clipboard-read", "clipboard-write"])
+    v.goto(url)
+    v.page.get_by_role("button", name="Copy embed code").click()
+    status = v.page.locator("[data-embed-copy-status]")
+    playwright_api.expect(status).to_contain_text("Copied")
+    copied = v.page.evaluate("navigator.clipboard.readText()")
+    shown = v.page.locator("[data-embed-code]").input_value()
+    v.context.close()
+    assert v.errors == []
+    return copied, shown
+
+
+def frame_fits(page, selector: str) -> dict:
+    """Return the iframe's height and its document's heights (to compare)."""
+    frame = page.frame_locator(selector)
+    inner = frame.locator("body").evaluate(
+        "b => ({content: Math.ceil(b.getBoundingClientRect().height),"
+        " scroll: document.documentElement.scrollHeight, view: window.innerHeight})")
+    outer = page.locator(selector).evaluate("f => f.getBoundingClientRect().height")
+    return {**inner, "outer": outer}
+
+
+def test_partner_page_iframes_grow_to_their_content(browser, site):
+    server, seed = site
+    base = f"{server.url}/share/{seed['share_links']['public']['id']}"
+    results = f"{base}/pipelines/{seed['pipelines']['protein_design']}"
+    copied, shown = embed_code(browser, results)
+    assert copied == shown and f'src="{results}?embed=1"' in copied
+    plot = f"{results}/plot?x=iptm&y=binding_confidence&embed=1"
+    body = (
+        "<!doctype html><title>Partner wiki</title><h1>Partner wiki</h1>"
+        f"{copied.replace('data-share-viewer>', 'id=results data-share-viewer>')}"
+        f'<iframe id="plot" src="{plot}" width="700" height="200" data-share-viewer></iframe>'
+        f'<iframe id="normal" src="{base}" width="700" height="400"></iframe>'
+    ).encode()
+    host, host_url = serve(body)
+    try:
+        v = Visitor(browser)
+        v.goto(host_url)
+        page = v.page
+        # The results page (100 rows) is far taller than the 600 px the code starts with.
+        page.wait_for_function("document.getElementById('results').offsetHeight > 1500")
+        plot_frame = page.frame_locator("#plot")
+        plot_frame.locator("[data-explore-scatter] svg").first.wait_for(timeout=30_000)
+        page.wait_for_timeout(500)  # let the last size change arrive
+        for selector in ("#results", "#plot"):
+            fit = frame_fits(page, selector)
+            assert fit["scroll"] <= fit["view"], (selector, fit)  # no inner scrollbar
+            assert abs(fit["view"] - fit["content"]) <= 1, (selector, fit)  # no gap below
+        assert frame_fits(page, "#plot")["outer"] > 200  # grew from its first height
+
+        # A framed normal page: the notice, nothing of the link, a way out in a new tab.
+        normal = page.frame_locator("#normal")
+        assert "cannot be shown inside another page" in normal.locator("h1").inner_text()
+        assert normal.locator("table, .card").count() == 0
+        with page.context.expect_page() as opened:
+            normal.get_by_role("link", name="Open the page in a new tab").click()
+        full = opened.value
+        full.wait_for_load_state()
+        assert full.url == base and full.locator("h1").inner_text() == "Shared results"
+
+        # "Open full view" of an embedded page: the page itself, without embed=1.
+        with page.context.expect_page() as opened:
+            page.frame_locator("#results").get_by_role("link", name="Open full view").click()
+        full = opened.value
+        full.wait_for_load_state()
+        assert full.url == results and full.locator(".site-header").count() == 1
+        v.context.close()
+        assert v.errors == []
+    finally:
+        host.shutdown()
+        host.server_close()
