@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 
 from app.domain import Kind
 from app.viewer import formatting
+from app.viewer.chem import properties
 from app.viewer.export_stream import INCOMPLETE_MARKER as INCOMPLETE_MARKER
 from app.viewer.export_stream import ExportIncomplete as ExportIncomplete
 from app.viewer.export_stream import incomplete_text
@@ -101,6 +102,8 @@ def cells(columns: list[Column], record: dict) -> list[str]:
             row.append(_text((record.get("metrics") or {}).get(column.key)))
         elif source == "adme":
             row.append(_text((record.get("adme") or {}).get(column.key.split(".", 1)[1])))
+        elif source == "chemistry":  # computed from the SMILES (RDKit), as the table shows
+            row.append(_text((properties.compute(record.get("smiles")) or {}).get(column.key)))
         elif source == "warnings":
             codes = [str(w.get("code")) for w in record.get("warnings") or []]
             row.append(_text(";".join(codes)))

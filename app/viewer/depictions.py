@@ -26,7 +26,7 @@ from markupsafe import Markup, escape
 
 from app.viewer import security
 from app.viewer.api_errors import LinkForbidden, LinkNeedsSignIn, LinkNotFound
-from app.viewer.chem import depict
+from app.viewer.chem import depict, properties
 from app.viewer.loaders import load_share
 
 bp = Blueprint("depictions", __name__)
@@ -109,5 +109,6 @@ def depiction(link_id: str, signature: str):
 
 
 def init_app(app: Flask) -> None:
-    """Offer ``depiction_url`` and ``molecule_figure`` to templates."""
-    app.jinja_env.globals.update(depiction_url=depiction_url, molecule_figure=molecule)
+    """Offer ``depiction_url``, ``molecule_figure`` and ``computed_properties`` to templates."""
+    app.jinja_env.globals.update(depiction_url=depiction_url, molecule_figure=molecule,
+                                 computed_properties=properties.table)

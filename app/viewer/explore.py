@@ -19,6 +19,7 @@ import numpy as np
 from app import domain
 from app.timeutil import utcnow
 from app.viewer import index_frame
+from app.viewer.chem import properties, substructure
 from app.viewer.explore_query import ExploreQuery
 from app.viewer.index_frame import Frame
 from app.viewer.store import get_engine
@@ -27,6 +28,8 @@ from app.viewer.store.result_index import IndexState
 
 HISTOGRAM_BINS = 20
 POINTS_LIMIT = 5000
+# The computed chemistry plotted for small molecules (the four the table shows).
+CHEMISTRY_PLOTS = ("mol_weight", "clogp", "tpsa", "qed")
 
 
 class _Lru:
@@ -93,13 +96,31 @@ def frame(state: IndexState) -> Frame:
                                                older_ok=refreshing)[1])
 
 
+def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
+    """Return which rows' molecule holds ``smarts`` (RDKit once per distinct SMILES).
+
+    Cached per index version and query, apart from the other filters: changing a number
+    filter of a substructure view matches nothing again.
+    """
+    def compute() -> np.ndarray:
+        data = frame(state)
+        molecules = data.molecules
+        if molecules is None or not molecules.smiles:
+            return np.zeros(data.size, dtype=bool)
+        found = substructure.match_each(molecules.smiles, substructure.parse_query(smarts))
+        return molecules.rows_matching(np.array(found, dtype=bool))
+
+    return _answers.get((state.pipeline_id, state.version, "smarts", smarts), compute)
+
+
 def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
     def compute() -> np.ndarray:
         searched = None
         if query.q:
             with get_engine().connect() as conn:
                 searched = queries.search_ids(conn, state.pipeline_id, query.q)
-        return index_frame.mask(frame(state), query, searched)
+        matched = substructure_rows(state, query.smarts) if query.smarts else None
+        return index_frame.mask(frame(state), query, searched, matched)
 
     return _answers.get(_key(state, query, "keep"), compute)
 
@@ -112,8 +133,8 @@ def ordered_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:
 
 def plot_keys(kind: domain.Kind) -> tuple[str, ...]:
     """Return the numeric keys a kind's results are plotted by, in table order."""
-    extra = ("lipophilicity", "permeability") if kind.family == "small_molecule" \
-        else ("length",)
+    extra = ("lipophilicity", "permeability", *CHEMISTRY_PLOTS) \
+        if kind.family == "small_molecule" else ("length",)
     return (*kind.metrics, *extra)
 
 
@@ -123,6 +144,8 @@ def key_label(key: str) -> str:
         return domain.METRICS[key].label
     if key in domain.ADME_FIELDS:
         return domain.ADME_FIELDS[key].label
+    if key in properties.PROPERTIES:
+        return properties.PROPERTIES[key].label
     return {"length": "Length (aa)", "id": "Result id", "created_at": "Created",
             "external_id": "External ID", "variant": "Variant"}.get(
         key, key.replace("_", " ").capitalize())
@@ -134,6 +157,8 @@ def key_unit(key: str) -> str:
         return domain.METRICS[key].scale
     if key in domain.ADME_FIELDS:
         return domain.ADME_FIELDS[key].unit
+    if key in properties.PROPERTIES:
+        return properties.PROPERTIES[key].unit
     return "aa" if key == "length" else ""
 
 

@@ -2,7 +2,8 @@
 
 The contract is ``../shared/DESIGN.md``, "Exploring results": ``sort=k1,-k2`` (``-`` is
 descending; ties always by id), ``<k>__gte/__gt/__lte/__lt=<number>``, ``<k>__eq=<text>``,
-``warnings=none|any``, ``warning=<code>``, ``q=<text>``, ``ids=``, ``limit=``, ``page=`` and
+``warnings=none|any``, ``warning=<code>``, ``q=<text>``, ``smarts=<SMARTS or SMILES>``
+(small-molecule kinds: a substructure, ``chem.substructure``), ``ids=``, ``limit=``, ``page=`` and
 the scatter axes ``x=``/``y=``. ``parse`` validates all of it before anything is read: an
 unknown key or a malformed value raises ``paging.InvalidQuery`` with a message naming it,
 which the views show as a 400 page.
@@ -22,6 +23,7 @@ from werkzeug.datastructures import MultiDict
 
 from app import domain
 from app.viewer import paging
+from app.viewer.chem import substructure
 from app.viewer.paging import InvalidQuery
 
 # Sortable/filterable keys -> whether they are numbers (True) or text/classes (False).
@@ -57,6 +59,7 @@ class ExploreQuery:
     warnings: str | None = None  # "none" | "any"
     warning: str | None = None
     q: str | None = None
+    smarts: str | None = None
     ids: tuple[str, ...] = ()
     limit: int = paging.DEFAULT_PAGE_SIZE
     page: int = 1
@@ -66,16 +69,19 @@ class ExploreQuery:
     @property
     def is_plain(self) -> bool:
         """Whether the API can answer it alone: no sort, filter or search (``ids`` is fine)."""
-        return not (self.sort or self.filters or self.warnings or self.warning or self.q)
+        return not (self.sort or self.filters or self.warnings or self.warning or self.q
+                    or self.smarts)
 
     @property
     def has_selection(self) -> bool:
         """Whether it narrows the set (anything but sort and paging)."""
-        return bool(self.filters or self.warnings or self.warning or self.q or self.ids)
+        return bool(self.filters or self.warnings or self.warning or self.q or self.smarts
+                    or self.ids)
 
     def selection_key(self) -> tuple:
         """Return what decides the matching set (not its order): a cache key."""
-        return (self.filters, self.warnings, self.warning, (self.q or "").lower(), self.ids)
+        return (self.filters, self.warnings, self.warning, (self.q or "").lower(),
+                self.smarts, self.ids)
 
     def args(self, *, page: int | None = None, sort: str | None = None) -> dict:
         """Return the query string values of this view (for links that keep it).
@@ -88,7 +94,7 @@ class ExploreQuery:
             out["sort"] = sort_text
         for item in self.filters:
             out[f"{item.key}__{item.op}"] = _value_text(item.value)
-        for name in ("warnings", "warning", "q"):
+        for name in ("warnings", "warning", "q", "smarts"):
             if getattr(self, name):
                 out[name] = getattr(self, name)
         if self.ids:
@@ -204,6 +210,24 @@ def _axis(args: MultiDict, name: str) -> str | None:
     return value
 
 
+def _smarts(args: MultiDict) -> str | None:
+    text = (args.get("smarts") or "").strip()
+    if not text:
+        return None
+    try:
+        substructure.parse_query(text)
+    except substructure.InvalidQuery as error:
+        raise InvalidQuery(f"'smarts' {error}.") from None
+    return text
+
+
+def check_kind(query: ExploreQuery, kind: domain.Kind) -> None:
+    """Refuse what the pipeline's kind cannot answer: ``smarts`` on protein results."""
+    if query.smarts and kind.family != "small_molecule":
+        raise InvalidQuery("'smarts' filters small molecules, and this pipeline's results "
+                           "are proteins.")
+
+
 def _page(args: MultiDict) -> int:
     raw = args.get("page") or "1"
     if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_PAGE:
@@ -222,7 +246,8 @@ def parse(args: MultiDict) -> ExploreQuery:
         raise InvalidQuery("'warning' takes a warning code such as 'unpaired_cysteine'.")
     return ExploreQuery(
         sort=parse_sort(args.get("sort", "")), filters=parse_filters(args),
-        warnings=warnings, warning=warning, q=_text(args, "q"), ids=base.ids,
+        warnings=warnings, warning=warning, q=_text(args, "q"), smarts=_smarts(args),
+        ids=base.ids,
         limit=base.limit, page=_page(args), x=_axis(args, "x"), y=_axis(args, "y"),
     )
 

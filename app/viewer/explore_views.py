@@ -37,7 +37,7 @@ def _template_helpers() -> dict:
 
 def sort_key(column: tables.Column) -> str | None:
     """Return the query key that sorts ``column``, or None."""
-    if column.source == "metric":
+    if column.source in ("metric", "chemistry"):
         return column.key
     return _COLUMN_SORT_KEYS.get(column.key)
 
@@ -46,7 +46,7 @@ def descending_first(key: str) -> bool:
     """Whether a header's first click sorts descending (best first for a metric)."""
     if key in domain.METRICS:
         return domain.METRICS[key].direction != "lower"
-    return key in ("length", "permeability")
+    return key in ("length", "permeability", "qed")
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,15 @@ class Panel:
         return [(key, explore.key_label(key)) for key in explore.plot_keys(self.kind)]
 
     @property
+    def filter_keys(self) -> list[tuple[str, str]]:
+        """Keys of the form's range filters: the plotted ones and, for small molecules,
+        every computed property (donors, acceptors, rotatable bonds, Lipinski too)."""
+        keys = list(explore.plot_keys(self.kind))
+        if self.kind.family == "small_molecule":
+            keys += [k for k in explore_query.CHEMISTRY_KEYS if k not in keys]
+        return [(key, explore.key_label(key)) for key in keys]
+
+    @property
     def export_args(self) -> dict:
         """The view's query values that exports keep: what is shown, not how it is paged."""
         return {k: v for k, v in self.query.args(page=1).items()
@@ -115,13 +124,17 @@ def _links(query: ExploreQuery, matched: int) -> paging.PageLinks:
 
 def explore_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery):
     """Render a sorted, filtered or searched view of the whole set from the index."""
+    try:
+        explore_query.check_kind(query, kind)
+    except paging.InvalidQuery as error:
+        return invalid_query(error)
     view = panel(link_id, pipeline, kind, query)
     records = explore.table_page(view.state, query) if view.ready else []
     columns = tables.columns_for(kind, records or None)
     return render_template(
         "share/results.html", link_id=link_id, pipeline=pipeline, kind=kind,
         page_request=paging.PageRequest(limit=query.limit, ids=query.ids),
-        columns=columns, rows=tables.rows_for(records, columns),
+        columns=columns, rows=tables.rows_for(records, columns, link_id, query.smarts),
         links=_links(query, view.summary.matched) if view.summary else
         paging.PageLinks(None, None),
         page_sizes=paging.PAGE_SIZES, explore=view, query=query, from_index=True,
@@ -142,6 +155,10 @@ def explore_json(link_id: str, pipeline_id: str):
     except paging.InvalidQuery as error:
         return jsonify(error=str(error)), 400
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
+    try:
+        explore_query.check_kind(query, kind)
+    except paging.InvalidQuery as error:
+        return jsonify(error=str(error)), 400
     view = panel(link_id, pipeline, kind, query)
     body: dict = {"state": "ready" if view.ready else "building",
                   "indexed": view.indexed, "total": view.total}

@@ -85,8 +85,8 @@ def record_pages(link_id: str, pipeline: dict, kind: domain.Kind,
     Raises ``paging.InvalidQuery`` for a query that cannot be read, ``IndexNotReady``
     while a sorted view's index is being built, and the API client's errors.
     """
-    del kind  # every source yields whole records; the writers pick their columns
     query = explore_query.parse(args)
+    explore_query.check_kind(query, kind)  # every source yields whole records otherwise
     if query.is_plain:
         return _api_walk(link_id, pipeline["id"], list(query.ids))
     return _indexed_walk(link_id, pipeline, query)

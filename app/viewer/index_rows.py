@@ -6,6 +6,10 @@ metric, ADME, variant, warning codes, the designed chain's length, what ``q=`` s
 the artifact URLs, which expire within minutes (result pages and downloads always ask the
 API for fresh ones).
 
+``smiles`` and the computed chemistry (``chem.properties``: weight, cLogP, TPSA, donors,
+acceptors, rotatable bonds, Lipinski violations, QED) are set for small molecules; a
+SMILES RDKit cannot read has none.
+
 ``length`` is the residues of the first protein entity, the designed chain: the number the
 table's Sequence column shows, so sorting by it orders what the visitor sees.
 """
@@ -15,6 +19,7 @@ from __future__ import annotations
 from pydantic_core import to_json
 
 from app import domain
+from app.viewer.chem import properties
 
 
 def _number(value) -> float | None:
@@ -59,6 +64,12 @@ def index_values(record: dict) -> dict:
     }
     for key in domain.METRICS:
         values[key] = _number(metrics.get(key))
+    smiles = record.get("smiles")
+    values["smiles"] = smiles if isinstance(smiles, str) and smiles else None
+    # Computed once per distinct SMILES (cached): a set drawn from a pool costs little.
+    chemistry = properties.compute(values["smiles"]) or {}
+    for key in properties.PROPERTIES:
+        values[key] = chemistry.get(key)
     return values
 
 

@@ -2,14 +2,18 @@
 
 Each record's title line is the result id; its SD properties are ``smiles`` (the API's,
 verbatim), ``external_id``, every metric at full precision, the ADME values
-(``lipophilicity``, ``permeability``, ``solubility``), ``warnings`` (codes joined by
-``;``) and ``coordinates``, which says where the atoms' positions come from:
+(``lipophilicity``, ``permeability``, ``solubility``), the computed chemistry
+(``mol_weight``, ``clogp``, ``tpsa``, ``hbd``, ``hba``, ``rotatable_bonds``,
+``lipinski_violations``, ``qed``: ``chem.properties``, as on the result page), ``warnings``
+(codes joined by ``;``) and ``coordinates``, which says where the atoms' positions come from:
 
 - ``ligand_structure``: the result's ligand file (an SDF, read through the presigned URL
   the API returned, like a download). That is the pose the model placed, so where the
   SMILES leaves a stereocentre open (a racemate) the molecule carries the pose's
   configuration; a ligand file RDKit cannot read falls back to the next case.
-- ``2D``: computed by RDKit from the SMILES. Not a 3D conformer: measured on the demo
+- ``2D``: computed by RDKit from the SMILES: the depiction's own CoordGen layout
+  (``chem.depict.depiction_mol``, cached), so the file draws as the page does. Not a 3D
+  conformer: measured on the demo
   molecules, ETKDG embedding costs about 40 ms a molecule (70 ms with MMFF clean-up)
   against under 1 ms for parsing, 2D layout and writing, so a 10,000-row export would
   hold a worker's CPU for minutes; and a conformer made without the target would look
@@ -26,10 +30,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from rdkit import Chem
-from rdkit.Chem import rdDepictor
 from rdkit.rdBase import BlockLogs
 
 from app import domain
+from app.viewer.chem import depict
+from app.viewer.chem import properties as chemistry
 from app.viewer.export_stream import incomplete_text
 
 # Fetches a result's ligand file (bytes) or None: ``export_stream.artifact_bytes`` bound to
@@ -52,6 +57,7 @@ def properties(record: dict) -> list[tuple[str, str]]:
     props += sorted((record.get("metrics") or {}).items())
     adme = record.get("adme") or {}
     props += [(key, adme.get(key)) for key in _ADME_KEYS]
+    props += list((chemistry.compute(record.get("smiles")) or {}).items())
     codes = [str(w.get("code")) for w in record.get("warnings") or [] if w.get("code")]
     props.append(("warnings", ";".join(codes)))
     return [(name, _value_text(value)) for name, value in props
@@ -69,15 +75,13 @@ def _from_ligand_file(data: bytes | None) -> Chem.Mol | None:
 
 
 def _from_smiles(smiles: str | None) -> Chem.Mol | None:
-    """Return the SMILES' molecule with 2D coordinates, or None if RDKit cannot parse it."""
+    """Return the SMILES' molecule with the depiction's 2D coordinates, or None."""
     if not smiles:
         return None
-    with BlockLogs():
-        mol = Chem.MolFromSmiles(smiles)
-    if mol is None:
-        return None
-    rdDepictor.Compute2DCoords(mol)
-    return mol
+    # Past the depictions' length limit (never drawn on a page) the layout is not cached.
+    mol = depict.depiction_mol(smiles) if len(smiles) <= depict.MAX_SMILES \
+        else depict.layout(smiles)
+    return Chem.Mol(mol) if mol is not None else None  # a copy: the title is set on it
 
 
 def molecule(record: dict, ligand: LigandFetcher) -> tuple[Chem.Mol, list[tuple[str, str]]]:

@@ -21,7 +21,11 @@ from markupsafe import Markup, escape
 
 from app import domain
 from app.domain import Kind
-from app.viewer import formatting
+from app.viewer import depictions, formatting
+from app.viewer.chem import properties
+
+# The computed chemistry the small-molecule tables show (all eight sort and filter).
+TABLE_CHEMISTRY = ("mol_weight", "clogp", "tpsa", "qed")
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,15 @@ class Column:
     unit: str = ""
     description: str = ""
     numeric: bool = False
-    source: str = "field"  # field | metric | adme | sequence | smiles | warnings | variant
+    source: str = "field"  # field | metric | adme | chemistry | sequence | smiles | ...
+
+
+@dataclass(frozen=True)
+class Context:
+    """What cells need beyond the record: the link (depiction URLs), the highlight."""
+
+    link_id: str = ""
+    highlight: str | None = None  # the view's substructure query, highlighted in drawings
 
 
 @dataclass(frozen=True)
@@ -100,14 +112,18 @@ def columns_for(kind: Kind, records: list[dict] | None = None) -> list[Column]:
                               "generic: a general redesign (generic metrics only).",
                               source="variant"))
     if kind.family == "small_molecule":
-        columns.append(Column("smiles", "SMILES", "", "The molecule as a SMILES string.",
-                              source="smiles"))
+        columns.append(Column("smiles", "Structure", "", "The molecule drawn from its SMILES "
+                              "(RDKit), with the SMILES under it.", source="smiles"))
     else:
         columns.append(Column("sequence", "Sequence", "aa · chains",
                               "Length of the designed protein and the chains of the complex.",
                               source="sequence"))
     columns.extend(_metric_column(key) for key in metric_keys(kind, records))
     if kind.family == "small_molecule":
+        for key in TABLE_CHEMISTRY:
+            prop = properties.PROPERTIES[key]
+            columns.append(Column(key, prop.label, prop.unit, prop.description, True,
+                                  "chemistry"))
         for key, (label, unit, description) in domain.ADME_FIELDS.items():
             columns.append(Column(f"adme.{key}", label, unit, description,
                                   numeric=key != "solubility", source="adme"))
@@ -116,7 +132,7 @@ def columns_for(kind: Kind, records: list[dict] | None = None) -> list[Column]:
     return columns
 
 
-def _metric_cell(column: Column) -> Callable[[dict], str]:
+def _metric_cell(column: Column, _context: Context) -> Callable[[dict], str]:
     definition = domain.metric(column.key)
     key, decimals = column.key, definition.decimals
 
@@ -127,7 +143,7 @@ def _metric_cell(column: Column) -> Callable[[dict], str]:
     return render
 
 
-def _adme_cell(column: Column) -> Callable[[dict], str]:
+def _adme_cell(column: Column, _context: Context) -> Callable[[dict], str]:
     field = column.key.split(".", 1)[1]
 
     def render_class(record: dict) -> str:
@@ -141,7 +157,7 @@ def _adme_cell(column: Column) -> Callable[[dict], str]:
     return render_class if field == "solubility" else render_number
 
 
-def _sequence_cell(_column: Column) -> Callable[[dict], str]:
+def _sequence_cell(_column: Column, _context: Context) -> Callable[[dict], str]:
     def render(record: dict) -> str:
         summary = formatting.entity_summary(record.get("entities"))
         length = summary["length"]
@@ -154,16 +170,29 @@ def _sequence_cell(_column: Column) -> Callable[[dict], str]:
     return render
 
 
-def _smiles_cell(_column: Column) -> Callable[[dict], str]:
+def _smiles_cell(_column: Column, context: Context) -> Callable[[dict], str]:
     def render(record: dict) -> str:
         smiles = record.get("smiles") or ""
-        # Whole, wrapped: in a lead-optimisation series the differences sit mid-string.
-        return _td(escape(smiles), smiles, "mono smiles")
+        # The SMILES whole, wrapped, under the drawing: in a lead-optimisation series the
+        # differences sit mid-string.
+        figure = depictions.molecule_html(context.link_id, smiles, context.highlight, "row",
+                                          caption=True)
+        return _td(figure, smiles, "smiles")
 
     return render
 
 
-def _variant_cell(_column: Column) -> Callable[[dict], str]:
+def _chemistry_cell(column: Column, _context: Context) -> Callable[[dict], str]:
+    key, decimals = column.key, properties.PROPERTIES[column.key].decimals
+
+    def render(record: dict) -> str:
+        values = properties.compute(record.get("smiles")) or {}
+        return _number_td(values.get(key), decimals)
+
+    return render
+
+
+def _variant_cell(_column: Column, _context: Context) -> Callable[[dict], str]:
     def render(record: dict) -> str:
         variant = record.get("type") or ""
         content = (f'<span class="badge badge-{escape(variant)}">{escape(variant)}</span>'
@@ -173,7 +202,7 @@ def _variant_cell(_column: Column) -> Callable[[dict], str]:
     return render
 
 
-def _warnings_cell(_column: Column) -> Callable[[dict], str]:
+def _warnings_cell(_column: Column, _context: Context) -> Callable[[dict], str]:
     def render(record: dict) -> str:
         warnings = record.get("warnings") or []
         if not warnings:
@@ -190,7 +219,7 @@ def _warnings_cell(_column: Column) -> Callable[[dict], str]:
     return render
 
 
-def _field_cell(column: Column) -> Callable[[dict], str]:
+def _field_cell(column: Column, _context: Context) -> Callable[[dict], str]:
     def render(record: dict) -> str:
         value = record.get(column.key)
         return _td(escape("" if value is None else str(value)), value)
@@ -200,10 +229,10 @@ def _field_cell(column: Column) -> Callable[[dict], str]:
 
 # How each kind of column turns a record into its cell; built once per table, then called
 # for every row (a 100-row table has ~1,000 cells).
-_CELLS: dict[str, Callable[[Column], Callable[[dict], str]]] = {
+_CELLS: dict[str, Callable[[Column, Context], Callable[[dict], str]]] = {
     "metric": _metric_cell, "adme": _adme_cell, "sequence": _sequence_cell,
-    "smiles": _smiles_cell, "variant": _variant_cell, "warnings": _warnings_cell,
-    "field": _field_cell,
+    "smiles": _smiles_cell, "chemistry": _chemistry_cell, "variant": _variant_cell,
+    "warnings": _warnings_cell, "field": _field_cell,
 }
 
 
@@ -212,9 +241,15 @@ def warning_text(warnings: list[dict]) -> str:
     return "; ".join(f"{w.get('code')}: {w.get('message')}" for w in warnings)
 
 
-def rows_for(records: list[dict], columns: list[Column]) -> list[Row]:
-    """Build the table rows of ``records`` in the order the API returned them."""
-    cells = [_CELLS[column.source](column) for column in columns]
+def rows_for(records: list[dict], columns: list[Column], link_id: str = "",
+             highlight: str | None = None) -> list[Row]:
+    """Build the table rows of ``records`` in the order the API returned them.
+
+    ``link_id`` signs the depictions' URLs; ``highlight`` (a SMARTS or SMILES) marks the
+    matched atoms in them.
+    """
+    context = Context(link_id, highlight)
+    cells = [_CELLS[column.source](column, context) for column in columns]
     return [
         Row(str(record.get("id")),
             Markup("".join([cell(record) for cell in cells])))  # noqa: S704 - escaped

@@ -53,7 +53,7 @@ def pipeline_results(link_id: str, pipeline_id: str):
     return render_template(
         "share/results.html", link_id=link_id, pipeline=pipeline, kind=kind,
         page_request=page_request, columns=columns,
-        rows=tables.rows_for(records, columns),
+        rows=tables.rows_for(records, columns, link_id),
         links=paging.links(page, page_request), page_sizes=paging.PAGE_SIZES,
         explore=explore_views.panel(link_id, pipeline, kind, query), query=query,
         from_index=False, sort_key=explore_views.sort_key,

@@ -79,15 +79,16 @@ COLUMNS = {
     "protein_library_screen": ["Result", "External ID", "Sequence", "Binding confidence",
                                "ipTM", "Min. interaction PAE", "Structure confidence",
                                "Helix", "Sheet", "Loop", "Warnings"],
-    "small_molecule_design": ["Result", "SMILES", "Binding confidence", "Optimization score",
+    "small_molecule_design": ["Result", "Structure", "Binding confidence", "Optimization score",
                               "ipTM", "pTM", "Structure confidence", "Complex pLDDT",
-                              "Complex ipLDDT", "Lipophilicity", "Permeability",
-                              "Solubility", "Warnings"],
-    "small_molecule_library_screen": ["Result", "External ID", "SMILES",
+                              "Complex ipLDDT", "Molecular weight", "cLogP", "TPSA", "QED",
+                              "Lipophilicity", "Permeability", "Solubility", "Warnings"],
+    "small_molecule_library_screen": ["Result", "External ID", "Structure",
                                       "Binding confidence", "Optimization score", "ipTM",
                                       "pTM", "Structure confidence", "Complex pLDDT",
-                                      "Complex ipLDDT", "Lipophilicity", "Permeability",
-                                      "Solubility", "Warnings"],
+                                      "Complex ipLDDT", "Molecular weight", "cLogP", "TPSA",
+                                      "QED", "Lipophilicity", "Permeability", "Solubility",
+                                      "Warnings"],
 }
 
 

@@ -39,12 +39,13 @@ EXPECTED_HEADERS = {
         "helix_fraction", "sheet_fraction", "loop_fraction", "warnings"],
     "small_molecule_design": [
         "result_id", "smiles", "binding_confidence", "optimization_score", "iptm", "ptm",
-        "structure_confidence", "complex_plddt", "complex_iplddt", "lipophilicity",
-        "permeability", "solubility", "warnings"],
+        "structure_confidence", "complex_plddt", "complex_iplddt", "mol_weight", "clogp",
+        "tpsa", "qed", "lipophilicity", "permeability", "solubility", "warnings"],
     "small_molecule_library_screen": [
         "result_id", "external_id", "smiles", "binding_confidence", "optimization_score",
         "iptm", "ptm", "structure_confidence", "complex_plddt", "complex_iplddt",
-        "lipophilicity", "permeability", "solubility", "warnings"],
+        "mol_weight", "clogp", "tpsa", "qed", "lipophilicity", "permeability", "solubility",
+        "warnings"],
 }
 
 

@@ -44,7 +44,7 @@ def test_svg_has_no_background_box_and_highlights_the_match():
     assert plain.lstrip().startswith("<?xml") and "<svg" in plain
     assert "<rect" not in plain  # no white box over the page's background
     highlighted = depict.svg(ASPIRIN, "C(=O)O")
-    assert "#FFCC59" in highlighted and "#FFCC59" not in plain
+    assert depict.HIGHLIGHT_HEX in highlighted and depict.HIGHLIGHT_HEX not in plain
     large = depict.svg(ASPIRIN, size="large")
     assert "width='320px' height='240px'" in large
 

@@ -35,11 +35,11 @@ EXPECTED_HEADERS = {
     "protein_redesign": ["Sequence", "Binding confidence", "Min. interaction PAE"],
     "protein_sequence_redesign": ["Variant", "Sequence", "Binding confidence"],
     "protein_library_screen": ["External ID", "Sequence", "Binding confidence"],
-    "small_molecule_design": ["SMILES", "Binding confidence", "Optimization score", "pTM",
-                              "Complex pLDDT", "Complex ipLDDT", "Lipophilicity",
-                              "Permeability", "Solubility"],
-    "small_molecule_library_screen": ["External ID", "SMILES", "Optimization score",
-                                      "Solubility"],
+    "small_molecule_design": ["Structure", "Binding confidence", "Optimization score", "pTM",
+                              "Complex pLDDT", "Complex ipLDDT", "Molecular weight", "cLogP",
+                              "TPSA", "QED", "Lipophilicity", "Permeability", "Solubility"],
+    "small_molecule_library_screen": ["External ID", "Structure", "Optimization score",
+                                      "QED", "Solubility"],
 }
 
 

@@ -27,11 +27,12 @@ from app.viewer.chem.cache import BoundedCache
 
 # Past this a SMILES is no small molecule of a design pipeline; it bounds what one
 # request can make the server parse and lay out.
-MAX_SMILES = 2000
+MAX_SMILES = substructure.MAX_SMILES
 SIZES = {"row": (160, 120), "large": (320, 240)}
 # Highlight colour of matched atoms and bonds: the page accent, light enough that the
 # element colours stay readable on it.
 HIGHLIGHT = (1.0, 0.80, 0.35)
+HIGHLIGHT_HEX = "#FFCC59"  # how RDKit writes it in the SVG
 
 _molecules: BoundedCache[tuple] = BoundedCache(4096)
 _drawings: BoundedCache[str] = BoundedCache(4096)
@@ -44,7 +45,7 @@ _PATH_STYLE = re.compile(
 _CLASS = re.compile(r" class='(?:bond|atom)-[^']*'")
 
 
-def _layout(smiles: str) -> Chem.Mol | None:
+def layout(smiles: str) -> Chem.Mol | None:
     """Parse ``smiles`` and give it CoordGen 2D coordinates (None if RDKit cannot)."""
     with BlockLogs():  # an unparsable SMILES is reported on the page, not in the log
         mol = Chem.MolFromSmiles(smiles)
@@ -65,7 +66,7 @@ def depiction_mol(smiles: str | None) -> Chem.Mol | None:
         return None
     cached = _molecules.get(smiles)
     if cached is None:
-        cached = (_layout(smiles),)  # a tuple, so "cannot parse" is cached too
+        cached = (layout(smiles),)  # a tuple, so "cannot parse" is cached too
         _molecules.put(smiles, cached)
     return cached[0]
 

@@ -1,10 +1,13 @@
 """The substructure query of ``smarts=``: a SMARTS, or a SMILES, read with RDKit.
 
 A query is read as SMARTS first: a SMILES written with aromatic atoms (as RDKit, ChEMBL
-and most tools write them) is also a valid SMARTS with the same meaning as a substructure.
-What SMARTS cannot read is read as a SMILES (aromaticity perceived, so a Kekulé ring then
-matches an aromatic one). Either way the answer is an RDKit query molecule, or
-``InvalidQuery`` with a message fit for a 400 page naming ``smarts``.
+and most tools write them) is also a valid SMARTS with the same meaning as a substructure,
+and SMARTS keeps its exact meaning (``[OH]`` is a hydroxyl, not any oxygen). Two cases are
+read as a SMILES instead (a molecule, aromaticity perceived): what SMARTS cannot read, and
+a Kekulé ring (``C1=CC=CC=C1``), which as SMARTS asks for alternating double bonds that no
+aromatic ring has and would match nothing a chemist meant. Either way the answer is an
+RDKit query molecule, or ``InvalidQuery`` whose message completes "'smarts' ..." on a 400
+page.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from functools import lru_cache
 from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 
+# The depictions' limit: longer is no small molecule of a design pipeline.
+MAX_SMILES = 2000
 # Longer than any sensible substructure; bounds the parse and match cost of one request.
 MAX_QUERY_LENGTH = 500
 
@@ -22,12 +27,19 @@ class InvalidQuery(ValueError):
     """The text is not a SMARTS nor a SMILES RDKit can read (or is too long)."""
 
 
+def _aromatic_atoms(mol: Chem.Mol) -> int:
+    return sum(atom.GetIsAromatic() for atom in mol.GetAtoms())
+
+
 @lru_cache(maxsize=256)
 def _parse(text: str) -> Chem.Mol | None:
     with BlockLogs():  # a bad query is the visitor's 400, not an RDKit error line
-        query = Chem.MolFromSmarts(text)
-        if query is None:
-            query = Chem.MolFromSmiles(text)
+        smarts = Chem.MolFromSmarts(text)
+        smiles = Chem.MolFromSmiles(text)
+    if smarts is not None and smiles is not None \
+            and _aromatic_atoms(smiles) > _aromatic_atoms(smarts):
+        smarts = None  # a Kekulé ring: aromatic once read as a molecule (module doc)
+    query = smarts if smarts is not None else smiles
     if query is None or query.GetNumAtoms() == 0:
         return None
     return query
@@ -37,18 +49,23 @@ def parse_query(text: str) -> Chem.Mol:
     """Return the query molecule of ``text`` (SMARTS, else SMILES) or raise ``InvalidQuery``."""
     text = (text or "").strip()
     if not text:
-        raise InvalidQuery("smarts: give a SMARTS or a SMILES")
+        raise InvalidQuery("is empty: give a SMARTS or a SMILES")
     if len(text) > MAX_QUERY_LENGTH:
-        raise InvalidQuery(f"smarts: at most {MAX_QUERY_LENGTH} characters")
+        raise InvalidQuery(f"is longer than {MAX_QUERY_LENGTH} characters")
     query = _parse(text)
     if query is None:
-        raise InvalidQuery("smarts: not a SMARTS or SMILES RDKit can read")
+        raise InvalidQuery("is not a SMARTS or a SMILES that RDKit can read")
     return query
 
 
-def matches(mol: Chem.Mol | None, query: Chem.Mol) -> bool:
-    """Return whether ``mol`` contains ``query`` (an unparsable molecule never does)."""
-    return mol is not None and mol.HasSubstructMatch(query)
+def match_each(smiles: list[str], query: Chem.Mol) -> list[bool]:
+    """Return, for each SMILES, whether its molecule contains ``query`` (unparsable: no)."""
+    out = []
+    with BlockLogs():  # an unparsable SMILES in the set simply does not match
+        for text in smiles:
+            mol = Chem.MolFromSmiles(text) if len(text) <= MAX_SMILES else None
+            out.append(mol is not None and mol.HasSubstructMatch(query))
+    return out
 
 
 def matched_atoms_and_bonds(mol: Chem.Mol, query: Chem.Mol) -> tuple[list[int], list[int]]:

@@ -140,6 +140,8 @@ indexed_results = sa.Table(
     sa.Column("warning_codes", sa.String(2000), nullable=False),
     *(sa.Column(name, sa.Float, nullable=True) for name in INDEX_NUMBER_COLUMNS),
     *(sa.Column(name, sa.Integer, nullable=True) for name in INDEX_INTEGER_COLUMNS),
+    # Small-molecule kinds: matched by ``smarts=`` (each distinct SMILES once per query).
+    sa.Column("smiles", sa.Text, nullable=True),
 )
 
 # The records themselves (JSON, without artifact URLs, which expire), for rendering a page
