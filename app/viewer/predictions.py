@@ -264,6 +264,43 @@ def sample_structure_artifact(item: dict, number: int) -> dict | None:
     return next((a for a in sample_structure_artifacts(item) if a["sample"] == number), None)
 
 
+# What a prediction's file holds, by artifact name (per-sample names are worked out).
+_FILE_LABELS = {
+    "structure": "Structure of the best sample",
+    "ligand_structure": "Ligand of the best sample",
+    "archive": domain.ARTIFACT_LABELS["archive"],
+    "report": "ADME results (JSON)",
+    "table": "ADME results (CSV)",
+}
+
+
+def _file_rank(artifact: dict) -> tuple[int, int, str]:
+    name = str(artifact.get("name") or "")
+    match = _SAMPLE_ARTIFACT.fullmatch(name)
+    if match:
+        return (1, int(match.group(1)), name)
+    order = tuple(_FILE_LABELS)
+    return (0 if name == "structure" else 2 + (order.index(name) if name in order else 9),
+            0, name)
+
+
+def files(item: dict) -> list[tuple[dict, str]]:
+    """Return the prediction's artifacts in reading order, each with what it holds.
+
+    The best structure, then each sample's in sample order, the ligand, the archive,
+    then the rest by name (the API lists them by id, which is no order for a reader).
+    """
+    ordered = sorted(item.get("artifacts") or [], key=_file_rank)
+    labelled = []
+    for artifact in ordered:
+        name = str(artifact.get("name") or "")
+        match = _SAMPLE_ARTIFACT.fullmatch(name)
+        label = (f"Structure of sample {match.group(1)}" if match
+                 else _FILE_LABELS.get(name) or name.replace("_", " ").capitalize())
+        labelled.append((artifact, label))
+    return labelled
+
+
 def shade(key: str, value: object) -> str:
     """Return the quality shade ("strong", "weak", "") of metric ``key``'s value."""
     return domain.quality(domain.metric(key), value)
@@ -272,20 +309,22 @@ def shade(key: str, value: object) -> str:
 def page_content(item: dict, sort: Sort | None) -> dict:
     """Return what the prediction page shows for the item's application.
 
-    ``kind`` says which part renders: ``adme`` (rows, columns, sort, inputs),
-    ``structure_and_binding`` (samples best first, their columns, binding columns) or
-    ``other`` (the page falls back to the raw values).
+    ``files`` lists the artifacts in reading order with labels; ``kind`` says which part
+    renders: ``adme`` (rows, columns, sort, inputs), ``structure_and_binding`` (samples
+    best first, their columns, binding columns, the domain as ``catalog`` for the entity
+    partial) or ``other`` (the page falls back to the raw values).
     """
     application = item.get("application")
+    common = {"files": files(item)}
     if application == "adme":
-        return {"kind": "adme", "rows": sort_adme(adme_rows(item), sort),
+        return {**common, "kind": "adme", "rows": sort_adme(adme_rows(item), sort),
                 "columns": adme_columns(), "sort": sort, "header_sort": header_sort,
                 "inputs": adme_input_summary(item)}
     if application == "structure_and_binding":
         found = samples(item)
-        return {"kind": "structure_and_binding", "samples": found,
+        return {**common, "kind": "structure_and_binding", "samples": found,
                 "best": next((s for s in found if s.best), None),
                 "columns": sample_columns(found), "binding_columns": binding_columns(item),
                 "binding": (item.get("outputs") or {}).get("binding_metrics") or {},
                 "shade": shade, "catalog": domain}
-    return {"kind": "other"}
+    return {**common, "kind": "other"}

@@ -81,8 +81,11 @@ def page_urls(site) -> dict[str, str]:
                        ("result-small-molecule", "small_molecule_design")):
         urls[name] = (f"{server.url}{public}/pipelines/{pipelines[kind]}"
                       f"/results/{first_result(site, kind)}")
-    prediction = next(iter(seed["predictions"].values()))
+    prediction = seed["predictions"]["structure_and_binding"]
     urls["prediction"] = f"{server.url}{public}/predictions/{prediction}"
+    # The ADME table: depictions, sort links in headers, copy buttons, sorted by one.
+    urls["prediction-adme"] = (f"{server.url}{public}/predictions/"
+                               f"{seed['predictions']['adme']}?sort=-permeability")
     urls["not-found"] = f"{server.url}/share/sl_{'n' * 32}"
     # The email-mode link sends a visitor without a session to its sign-in page.
     urls["sign-in"] = f"{server.url}/share/{seed['share_links']['email']['id']}"
@@ -93,7 +96,8 @@ def page_urls(site) -> dict[str, str]:
 
 
 PAGES = ["overview", *[f"results-{kind}" for kind in KINDS], "result-protein",
-         "result-small-molecule", "prediction", "not-found", "sign-in", "error-400",
+         "result-small-molecule", "prediction", "prediction-adme", "not-found", "sign-in",
+         "error-400",
          "error-502", "embed-overview"]
 
 
@@ -374,7 +378,8 @@ def test_pagination_links_work_by_keyboard(urls, tab_factory):
 
 
 @pytest.mark.parametrize("name", ["overview", "results-small_molecule_design",
-                                  "result-protein", "prediction", "sign-in", "error-502"])
+                                  "result-protein", "prediction", "prediction-adme",
+                                  "sign-in", "error-502"])
 def test_every_focus_stop_shows_an_outline(urls, tab_factory, name):
     tab = tab_factory()
     tab.open(urls, name, rows=5 if name.startswith("results-") else None)

@@ -183,3 +183,18 @@ def test_demo_writes_one_distinct_structure_per_sample_deterministically():
     poses = [ligand(f) for f in sample_files]
     assert all(len(p) == len(poses[0]) > 20 for p in poses)
     assert len({tuple(p) for p in poses}) == count  # the ligand sits differently each time
+
+
+def test_files_are_listed_for_reading_best_structure_then_samples_then_the_rest():
+    names = ["archive", "structure_sample_2", "zeta_log", "ligand_structure", "structure",
+             "structure_sample_10", "structure_sample_1"]
+    listed = predictions.files({"artifacts": [{"name": n} for n in names]})
+    assert [(a["name"], label) for a, label in listed] == [
+        ("structure", "Structure of the best sample"),
+        ("structure_sample_1", "Structure of sample 1"),
+        ("structure_sample_2", "Structure of sample 2"),
+        ("structure_sample_10", "Structure of sample 10"),
+        ("ligand_structure", "Ligand of the best sample"),
+        ("archive", "All files (zip)"),
+        ("zeta_log", "Zeta log"),
+    ]
