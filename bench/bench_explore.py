@@ -1,6 +1,8 @@
 """Whole-set exploration on a large pipeline: index build, sorted pages, facets, exports.
 
-Usage: ``python bench/bench_explore.py [--results N] [--workdir DIR]`` (default 100,000
+Usage: ``python bench/bench_explore.py [--results N] [--workdir DIR] [--kind KIND]``
+(``--kind small_molecule_library_screen`` measures the other large pipeline, whose index
+build computes the chemistry of each distinct SMILES; default 100,000
 results, a fresh SQLite database in a temporary folder; ``--workdir`` keeps and reuses one,
 seeded once). The app runs in this process with its embedded API (the default
 deployment); every figure is measured here, side by side in one run:
@@ -105,6 +107,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=int, default=100_000)
     parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--kind", default="protein_design",
+                        choices=("protein_design", "small_molecule_library_screen"))
     options = parser.parse_args()
     workdir = options.workdir or Path(tempfile.mkdtemp(prefix="bench-explore-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -115,7 +119,7 @@ def main() -> None:
                      instance_path=str(workdir / "instance"))
     client = app.test_client()
     link = demo["share_links"]["public"]["id"]
-    pipeline = demo["pipelines"]["protein_design"]
+    pipeline = demo["pipelines"][options.kind]
     base = f"/share/{link}/pipelines/{pipeline}"
     query = "sort=-binding_confidence,iptm&iptm__gte=0.5&warnings=none"
 
