@@ -83,7 +83,10 @@ class ShareReadPipeline(BaseModel):
 class ShareReadArtifact(BaseModel):
     """A file of a prediction, with a presigned download URL."""
 
-    name: str = Field(description="The file's role, e.g. structure.")
+    name: str = Field(description=(
+        "The file's role, e.g. structure. A structure_and_binding prediction has one "
+        "structure_sample_<n> per sample (n: 1-based place in output.all_sample_results) "
+        "beside structure, the best sample's."))
     url: str
     url_expires_at: TimestampText
     filename: str
