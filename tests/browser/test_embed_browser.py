@@ -121,3 +121,21 @@ def test_partner_page_iframes_grow_to_their_content(browser, site):
     finally:
         host.shutdown()
         host.server_close()
+
+
+@pytest.mark.parametrize("suffix", ["", "&embed=1"])
+def test_the_plot_page_passes_the_accessibility_audit(browser, site, suffix):
+    from tests.browser.test_accessibility import BLOCKING, run_axe
+
+    server, seed = site
+    url = (f"{server.url}/share/{seed['share_links']['public']['id']}/pipelines/"
+           f"{seed['pipelines']['small_molecule_design']}/plot?x=iptm&y=binding_confidence"
+           f"{suffix}")
+    v = Visitor(browser, bypass_csp=True)  # axe is injected as an inline script
+    v.goto(url)
+    v.page.locator("[data-explore-scatter] svg").first.wait_for(timeout=30_000)
+    result = run_axe(v.page)
+    blocking = [x for x in result["violations"] if x["impact"] in BLOCKING]
+    assert result["passes"] > 10 and blocking == [], blocking
+    v.context.close()
+    assert v.errors == []
