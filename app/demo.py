@@ -22,6 +22,7 @@ from app import artifact_storage
 from app.demo_data import molecule_pipelines, predictions, protein_pipelines, scale
 from app.demo_data.archives import build_zip, metrics_json
 from app.demo_data.drafts import PipelineDraft
+from app.demo_data.pae import pae_npz
 from app.demo_data.usage import usage_records
 from app.ids import new_id
 from app.store import catalog
@@ -187,7 +188,10 @@ def _archive_record(result: catalog.NewResult) -> dict:
 
 
 def _result_artifacts(draft, artifact_dir: str) -> list[catalog.NewArtifact]:
-    """Store a result's structure, optional ligand SDF and archive; return their rows."""
+    """Store a result's structure, optional ligand SDF and archive; return their rows.
+
+    The archive holds the structure, the ligand SDF if any, ``pae.npz`` and metrics.json.
+    """
     result = draft.result
     cif = draft.structure_cif.encode()
     files = [("structure", f"{result.id}.cif", "chemical/x-mmcif", cif)]
@@ -197,6 +201,7 @@ def _result_artifacts(draft, artifact_dir: str) -> list[catalog.NewArtifact]:
         files.append(("ligand_structure", f"{result.id}_ligand.sdf", "chemical/x-mdl-sdfile",
                       sdf))
         members[f"{result.id}_ligand.sdf"] = sdf
+    members["pae.npz"] = pae_npz(draft.structure_cif)
     members["metrics.json"] = metrics_json(_archive_record(result))
     files.append(("archive", f"{result.id}.zip", "application/zip",
                   build_zip(members, result.created_at)))

@@ -33,6 +33,7 @@ from app.demo_data.complexes import hairpin_backbone
 from app.demo_data.drafts import PipelineDraft, ResultDraft, protein_entity, times
 from app.demo_data.molecule_pipelines import BET_INHIBITORS, TARGET, plate_well
 from app.demo_data.molecule_pipelines import _draft as molecule_draft
+from app.demo_data.pae import pae_npz
 from app.demo_data.protein_pipelines import _binder_result, _topologies, _with_cysteine
 from app.ids import _ALPHABET  # the record-id alphabet, so both stay one format
 from app.store.catalog import NewArtifact, NewResult
@@ -227,6 +228,7 @@ def _store_model(artifact_dir: str, draft: ResultDraft, when: datetime) -> dict:
         sdf = draft.ligand_sdf.encode()
         files["ligand_structure"] = ("_ligand.sdf", "chemical/x-mdl-sdfile", sdf)
         members[f"{model_id}_ligand.sdf"] = sdf
+    members["pae.npz"] = pae_npz(draft.structure_cif)
     record = {"model": model_id, "metrics": draft.result.metrics}
     for field in ("entities", "smiles"):
         if getattr(draft.result, field) is not None:

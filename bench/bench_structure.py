@@ -1,0 +1,204 @@
+"""The 3D structure page in headless Chromium: time until ready and bytes transferred.
+
+Starts ``gunicorn wsgi:app`` from each checkout (BEFORE_ROOT and this one by default) on its
+own seeded SQLite database, then, round after round and alternating between the checkouts,
+opens a protein_design result's 3D page in Debian's Chromium (Playwright, headless, software
+WebGL as in the browser tests):
+
+- a first visit in a new browser context (empty cache), then a repeat visit of the same
+  page in the same context;
+- "ready" = milliseconds from navigation start until ``#structure-viewer`` carries
+  ``data-loaded="true"`` (recorded in the page by a MutationObserver, so Playwright's
+  polling adds nothing);
+- bytes = the sum of ``encodedDataLength`` of every response as Chromium received it
+  (compressed size plus headers; a cache hit counts 0), from the DevTools protocol.
+
+It also prints where a first visit's time goes: HTML received, Mol* bundle received, end of
+script execution (DOMContentLoaded: the scripts are synchronous at the end of <body>),
+the structure file requested (the viewer exists) and received, then ready.
+
+Run: ``.venv/bin/python bench/bench_structure.py BEFORE_ROOT [AFTER_ROOT] [--rounds 5]``
+(``--only before`` or ``--only after`` measures one checkout). The checkouts run with this
+interpreter (the before worktree has no venv of its own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+HERE = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+
+# Records when the viewer says it is ready, in page time (ms since navigation start).
+_READY_PROBE = """
+(() => {
+  const mark = () => {
+    const host = document.getElementById('structure-viewer');
+    if (host && host.getAttribute('data-loaded') === 'true' && window.__ready === undefined) {
+      window.__ready = performance.now();
+    }
+  };
+  new MutationObserver(mark).observe(document, {subtree: true, attributes: true,
+                                                childList: true});
+})();
+"""
+
+# Where the time of a load went, from the Navigation and Resource Timing entries.
+_PHASES = """
+() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const res = performance.getEntriesByType('resource');
+  const find = (test) => res.find((r) => test(r.name));
+  const bundle = find((n) => n.includes('molstar') && n.includes('.js'));
+  const data = find((n) => /\\/(artifacts\\/structure|structure\\.(bcif|cif))|\\.cif/.test(n)
+                      || n.includes('/structure/file'));
+  return {
+    html: nav.responseEnd, bundle: bundle ? bundle.responseEnd : null,
+    dcl: nav.domContentLoadedEventEnd,
+    data_start: data ? data.startTime : null, data_end: data ? data.responseEnd : null,
+    ready: window.__ready === undefined ? null : window.__ready,
+  };
+}
+"""
+
+
+def free_port() -> int:
+    """Return a free TCP port on loopback."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start(root: Path, workdir: Path) -> tuple[subprocess.Popen, str, dict]:
+    """Seed a database with ``root``'s own code and serve it; return (process, url, demo)."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "FLASK_INSTANCE_PATH": str(workdir / "instance"),
+           "FLASK_DATABASE_URL": f"sqlite:///{workdir / 'demo.sqlite3'}",
+           "FLASK_ARTIFACT_DIR": str(workdir / "artifacts"),
+           "FLASK_SECRET_KEY": "bench", "FLASK_PUBLIC_URL": url}
+    flask = [sys.executable, "-m", "flask", "--app", "app"]
+    subprocess.run([*flask, "init-db"], cwd=root, env=env, check=True, capture_output=True)
+    demo = json.loads(subprocess.run([*flask, "seed-demo", "--json"], cwd=root, env=env,
+                                     check=True, capture_output=True, text=True).stdout)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", str(root / "gunicorn.conf.py"), "--bind",
+         f"127.0.0.1:{port}", "--workers", "2", "--threads", "4", "--access-logfile",
+         "/dev/null", "--error-logfile", str(workdir / "gunicorn.log"), "wsgi:app"],
+        cwd=root, env=env)
+    for _ in range(300):
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return process, url, demo
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError(f"gunicorn of {root} did not start")
+
+
+def structure_url(url: str, demo: dict) -> str:
+    """Return the 3D page of the first protein_design result of the public link."""
+    link = demo["share_links"]["public"]["id"]
+    pipeline = demo["pipelines"]["protein_design"]
+    first = httpx.get(f"{url}/compute/v1/share/{link}/pipelines/{pipeline}/results",
+                      params={"limit": 1}, timeout=30).json()["data"][0]["id"]
+    return f"{url}/share/{link}/pipelines/{pipeline}/results/{first}/structure"
+
+
+def visit(context, url: str) -> dict:
+    """Open ``url`` in a new tab of ``context``; return ready ms, bytes and phases."""
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    received = []
+    cdp.on("Network.loadingFinished", lambda e: received.append(e["encodedDataLength"]))
+    page.add_init_script(_READY_PROBE)
+    page.goto(url)
+    page.wait_for_function("window.__ready !== undefined", timeout=120_000, polling=50)
+    phases = page.evaluate(_PHASES)
+    time.sleep(0.3)  # let the last loadingFinished events arrive
+    page.close()
+    return {"ready": phases["ready"], "bytes": sum(received), "phases": phases}
+
+
+def main() -> None:
+    """Serve the checkouts, alternate first and repeat visits, print medians."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("before", type=Path)
+    parser.add_argument("after", type=Path, nargs="?", default=HERE)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--only", choices=("before", "after"))
+    args = parser.parse_args()
+    roots = {"before": args.before.resolve(), "after": args.after.resolve()}
+    if args.only:
+        roots = {args.only: roots[args.only]}
+    from playwright.sync_api import sync_playwright
+
+    runs: dict[str, dict[str, list]] = {n: {"first": [], "repeat": []} for n in roots}
+    with tempfile.TemporaryDirectory(prefix="bench-3d-") as tmp, sync_playwright() as pw:
+        servers = {}
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"])
+        try:
+            for name, root in roots.items():
+                (Path(tmp) / name).mkdir()
+                process, url, demo = start(root, Path(tmp) / name)
+                servers[name] = (process, structure_url(url, demo))
+            for index in range(args.rounds + 1):
+                order = list(servers) if index % 2 == 0 else list(servers)[::-1]
+                for name in order:
+                    context = browser.new_context(viewport={"width": 1280, "height": 900})
+                    first = visit(context, servers[name][1])
+                    repeat = visit(context, servers[name][1])
+                    context.close()
+                    if index:  # round 0 warms gunicorn's imports and templates
+                        runs[name]["first"].append(first)
+                        runs[name]["repeat"].append(repeat)
+        finally:
+            browser.close()
+            for process, _url in servers.values():
+                process.terminate()
+                process.wait(timeout=20)
+    _report(runs, roots, args.rounds)
+
+
+def _median(values) -> float:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else float("nan")
+
+
+def _report(runs: dict, roots: dict, rounds: int) -> None:
+    print(f"3D page, headless Chromium, medians of {rounds} rounds")
+    print(f"{'checkout':8} {'first ready ms':>15} {'first KB':>9} {'repeat ready ms':>16} "
+          f"{'repeat KB':>10}")
+    for name, visits in runs.items():
+        first, repeat = visits["first"], visits["repeat"]
+        print(f"{name:8} {_median(v['ready'] for v in first):15.0f} "
+              f"{_median(v['bytes'] for v in first) / 1024:9.1f} "
+              f"{_median(v['ready'] for v in repeat):16.0f} "
+              f"{_median(v['bytes'] for v in repeat) / 1024:10.1f}  {roots[name]}")
+    print("\nwhere a first visit's time goes (median ms since navigation start):")
+    keys = ("html", "bundle", "dcl", "data_start", "data_end", "ready")
+    print(f"{'checkout':8} " + " ".join(f"{k:>10}" for k in keys))
+    for name, visits in runs.items():
+        print(f"{name:8} " + " ".join(
+            f"{_median(v['phases'][k] for v in visits['first']):10.0f}" for k in keys))
+    if len(runs) == 2:
+        before = _median(v["ready"] for v in runs["before"]["first"])
+        after = _median(v["ready"] for v in runs["after"]["first"])
+        print(f"\nfirst-visit ready time, after/before: {after / before:.2f}")
+
+
+if __name__ == "__main__":
+    main()
