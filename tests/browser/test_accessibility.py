@@ -81,6 +81,10 @@ def page_urls(site) -> dict[str, str]:
                        ("result-small-molecule", "small_molecule_design")):
         urls[name] = (f"{server.url}{public}/pipelines/{pipelines[kind]}"
                       f"/results/{first_result(site, kind)}")
+    # An index view with highlighted depictions and the substructure field filled in.
+    urls["results-substructure"] = (f"{server.url}{public}/pipelines/"
+                                    f"{pipelines['small_molecule_library_screen']}"
+                                    "?smarts=c1ccc(Cl)cc1&limit=25")
     prediction = seed["predictions"]["structure_and_binding"]
     urls["prediction"] = f"{server.url}{public}/predictions/{prediction}"
     # The ADME table: depictions, sort links in headers, copy buttons, sorted by one.
@@ -95,7 +99,8 @@ def page_urls(site) -> dict[str, str]:
     return urls
 
 
-PAGES = ["overview", *[f"results-{kind}" for kind in KINDS], "result-protein",
+PAGES = ["overview", *[f"results-{kind}" for kind in KINDS], "results-substructure",
+         "result-protein",
          "result-small-molecule", "prediction", "prediction-adme", "not-found", "sign-in",
          "error-400",
          "error-502", "embed-overview"]
