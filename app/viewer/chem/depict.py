@@ -35,6 +35,7 @@ HIGHLIGHT = (1.0, 0.80, 0.35)
 HIGHLIGHT_HEX = "#FFCC59"  # how RDKit writes it in the SVG
 
 _molecules: BoundedCache[tuple] = BoundedCache(4096)
+_readable: BoundedCache[bool] = BoundedCache(16384)
 _drawings: BoundedCache[str] = BoundedCache(4096)
 
 # RDKit writes every path's full style; the same look as presentation attributes is
@@ -72,8 +73,19 @@ def depiction_mol(smiles: str | None) -> Chem.Mol | None:
 
 
 def drawable(smiles: str | None) -> bool:
-    """Return whether ``smiles`` can be drawn (parsed by RDKit, within the length limit)."""
-    return depiction_mol(smiles) is not None
+    """Return whether ``smiles`` can be drawn (parsed by RDKit, within the length limit).
+
+    Only parsed (about 0.1 ms), not laid out (CoordGen, 1-2 ms): a page asks this for
+    every row, and the layout is needed only when the image itself is asked for.
+    """
+    if not smiles or len(smiles) > MAX_SMILES:
+        return False
+    known = _readable.get(smiles)
+    if known is None:
+        with BlockLogs():
+            known = Chem.MolFromSmiles(smiles) is not None
+        _readable.put(smiles, known)
+    return known
 
 
 def cache_key(smiles: str, highlight: str | None, size: str) -> bytes:
