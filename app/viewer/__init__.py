@@ -27,6 +27,7 @@ from app.viewer import (
     signin,
     static_assets,
     store,
+    structure_views,
     views,
 )
 from app.viewer.signin import oidc
@@ -34,7 +35,7 @@ from app.viewer.signin import views as signin_views
 
 # Every route of the viewer, in one place.
 BLUEPRINTS = (views.bp, explore_views.bp, downloads.bp, exports.bp, signin_views.bp, oidc.bp,
-              depictions.bp, embed_views.bp)
+              depictions.bp, embed_views.bp, structure_views.bp)
 
 
 def create_viewer_app(

@@ -7,12 +7,18 @@ and ``tables``; API failures become pages in ``error_pages``. GET never changes 
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, render_template, request, url_for
+from flask import Blueprint, Response, render_template, request
 
 from app import domain
-from app.viewer import explore_query, explore_views, paging, predictions, security, tables
+from app.viewer import (
+    explore_query,
+    explore_views,
+    paging,
+    predictions,
+    structure_views,
+    tables,
+)
 from app.viewer.api_client import api
-from app.viewer.api_errors import LinkNotFound
 from app.viewer.loaders import bearer, check_ids, load_pipeline, load_prediction, load_share
 
 bp = Blueprint("viewer", __name__)
@@ -77,33 +83,8 @@ def result(link_id: str, pipeline_id: str, result_id: str):
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/structure")
 def structure(link_id: str, pipeline_id: str, result_id: str):
-    """Show a result's structure in the vendored Mol* viewer (same-origin file)."""
-    check_ids(result_id)
-    _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
-    record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
-    if not (record.get("artifacts") or {}).get("structure"):
-        raise LinkNotFound()
-    trail = [
-        ("Shared results", security.share_url("viewer.overview", link_id=link_id)),
-        (pipeline.get("name") or kind.label, security.share_url(
-            "viewer.pipeline_results", link_id=link_id, pipeline_id=pipeline_id)),
-        ("Result", security.share_url("viewer.result", link_id=link_id,
-                                      pipeline_id=pipeline_id, result_id=result_id)),
-        ("3D structure", None),
-    ]
-    url = url_for("downloads.result_artifact", link_id=link_id, pipeline_id=pipeline_id,
-                  result_id=result_id, name="structure")
-    return _structure_page(link_id, trail, result_id, url, "mmcif")
-
-
-def _structure_page(link_id: str, trail: list, subject_id: str, url: str,
-                    structure_format: str):
-    """Render the Mol* page; only this page relaxes the CSP (``allow_structure_viewer``)."""
-    security.allow_structure_viewer()
-    return render_template(
-        "share/structure.html", link_id=link_id, trail=trail,
-        subject_id=subject_id, structure_url=url, structure_format=structure_format,
-    )
+    """Show a result's structure in Mol*: confidence, chains, interface, PAE (see there)."""
+    return structure_views.result_page(link_id, pipeline_id, result_id)
 
 
 def prediction_structure_artifact(item: dict) -> dict | None:
@@ -148,24 +129,8 @@ def prediction(link_id: str, prediction_id: str):
 
 @bp.get("/share/<link_id>/predictions/<prediction_id>/structure")
 def prediction_structure(link_id: str, prediction_id: str):
-    """Show a structure_and_binding prediction's structure in Mol* (same-origin file)."""
-    item = load_prediction(link_id, prediction_id)
-    artifact = prediction_structure_artifact(item)
-    if artifact is None:
-        raise LinkNotFound()
-    label = item.get("name") or domain.APPLICATIONS.get(
-        item.get("application"), "Prediction")
-    trail = [
-        ("Shared results", security.share_url("viewer.overview", link_id=link_id)),
-        (label, security.share_url("viewer.prediction", link_id=link_id,
-                                   prediction_id=prediction_id)),
-        ("3D structure", None),
-    ]
-    # Mol* reads the file through the viewer's own download route, which follows only
-    # the presigned URL the API gives for this prediction.
-    url = url_for("downloads.prediction_artifact", link_id=link_id, prediction_id=prediction_id,
-                  name="structure")
-    return _structure_page(link_id, trail, prediction_id, url, structure_format(artifact))
+    """Show a structure_and_binding prediction's sample (``?sample=N``) in Mol*."""
+    return structure_views.prediction_page(link_id, prediction_id)
 
 
 @bp.get("/robots.txt")

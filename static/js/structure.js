@@ -1,11 +1,104 @@
-/* Opens the result's structure file (served by the viewer, same origin) in Mol*.
-   External file: the page's Content-Security-Policy allows no inline script. */
+/* The 3D page: one Mol* viewer, fed MolViewSpec scenes made on the server.
+   External file: the page's Content-Security-Policy allows no inline script.
+
+   #structure-scenes holds {mode: MVS state} ("plddt", "chain"); the toolbar switches
+   between them keeping the camera. When ready, #structure-viewer gets data-loaded="true"
+   and data-color-theme (the scene shown: plddt, chain, compare or default); once the
+   next frames are on screen, data-drawn="true". Tests and the benchmark wait for these.
+
+   Rendering is kept flat and cheap (no ambient occlusion, bloom or multi-sampling; SMAA stays):
+   the colours must match the legend (occlusion darkens them), and on a machine without
+   a GPU those passes cost seconds per frame. The PAE heatmap (pae.js) asks for residues to be
+   selected with a "structure:select" event; this script also answers it. */
 (function () {
   "use strict";
   var host = document.getElementById("structure-viewer");
   if (!host || !window.molstar) { return; }
   var status = document.getElementById("structure-status");
+  var source = document.getElementById("structure-scenes");
+  var scenes = source ? JSON.parse(source.textContent) : {};
+  var viewer = null;
+  var busy = false;
+
   function say(text) { if (status) { status.textContent = text; } }
+
+  // MVS resolves a download URL on its own; give it absolute same-origin URLs.
+  function absolute(node) {
+    if (node.kind === "download" && node.params && node.params.url) {
+      node.params.url = new URL(node.params.url, window.location.href).href;
+    }
+    (node.children || []).forEach(absolute);
+    return node;
+  }
+  Object.keys(scenes).forEach(function (mode) { absolute(scenes[mode].root); });
+
+  function markMode(mode) {
+    host.setAttribute("data-color-theme", mode);
+    Array.prototype.forEach.call(document.querySelectorAll("[data-color-mode]"), function (b) {
+      b.setAttribute("aria-pressed", b.getAttribute("data-color-mode") === mode ? "true" : "false");
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("[data-legend]"), function (el) {
+      el.hidden = el.getAttribute("data-legend") !== mode;
+    });
+  }
+
+  function show(mode, keepCamera) {
+    // The trees are made and checked on the server (structure_scene); skip the re-check.
+    return viewer.loadMvsData(JSON.stringify(scenes[mode]), "mvsj",
+      { keepCamera: !!keepCamera, sanityChecks: false }).then(function () { markMode(mode); });
+  }
+
+  var FLAT = {
+    multiSample: { mode: "off" },
+    camera: { helper: { axes: { name: "off", params: {} } } },
+    postprocessing: {
+      occlusion: { name: "off", params: {} },
+      bloom: { name: "off", params: {} }
+    }
+  };
+
+  function start(v) {
+    viewer = v;
+    if (viewer.plugin.canvas3d) { viewer.plugin.canvas3d.setProps(FLAT); }
+    var initial = host.getAttribute("data-initial");
+    if (scenes[initial]) { return show(initial, false); }
+    return viewer.loadStructureFromUrl(host.getAttribute("data-url"),
+      host.getAttribute("data-format") || "mmcif", false).then(function () {
+      host.setAttribute("data-color-theme", "default");
+    });
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("button") : null;
+    if (!button || !viewer || busy) { return; }
+    var mode = button.getAttribute("data-color-mode");
+    if (mode && scenes[mode] && host.getAttribute("data-color-theme") !== mode) {
+      busy = true;
+      say("Recolouring…");
+      show(mode, true).then(function () {
+        busy = false;
+        say(mode === "plddt" ? "Coloured by model confidence (pLDDT)." : "Coloured by chain.");
+      }, function (error) { busy = false; say("Could not recolour."); warn(error); });
+    } else if (button.id === "focus-ligand") {
+      viewer.structureInteractivity({
+        elements: [{ label_asym_id: button.getAttribute("data-chain") }], action: "focus"
+      });
+    } else if (button.id === "reset-view") {
+      viewer.plugin.managers.camera.reset();
+    }
+  });
+
+  // From the PAE heatmap: [{label_asym_id, beg_label_seq_id, end_label_seq_id}, ...].
+  document.addEventListener("structure:select", function (event) {
+    if (!viewer) { return; }
+    var elements = (event.detail && event.detail.elements) || [];
+    viewer.structureInteractivity(elements.length
+      ? { elements: elements, action: ["select", "focus"] }
+      : { action: "select" });
+  });
+
+  function warn(error) { if (window.console) { window.console.warn(error); } }
+
   window.molstar.Viewer.create(host, {
     layoutIsExpanded: false,
     layoutShowControls: false,
@@ -17,19 +110,23 @@
     viewportShowSelectionMode: false,
     viewportShowAnimation: false,
     collapseLeftPanel: true,
+    // Only MolViewSpec: the other extensions are unused here, cost start-up time, and
+    // some would look things up on remote servers.
+    extensions: ["mvs"],
     // Nothing may be fetched from a third-party host.
     pdbProvider: "pdbe",
     emdbProvider: "pdbe",
     disableAntialiasing: false
-  }).then(function (viewer) {
-    return viewer.loadStructureFromUrl(host.getAttribute("data-url"),
-      host.getAttribute("data-format") || "mmcif", false);
-  }).then(function () {
+  }).then(start).then(function () {
     say("Drag to rotate, scroll to zoom, right-drag to move.");
     host.setAttribute("data-loaded", "true");
+    // Mol* draws in its own animation frame; two frames later the picture is on screen.
+    window.requestAnimationFrame(function () {
+      window.requestAnimationFrame(function () { host.setAttribute("data-drawn", "true"); });
+    });
   }, function (error) {
     say("The structure could not be shown in this browser. Download it instead.");
     host.setAttribute("data-loaded", "error");
-    if (window.console) { window.console.warn(error); }
+    warn(error);
   });
 })();
