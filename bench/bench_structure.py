@@ -12,7 +12,8 @@ WebGL as in the browser tests):
   polling adds nothing), i.e. Mol* has loaded the scene; "drawn" = two animation frames
   later, when its first picture of the structure is on screen;
 - bytes = the sum of ``encodedDataLength`` of every response as Chromium received it
-  (compressed size plus headers; a cache hit counts 0), from the DevTools protocol.
+  (compressed size plus headers; a cache hit counts 0; data: URLs, which Mol* uses for
+  its WebAssembly module, are not network and not counted), from the DevTools protocol.
 
 It also prints where a first visit's time goes: HTML received, Mol* bundle received, end of
 script execution (DOMContentLoaded: the scripts are synchronous at the end of <body>),
@@ -127,15 +128,21 @@ def visit(context, url: str) -> dict:
     page = context.new_page()
     cdp = context.new_cdp_session(page)
     cdp.send("Network.enable")
-    received = []
-    cdp.on("Network.loadingFinished", lambda e: received.append(e["encodedDataLength"]))
+    urls, received = {}, {}
+    cdp.on("Network.requestWillBeSent",
+           lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]))
+    cdp.on("Network.loadingFinished",
+           lambda e: received.__setitem__(e["requestId"], e["encodedDataLength"]))
     page.add_init_script(_READY_PROBE)
     page.goto(url)
     page.wait_for_function("window.__drawn !== undefined", timeout=120_000, polling=50)
     phases = page.evaluate(_PHASES)
     time.sleep(0.3)  # let the last loadingFinished events arrive
     page.close()
-    return {"ready": phases["ready"], "bytes": sum(received), "phases": phases}
+    # data: and blob: URLs (Mol*'s WebAssembly module) never touch the network.
+    network = sum(size for rid, size in received.items()
+                  if not urls.get(rid, "").startswith(("data:", "blob:")))
+    return {"ready": phases["ready"], "bytes": network, "phases": phases}
 
 
 def main() -> None:

@@ -138,6 +138,22 @@
     var clear = bar.querySelector("[data-shortlist-clear]");
     var status = bar.querySelector("[data-shortlist-status]");
     var manual = bar.querySelector("[data-shortlist-url]");
+    var compare = bar.querySelector("[data-shortlist-compare]");
+    var compareUrl = bar.getAttribute("data-compare-url");
+
+    // "Compare in 3D" (structure_views.compare) works on exactly two results.
+    function renderCompare() {
+      if (!compare || !compareUrl) { return; }
+      if (list.ids.length === 2) {
+        compare.href = withQuery(compareUrl, {a: list.ids[0], b: list.ids[1], embed: embed ? "1" : null});
+        compare.removeAttribute("aria-disabled");
+        compare.title = "Superpose these two results in one 3D view";
+      } else {
+        compare.removeAttribute("href");
+        compare.setAttribute("aria-disabled", "true");
+        compare.title = "Shortlist exactly two results to compare them in 3D";
+      }
+    }
 
     function viewHref() {
       return withQuery(viewUrl, {ids: idsParam(list.ids), embed: embed ? "1" : null});
@@ -156,6 +172,7 @@
         link.href = withQuery(exportBase + "." + format, {ids: idsParam(list.ids), embed: embed ? "1" : null});
       });
       if (manual) { manual.hidden = true; }
+      renderCompare();
       if (info.full) { say(fullMessage()); }
       else if (info.cleared) { say("Shortlist cleared."); }
       else if (info.id) { say((info.added ? "Added " : "Removed ") + info.id + (info.added ? " to" : " from") + " the shortlist."); }

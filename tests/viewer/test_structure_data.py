@@ -1,0 +1,200 @@
+"""What the 3D page computes on the server: confidence, interface, PAE payload, superposition.
+
+Pure functions on demo structures (built by the demo's own builders) and small made-up
+inputs; the interface search is checked against a brute-force numpy distance matrix.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import zipfile
+from datetime import datetime, timedelta
+
+import gemmi
+import numpy as np
+import pytest
+
+from app.demo_data import molecule_pipelines, protein_pipelines
+from app.demo_data.pae import pae_matrix, pae_npz
+from app.viewer import pae_data, structure_model, superpose
+
+START = datetime(2026, 1, 1)
+
+
+@pytest.fixture(scope="module")
+def complex_cif() -> str:
+    """A demo binder (A) docked on IL-6 (B)."""
+    draft = protein_pipelines.protein_design("pipe_x", START, START + timedelta(hours=1), 1)
+    return draft.results[0].structure_cif
+
+
+@pytest.fixture(scope="module")
+def ligand_cif() -> str:
+    """A demo JQ1 analog (B) in BRD4 BD1 (A)."""
+    draft = molecule_pipelines.small_molecule_design("pipe_x", START,
+                                                     START + timedelta(hours=1), 1)
+    return draft.results[0].structure_cif
+
+
+def _b_factors(cif: str) -> dict[tuple[str, int], float]:
+    st = gemmi.make_structure_from_block(gemmi.cif.read_string(cif)[0])
+    return {(ch.name, res.seqid.num): res[0].b_iso for ch in st[0] for res in ch
+            if res.find_atom("CA", "*")}
+
+
+def test_confidence_comes_from_b_factors_on_the_0_100_scale(complex_cif):
+    model = structure_model.read(complex_cif.encode())
+    assert model.confidence_source == "b_factor"
+    assert model.chains == ["A", "B"] and model.ligands == []
+    expected = _b_factors(complex_cif)
+    assert {(r.chain, r.seq): r.plddt for r in model.residues} == pytest.approx(expected)
+
+
+def test_a_0_1_scale_is_multiplied_by_100(complex_cif):
+    st = gemmi.make_structure_from_block(gemmi.cif.read_string(complex_cif)[0])
+    for chain in st[0]:
+        for residue in chain:
+            for atom in residue:
+                atom.b_iso = round(atom.b_iso / 100.0, 4)
+    model = structure_model.read(st.make_mmcif_document().as_string().encode())
+    expected = _b_factors(complex_cif)
+    for residue in model.residues:
+        assert residue.plddt == pytest.approx(expected[(residue.chain, residue.seq)], abs=0.01)
+
+
+def test_modelcif_local_plddt_wins_over_b_factors(complex_cif):
+    qa = ["#", "loop_", "_ma_qa_metric.id", "_ma_qa_metric.name", "_ma_qa_metric.mode",
+          "1 pLDDT local", "2 pTM global", "#", "loop_", "_ma_qa_metric_local.ordinal_id",
+          "_ma_qa_metric_local.label_asym_id", "_ma_qa_metric_local.label_seq_id",
+          "_ma_qa_metric_local.metric_id", "_ma_qa_metric_local.metric_value"]
+    residues = sorted(_b_factors(complex_cif))
+    qa += [f"{n} {c} {s} 1 {10 + n % 80}.5" for n, (c, s) in enumerate(residues, start=1)]
+    model = structure_model.read((complex_cif + "\n".join(qa) + "\n").encode())
+    assert model.confidence_source == "ma_qa_metric_local"
+    values = {(r.chain, r.seq): r.plddt for r in model.residues}
+    assert [values[k] for k in residues] == [10 + n % 80 + 0.5
+                                            for n in range(1, len(residues) + 1)]
+
+
+def test_bands_follow_alphafold_db():
+    assert [structure_model.band(v) for v in (99, 90.01, 90, 70.5, 70, 50.5, 50, 3)] == \
+        [0, 0, 1, 1, 2, 2, 3, 3]
+    assert [b[2] for b in structure_model.PLDDT_BANDS] == ["#0053D6", "#65CBF3", "#FFDB13",
+                                                           "#FF7D45"]
+
+
+def _brute_force_interface(cif: str) -> set:
+    """Interface by the documented definition, with a full distance matrix."""
+    st = gemmi.make_structure_from_block(gemmi.cif.read_string(cif)[0])
+    st.setup_entities()
+    atoms = [(res.subchain, res.label_seq, res.entity_type, atom.name, np.array(atom.pos.tolist()))
+             for ch in st[0] for res in ch for atom in res]
+    xyz = np.array([a[4] for a in atoms])
+    d = np.sqrt(((xyz[:, None] - xyz[None]) ** 2).sum(-1))
+    polymer = gemmi.EntityType.Polymer
+    beta = {}
+    for i, (chain, seq, kind, name, _p) in enumerate(atoms):
+        if kind == polymer and (name == "CB" or (name == "CA" and (chain, seq) not in beta)):
+            beta[(chain, seq)] = i
+    found = set()
+    for i, (chain, seq, kind, _name, _p) in enumerate(atoms):
+        if kind != polymer:
+            continue
+        other = np.array([a[0] != chain for a in atoms])
+        if (d[i][other] <= 5.0).any():
+            found.add((chain, seq))
+    for (chain, seq), i in beta.items():
+        for (chain2, _seq2), j in beta.items():
+            if chain2 != chain and d[i, j] <= 8.0:
+                found.add((chain, seq))
+    return found
+
+
+def test_interface_residues_match_the_definition(complex_cif, ligand_cif):
+    for cif in (complex_cif, ligand_cif):
+        model = structure_model.read(cif.encode())
+        expected = _brute_force_interface(cif)
+        assert expected and model.interface == expected
+
+
+def test_ligand_tokens_and_ranges(ligand_cif):
+    model = structure_model.read(ligand_cif.encode())
+    assert model.chains == ["A"] and model.ligands == ["B"] and model.ligand_atoms > 10
+    assert structure_model.ranges([("A", 1), ("A", 2), ("A", 4), ("B", 5)]) == [
+        ("A", 1, 2), ("A", 4, 4), ("B", 5, 5)]
+
+
+def _archive(members: dict) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_pae_payload_has_the_matrix_tokens_and_chains(ligand_cif):
+    model = structure_model.read(ligand_cif.encode())
+    matrix = pae_data.read_npz(_archive({"x.cif": ligand_cif, "pae.npz": pae_npz(ligand_cif)}))
+    assert matrix.shape == (len(model.residues) + model.ligand_atoms,) * 2
+    payload = pae_data.payload(matrix, model, {"A": "Target (A)", "B": "Binder (B)"})
+    assert payload["linked"] and payload["n"] == len(matrix)
+    assert [(c["chain"], c["start"], c["end"], c["label"]) for c in payload["chains"]] == [
+        ("A", 0, len(model.residues) - 1, "Target (A)"),
+        ("B", len(model.residues), len(matrix) - 1, "Binder (B)")]
+    assert payload["tokens"][0][:2] == ["A", 1] and payload["tokens"][-1][:2] == ["B", None]
+    decoded = np.frombuffer(base64.b64decode(payload["values"]), np.uint8).reshape(matrix.shape)
+    assert np.abs(decoded * pae_data.STEP - pae_matrix(ligand_cif)).max() <= pae_data.STEP / 2
+
+
+def test_an_archive_without_pae_or_with_a_bad_one_is_no_pae():
+    for archive in (_archive({"x.cif": "data_x"}), b"not a zip",
+                    _archive({"pae.npz": b"garbage"})):
+        with pytest.raises(pae_data.NoPae):
+            pae_data.read_npz(archive)
+    buffer = io.BytesIO()
+    np.savez(buffer, pae=np.zeros((3, 4), np.float32))
+    with pytest.raises(pae_data.NoPae):
+        pae_data.read_npz(_archive({"pae.npz": buffer.getvalue()}))
+
+
+def _rotation(rng) -> np.ndarray:
+    q, r = np.linalg.qr(rng.normal(size=(3, 3)))
+    q = q @ np.diag(np.sign(np.diag(r)))
+    return q if np.linalg.det(q) > 0 else -q
+
+
+def test_kabsch_recovers_a_rigid_motion_and_reports_the_rmsd():
+    rng = np.random.default_rng(3)
+    fixed = rng.normal(scale=10.0, size=(40, 3))
+    rotation, shift = _rotation(rng), np.array([5.0, -3.0, 12.0])
+    moving = (fixed - shift) @ rotation  # fixed = rotation @ moving + shift
+    fit = superpose.kabsch(fixed, moving)
+    assert np.allclose(np.array(fit.rotation), rotation, atol=1e-9)
+    assert np.allclose(fit.translation, shift, atol=1e-9) and fit.rmsd < 1e-9
+    noise = rng.normal(scale=0.5, size=moving.shape)
+    noisy = superpose.kabsch(fixed, moving + noise)
+    moved = (moving + noise) @ np.array(noisy.rotation).T + noisy.translation
+    assert noisy.rmsd == pytest.approx(np.sqrt(((moved - fixed) ** 2).sum(1).mean()))
+    assert 0.2 < noisy.rmsd < 1.0
+    # MolViewSpec takes the rotation column by column.
+    assert noisy.mvs_rotation()[:3] == [row[0] for row in noisy.rotation]
+
+
+def test_kabsch_never_answers_a_reflection():
+    rng = np.random.default_rng(5)
+    fixed = rng.normal(size=(20, 3))
+    mirrored = fixed * np.array([1.0, 1.0, -1.0])
+    fit = superpose.kabsch(fixed, mirrored)
+    assert np.linalg.det(np.array(fit.rotation)) == pytest.approx(1.0)
+    assert fit.rmsd > 0.1
+
+
+def test_fit_on_chain_pairs_residues_by_number():
+    a = {("B", n): (float(n), 0.0, 0.0) for n in range(1, 11)}
+    a.update({("B", 11): (0.0, 5.0, 0.0), ("B", 12): (0.0, 0.0, 7.0)})
+    b = {("B", n): (x + 1.0, y, z) for (_c, n), (x, y, z) in a.items() if n != 3}
+    fit = superpose.fit_on_chain(a, b, "B", "B")
+    assert fit.pairs == 11 and fit.rmsd < 1e-9
+    assert fit.translation == pytest.approx((-1.0, 0.0, 0.0), abs=1e-9)
+    assert superpose.fit_on_chain(a, {("B", 1): (0, 0, 0)}, "B", "B") is None

@@ -1,0 +1,137 @@
+"""The 3D pages through the Flask test client, on the seeded demo: what they hand Mol*.
+
+The scenes on the page colour every residue by its band (read back from the structure
+file), the PAE JSON is the archive's matrix, compare and ``?sample=`` check their inputs,
+and everything about another link or pipeline is the shared 404.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import re
+import zipfile
+
+import gemmi
+import numpy as np
+import pytest
+
+from app import artifact_storage
+from app.db import get_engine
+from app.demo import seed_demo
+from app.store import schema
+from app.viewer.structure_model import PLDDT_BANDS, band
+
+
+@pytest.fixture
+def demo(app) -> dict:
+    """The demo organization (public and email links)."""
+    return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
+                     public_url="http://viewer.test")
+
+
+def _results(app, pipeline_id: str) -> list:
+    with get_engine(app).connect() as conn:
+        return list(conn.execute(schema.results.select().where(
+            schema.results.c.pipeline_id == pipeline_id).order_by(schema.results.c.id)))
+
+
+def _file(app, owner: str, role: str) -> bytes:
+    with get_engine(app).connect() as conn:
+        row = conn.execute(schema.artifacts.select().where(
+            (schema.artifacts.c.result_id == owner) & (schema.artifacts.c.role == role))).one()
+    return artifact_storage.path_for(app.config["ARTIFACT_DIR"], row.storage_path).read_bytes()
+
+
+def _scenes(body: str) -> dict:
+    found = re.search(r'<script type="application/json" id="structure-scenes">(.*?)</script>',
+                      body, re.S)
+    return json.loads(found.group(1))
+
+
+def _colours(node: dict, out: dict) -> dict:
+    """Collect {(chain, seq): colour} from the cartoon's color nodes of an MVS tree."""
+    if node.get("kind") == "representation" and node["params"]["type"] == "cartoon":
+        for color in node.get("children", []):
+            selectors = color["params"]["selector"]
+            for s in selectors if isinstance(selectors, list) else [selectors]:
+                for seq in range(s["beg_label_seq_id"], s["end_label_seq_id"] + 1):
+                    out[(s["label_asym_id"], seq)] = color["params"]["color"]
+    for child in node.get("children", []):
+        _colours(child, out)
+    return out
+
+
+def test_result_page_colours_every_residue_by_its_band_and_names_the_chains(app, client, demo):
+    link = demo["share_links"]["public"]["id"]
+    pipeline = demo["pipelines"]["protein_design"]
+    first, second = _results(app, pipeline)[:2]
+    base = f"/share/{link}/pipelines/{pipeline}/results/{first.id}"
+    response = client.get(f"{base}/structure")
+    assert response.status_code == 200
+    body = response.get_data(as_text=True)
+    scenes = _scenes(body)
+    assert set(scenes) == {"plddt", "chain"}
+    st = gemmi.make_structure_from_block(gemmi.cif.read_string(
+        _file(app, first.id, "structure").decode())[0])
+    expected = {(ch.name, res.seqid.num): PLDDT_BANDS[band(res[0].b_iso)][2]
+                for ch in st[0] for res in ch}
+    assert _colours(scenes["plddt"]["root"], {}) == expected
+    download = scenes["plddt"]["root"]["children"][1]
+    assert download["params"]["url"] == f"{base}/artifacts/structure"
+    assert "<strong>Binder</strong> · chain A · designed binder" in body
+    assert "<strong>Target</strong> · chain B · Interleukin-6" in body
+    assert f'data-url="{base}/structure/pae.json"' in body
+    # The previous/next result's comparison, the page's own PAE link, Mol*'s CSP.
+    assert f"compare?a={first.id}&amp;b={second.id}" in body
+    assert "'unsafe-eval'" in response.headers["Content-Security-Policy"]
+
+
+def test_pae_json_is_the_archives_matrix(app, client, demo):
+    link = demo["share_links"]["public"]["id"]
+    pipeline = demo["pipelines"]["small_molecule_design"]
+    result = _results(app, pipeline)[0]
+    payload = client.get(f"/share/{link}/pipelines/{pipeline}/results/{result.id}"
+                         "/structure/pae.json").get_json()
+    with zipfile.ZipFile(io.BytesIO(_file(app, result.id, "archive"))) as z:
+        matrix = np.load(io.BytesIO(z.read("pae.npz")))["pae"]
+    assert payload["n"] == len(matrix) and payload["linked"]
+    values = np.frombuffer(base64.b64decode(payload["values"]), np.uint8)
+    assert np.abs(values.reshape(matrix.shape) * payload["step"] - matrix).max() <= 0.0625
+    assert [c["label"] for c in payload["chains"]] == ["Target (A)", "Binder (B)"]
+
+
+def test_compare_checks_its_inputs(app, client, demo):
+    link = demo["share_links"]["public"]["id"]
+    pipeline = demo["pipelines"]["protein_redesign"]
+    a, b = (r.id for r in _results(app, pipeline)[:2])
+    base = f"/share/{link}/pipelines/{pipeline}/compare"
+    page = client.get(f"{base}?a={a}&b={b}")
+    assert page.status_code == 200
+    body = page.get_data(as_text=True)
+    assert re.search(r'id="compare-rmsd">\d+\.\d\d</span> Å', body)
+    scene = _scenes(body)["compare"]["root"]
+    downloads = [n for n in scene["children"] if n["kind"] == "download"]
+    assert [d["params"]["url"].rsplit("/", 3)[1] for d in downloads] == [a, b]
+    structure_b = downloads[1]["children"][0]["children"][0]
+    assert structure_b["children"][0]["kind"] == "transform"
+    missing = client.get(f"{base}?a={a}")
+    assert missing.status_code == 400 and "b must name a result" in missing.get_data(as_text=True)
+    other = _results(app, demo["pipelines"]["protein_design"])[0].id
+    gone = client.get(f"{base}?a={a}&b={other}")
+    nowhere = client.get("/share/sl_thisLinkDoesNotExistAtAll0000000")
+    assert gone.status_code == 404 and gone.data == nowhere.data
+
+
+def test_prediction_sample_is_chosen_with_sample(client, demo):
+    link = demo["share_links"]["public"]["id"]
+    pid = demo["predictions"]["structure_and_binding"]
+    base = f"/share/{link}/predictions/{pid}"
+    body = client.get(f"{base}/structure?sample=2").get_data(as_text=True)
+    assert f'data-url="{base}/artifacts/structure_sample_2"' in body
+    assert 'aria-current="page">2</a>' in body and 'id="focus-ligand" data-chain="B"' in body
+    for bad in ("0", "4", "two", "-1"):
+        response = client.get(f"{base}/structure?sample={bad}")
+        assert response.status_code == 400, bad
+        assert "sample must be a whole number from 1 to 3" in response.get_data(as_text=True)
