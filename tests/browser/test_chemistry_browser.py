@@ -57,8 +57,8 @@ def _all_drawn(page) -> int:
     images = page.locator("figure.mol img")
     for index in range(images.count()):
         images.nth(index).scroll_into_view_if_needed()
-    page.wait_for_function(
-        "[...document.querySelectorAll('figure.mol img')]"
+    page.wait_for_function(  # a function: an expression would be eval'd, refused by CSP
+        "() => [...document.querySelectorAll('figure.mol img')]"
         ".every(img => img.complete && img.naturalWidth > 0)", timeout=30_000)
     return images.count()
 
