@@ -60,12 +60,13 @@ def site(tmp_path_factory):
     stop_gunicorn(server)
 
 
-def first_result(site, kind: str) -> str:
-    """Ask the API (not the viewer) for the id of a demo pipeline's first result."""
+def first_result(site, kind: str, index: int = 0) -> str:
+    """Ask the API (not the viewer) for the id of a demo pipeline's first (or later) result."""
     server, seed, _broken = site
     link = seed["share_links"]["public"]["id"]
     url = f"{server.url}/compute/v1/share/{link}/pipelines/{seed['pipelines'][kind]}/results"
-    return httpx.get(url, params={"limit": 1}, timeout=10).json()["data"][0]["id"]
+    return httpx.get(url, params={"limit": index + 1},
+                     timeout=10).json()["data"][index]["id"]
 
 
 def page_urls(site) -> dict[str, str]:
@@ -90,6 +91,11 @@ def page_urls(site) -> dict[str, str]:
     # The ADME table: depictions, sort links in headers, copy buttons, sorted by one.
     urls["prediction-adme"] = (f"{server.url}{public}/predictions/"
                                f"{seed['predictions']['adme']}?sort=-permeability")
+    # The 3D pages: Mol* with its legend and PAE heatmap, and two results superposed.
+    design = f"{server.url}{public}/pipelines/{pipelines['protein_design']}"
+    first = first_result(site, "protein_design")
+    urls["structure"] = f"{design}/results/{first}/structure"
+    urls["compare"] = f"{design}/compare?a={first}&b={first_result(site, 'protein_design', 1)}"
     urls["not-found"] = f"{server.url}/share/sl_{'n' * 32}"
     # The email-mode link sends a visitor without a session to its sign-in page.
     urls["sign-in"] = f"{server.url}/share/{seed['share_links']['email']['id']}"
@@ -101,7 +107,8 @@ def page_urls(site) -> dict[str, str]:
 
 PAGES = ["overview", *[f"results-{kind}" for kind in KINDS], "results-substructure",
          "result-protein",
-         "result-small-molecule", "prediction", "prediction-adme", "not-found", "sign-in",
+         "result-small-molecule", "prediction", "prediction-adme", "structure", "compare",
+         "not-found", "sign-in",
          "error-400",
          "error-502", "embed-overview"]
 
@@ -134,6 +141,9 @@ class Tab(Visitor):
         response = self.page.goto(url)
         assert response.status == EXPECTED_STATUS.get(name, 200), (name, response.status)
         self.page.wait_for_load_state("load")
+        if self.page.locator("#structure-viewer").count():
+            # Audit the 3D pages with Mol*'s interface and the PAE heatmap in place.
+            self.page.wait_for_selector("#structure-viewer[data-loaded]", timeout=90_000)
 
     def close(self) -> None:
         """Close the context and fail on any JavaScript error seen."""
