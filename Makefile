@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PG_TEST_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: run test test-sqlite test-postgres lint install install-test chromium bench
+.PHONY: run test test-sqlite test-postgres lint install install-test chromium haproxy bench test-cluster
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -39,17 +39,26 @@ run: install
 chromium:
 	@test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
 
-# Set up and run every test: the whole suite on SQLite, the service suite on PostgreSQL.
-test: install-test chromium lint test-sqlite test-postgres
+# HAProxy for the two-node cluster tests (tests/cluster), from Debian's packages (needs root).
+haproxy:
+	@test -x /usr/sbin/haproxy || (apt-get update -qq && apt-get install -y -qq haproxy)
+
+# Set up and run every test: the whole suite on SQLite, the service suite on PostgreSQL, and
+# the cluster suite (HAProxy, two gunicorn nodes, PostgreSQL, Redis) alone, so that its
+# timings (health checks every 500 ms) do not compete with the rest of the suite.
+test: install-test chromium haproxy lint test-sqlite test-postgres test-cluster
 
 lint:
 	$(BIN)/ruff check .
 
 test-sqlite:
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 -q --ignore=tests/cluster
 
 test-postgres:
 	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 -q tests/service tests/store
+
+test-cluster:
+	$(BIN)/python -m pytest -q tests/cluster
 
 # The scripts that need nothing but this checkout; bench_api_page.py and bench_viewer_ab.py
 # compare it with an older one (see their docstrings).
