@@ -15,6 +15,7 @@ import click
 from flask import Flask, current_app
 from flask.cli import with_appcontext
 
+from app import artifact_storage
 from app.db import get_engine, migrate
 
 SCHEMAS_KEY = "schemas"
@@ -83,7 +84,7 @@ def seed_demo_command(as_json: bool, results: int | None) -> None:
 
     engine = get_engine()
     migrate(engine)
-    summary = seed_demo(engine, artifact_dir=current_app.config["ARTIFACT_DIR"],
+    summary = seed_demo(engine, store=artifact_storage.open_store(current_app.config),
                         public_url=current_app.config.get("PUBLIC_URL"), results=results)
     if as_json:
         click.echo(json.dumps(summary))

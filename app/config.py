@@ -33,6 +33,11 @@ DEFAULTS: dict[str, object] = {
     "ARTIFACT_DIR": None,
     # Lifetime of a presigned artifact URL, seconds.
     "ARTIFACT_URL_TTL": 900,
+    # Where artifact files live: "file" (ARTIFACT_DIR) or "s3://bucket/prefix"
+    # (app.artifact_storage; credentials and region from the usual AWS_* variables).
+    "ARTIFACT_STORE": "file",
+    # An S3-compatible endpoint (MinIO, moto, ...); None means AWS S3 itself.
+    "S3_ENDPOINT_URL": None,
     # Origins allowed to frame ?embed=1 pages (CSP frame-ancestors syntax).
     "EMBED_FRAME_ANCESTORS": "*",
     # SMTP for sign-in mail; unset server means the message is written to the log.

@@ -49,11 +49,12 @@ PIPELINE_PLAN = {
 }
 
 
-def seed_demo(engine: Engine, *, artifact_dir: str, public_url: str | None = None,
-              results: int | None = None) -> dict:
+def seed_demo(engine: Engine, *, artifact_dir: str | None = None, store=None,
+              public_url: str | None = None, results: int | None = None) -> dict:
     """Create the demo organization and return the summary ``seed-demo --json`` prints.
 
-    ``artifact_dir`` is where artifact files are stored (the app's ``ARTIFACT_DIR``);
+    Artifact files go to ``store`` (``app.artifact_storage.open_store``: disk or S3), else
+    to the file store in ``artifact_dir``;
     ``public_url`` is the viewer's base URL for share links (default
     ``http://127.0.0.1:8000``); ``results`` (N >= 1) scales the two big pipelines to N
     results each, None keeps the demo's own sizes.
@@ -70,7 +71,8 @@ def seed_demo(engine: Engine, *, artifact_dir: str, public_url: str | None = Non
         )
         second = create_workspace(conn, organization_id=org.id, name="Assay development",
                                   retention_unit="days", retention_value=14)
-        data = build_catalog(workspace.id, artifact_dir, now, results=results)
+        files = store if store is not None else artifact_storage.as_store(artifact_dir)
+        data = build_catalog(workspace.id, files, now, results=results)
         insert_catalog(conn, data)
         pipeline_ids, prediction_ids = data.pipeline_ids, data.prediction_ids
         now_s = int(now.replace(tzinfo=UTC).timestamp())
@@ -122,10 +124,13 @@ class Catalog:
     streams: tuple[Iterator[scale.Chunk], ...] = ()
 
 
-def build_catalog(workspace_id: str, artifact_dir: str, now: datetime, *,
+def build_catalog(workspace_id: str, store, now: datetime, *,
                   livemode: bool = True, count: int | None = None,
                   results: int | None = None) -> Catalog:
     """Build the six pipelines and two predictions of a workspace and store their files.
+
+    ``store`` is an artifact store (``app.artifact_storage``) or, for the file store, its
+    directory.
 
     ``count`` caps each pipeline's results (None: the builders' full demo sizes);
     ``livemode=False`` makes them test-mode rows (``app.test_data``). Nothing is written
@@ -134,30 +139,33 @@ def build_catalog(workspace_id: str, artifact_dir: str, now: datetime, *,
     gives the ``scale.SCALED_KINDS`` N results each, as streams of rows made while
     ``insert_catalog`` reads them (their shared files are stored here, up front).
     """
-    pipeline_ids, pipelines, rows, artifacts, streams = {}, [], [], [], []
-    for kind, (builder, days_ago, hours) in PIPELINE_PLAN.items():
-        start = now - timedelta(days=days_ago)
-        end = start + timedelta(hours=hours)
-        pipeline_id = new_id("pipe", at_ms=_ms(start))
-        if results is not None and kind in scale.SCALED_KINDS:
-            draft, stream = scale.scaled(kind, pipeline_id, start, end, results, artifact_dir)
-            streams.append(stream)
-            result_count = results
-        else:
-            sized = {} if count is None else {"count": count}
-            draft: PipelineDraft = builder(pipeline_id, start, end, **sized)
-            result_count = len(draft.results)
-        pipeline_ids[kind] = pipeline_id
-        pipelines.append(catalog.PipelineRow(
-            id=pipeline_id, workspace_id=workspace_id, kind=kind, name=draft.name,
-            status="succeeded", input=draft.input, result_count=result_count,
-            created_at=start, completed_at=end, livemode=livemode,
-        ))
-        for result_draft in draft.results:
-            rows.append(result_draft.result)
-            artifacts += _result_artifacts(result_draft, artifact_dir)
-    prediction_ids, predictions_, prediction_files = _build_predictions(
-        workspace_id, artifact_dir, now, livemode)
+    # S3 uploads run in parallel (one round trip each would add seconds); every file is
+    # stored when the block ends, before any row naming it can be inserted.
+    with artifact_storage.batched(artifact_storage.as_store(store)) as store:
+        pipeline_ids, pipelines, rows, artifacts, streams = {}, [], [], [], []
+        for kind, (builder, days_ago, hours) in PIPELINE_PLAN.items():
+            start = now - timedelta(days=days_ago)
+            end = start + timedelta(hours=hours)
+            pipeline_id = new_id("pipe", at_ms=_ms(start))
+            if results is not None and kind in scale.SCALED_KINDS:
+                draft, stream = scale.scaled(kind, pipeline_id, start, end, results, store)
+                streams.append(stream)
+                result_count = results
+            else:
+                sized = {} if count is None else {"count": count}
+                draft: PipelineDraft = builder(pipeline_id, start, end, **sized)
+                result_count = len(draft.results)
+            pipeline_ids[kind] = pipeline_id
+            pipelines.append(catalog.PipelineRow(
+                id=pipeline_id, workspace_id=workspace_id, kind=kind, name=draft.name,
+                status="succeeded", input=draft.input, result_count=result_count,
+                created_at=start, completed_at=end, livemode=livemode,
+            ))
+            for result_draft in draft.results:
+                rows.append(result_draft.result)
+                artifacts += _result_artifacts(result_draft, store)
+        prediction_ids, predictions_, prediction_files = _build_predictions(
+            workspace_id, store, now, livemode)
     return Catalog(pipeline_ids, prediction_ids, pipelines, predictions_, rows,
                    artifacts + prediction_files, tuple(streams))
 
@@ -187,7 +195,7 @@ def _archive_record(result: catalog.NewResult) -> dict:
     return record
 
 
-def _result_artifacts(draft, artifact_dir: str) -> list[catalog.NewArtifact]:
+def _result_artifacts(draft, store) -> list[catalog.NewArtifact]:
     """Store a result's structure, optional ligand SDF and archive; return their rows.
 
     The archive holds the structure, the ligand SDF if any, ``pae.npz`` and metrics.json.
@@ -205,12 +213,12 @@ def _result_artifacts(draft, artifact_dir: str) -> list[catalog.NewArtifact]:
     members["metrics.json"] = metrics_json(_archive_record(result))
     files.append(("archive", f"{result.id}.zip", "application/zip",
                   build_zip(members, result.created_at)))
-    return [_store(artifact_dir, role, name, ctype, data, result.created_at,
+    return [_store(store, role, name, ctype, data, result.created_at,
                    result_id=result.id) for role, name, ctype, data in files]
 
 
-def _store(artifact_dir, role, filename, content_type, data, created_at, **owner):
-    storage_path, size, sha256 = artifact_storage.save(artifact_dir, data)
+def _store(store, role, filename, content_type, data, created_at, **owner):
+    storage_path, size, sha256 = store.save(data)
     return catalog.NewArtifact(
         id=new_id("art", at_ms=_ms(created_at)), role=role, filename=filename,
         content_type=content_type, size=size, sha256=sha256, storage_path=storage_path,
@@ -218,7 +226,7 @@ def _store(artifact_dir, role, filename, content_type, data, created_at, **owner
     )
 
 
-def _build_predictions(workspace_id: str, artifact_dir: str, now: datetime,
+def _build_predictions(workspace_id: str, store, now: datetime,
                        livemode: bool) -> tuple[dict, list, list]:
     """Build the two predictions and store their files; return ids, rows, artifact rows."""
     ids, rows, artifacts = {}, [], []
@@ -238,7 +246,7 @@ def _build_predictions(workspace_id: str, artifact_dir: str, now: datetime,
             status="succeeded", inputs=inputs, outputs=outputs, created_at=created,
             completed_at=completed, livemode=livemode,
         ))
-        artifacts += [_store(artifact_dir, role, filename, ctype, data, completed,
+        artifacts += [_store(store, role, filename, ctype, data, completed,
                              prediction_id=prediction_id)
                       for role, filename, ctype, data in files]
     return ids, rows, artifacts

@@ -45,6 +45,11 @@ _RULES = (  # (a lower-case literal the text must contain, the pattern)
                       re.ASCII)),
     # Presigned artifact URLs are capabilities too.
     ("signature=", re.compile(r"signature=(?P<s>[^&#\s\"']+)", _FLAGS)),
+    # S3 presigned URLs: X-Amz-Signature is caught above; the credential names the access
+    # key id and a session token is a secret of its own.
+    ("x-amz-credential=", re.compile(r"x-amz-credential=(?P<s>[^&#\s\"']+)", _FLAGS)),
+    ("x-amz-security-token=",
+     re.compile(r"x-amz-security-token=(?P<s>[^&#\s\"']+)", _FLAGS)),
     # One-time sign-in tokens (in the mailed link's path), OpenID Connect callback values.
     ("/sign-in/link/", re.compile(r"/sign-in/link/" + _SEGMENT, _FLAGS)),
     ("code=", re.compile(r"[?&]code=(?P<s>[^&#\s\"']+)", _FLAGS)),

@@ -25,8 +25,11 @@ from app.timeutil import utcnow
 RESULTS_PER_PIPELINE = 6
 
 
-def ensure_for_key(conn, key: ApiKey, artifact_dir: str) -> bool:
+def ensure_for_key(conn, key: ApiKey, store) -> bool:
     """Seed the test key's workspace on its first use; return True if this call seeded.
+
+    ``store`` is where its files go: an artifact store (``app.artifact_storage``), or a
+    directory for the file store.
 
     Live keys return at once. ``conn`` is the request's connection: the rows commit (or
     roll back) with the request.
@@ -42,10 +45,10 @@ def ensure_for_key(conn, key: ApiKey, artifact_dir: str) -> bool:
         if workspace is None or workspace.test_data_seeded_at is not None:
             return False
         workspace_id = workspace.id
-    return seed_workspace(conn, workspace_id, artifact_dir)
+    return seed_workspace(conn, workspace_id, store)
 
 
-def seed_workspace(conn, workspace_id: str, artifact_dir: str) -> bool:
+def seed_workspace(conn, workspace_id: str, store) -> bool:
     """Build and insert the workspace's test-mode data unless it already has it.
 
     Returns False when another request claimed the workspace first.
@@ -54,7 +57,7 @@ def seed_workspace(conn, workspace_id: str, artifact_dir: str) -> bool:
     from app.demo import build_catalog, insert_catalog
 
     now = utcnow()
-    data = build_catalog(workspace_id, artifact_dir, now, livemode=False,
+    data = build_catalog(workspace_id, store, now, livemode=False,
                          count=RESULTS_PER_PIPELINE)
     if not workspace_store.claim_test_data(conn, workspace_id, now):
         return False

@@ -78,25 +78,27 @@ class Model:
 
 
 def scaled(kind: str, pipeline_id: str, start: datetime, end: datetime, count: int,
-           artifact_dir: str) -> tuple[PipelineDraft, Iterator[Chunk]]:
+           store) -> tuple[PipelineDraft, Iterator[Chunk]]:
     """Return the pipeline's draft (without results) and a lazy stream of its rows.
 
-    The pool's files are stored before this returns; the rows are made as the stream is
-    read, inside the caller's transaction.
+    The pool's files are stored in ``store`` (an artifact store, or a directory for the
+    file store) before this returns; the rows are made as the stream is read, inside the
+    caller's transaction.
     """
+    store = artifact_storage.as_store(store)
     if kind == "protein_design":
-        return _protein_design(pipeline_id, start, end, count, artifact_dir)
+        return _protein_design(pipeline_id, start, end, count, store)
     if kind == "small_molecule_library_screen":
-        return _library_screen(pipeline_id, start, end, count, artifact_dir)
+        return _library_screen(pipeline_id, start, end, count, store)
     raise ValueError(f"{kind} is not scaled")
 
 
 # --- protein_design ------------------------------------------------------------------
 
 
-def _protein_design(pipeline_id, start, end, count, artifact_dir):
+def _protein_design(pipeline_id, start, end, count, store):
     rng = random.Random(7007)  # noqa: S311 - demo data, not secrets
-    linear, cyclic = _binder_models(rng, pipeline_id, start, artifact_dir)
+    linear, cyclic = _binder_models(rng, pipeline_id, start, store)
     draft = PipelineDraft(
         kind="protein_design",
         name="IL-6 miniprotein binders, round 1",
@@ -111,7 +113,7 @@ def _protein_design(pipeline_id, start, end, count, artifact_dir):
     return draft, _chunks(_binder_rows(rng, pipeline_id, start, end, count, linear, cyclic))
 
 
-def _binder_models(rng, pipeline_id, start, artifact_dir) -> tuple[list[Model], list[Model]]:
+def _binder_models(rng, pipeline_id, start, store) -> tuple[list[Model], list[Model]]:
     """Build and store the pool: two designs per backbone and one per cyclic length."""
     linear, cyclic = [], []
     for bb in _topologies(rng, BACKBONES, 60, 120):
@@ -120,7 +122,7 @@ def _binder_models(rng, pipeline_id, start, artifact_dir) -> tuple[list[Model], 
             quality = rng.gauss(0.0, 0.6)
             draft = _binder_result(rng, pipeline_id, f"model_{len(linear) + 1:02d}", start, bb,
                                    seq, "IL-6", quality_mean=quality)
-            linear.append(Model(_store_model(artifact_dir, draft, start), seq, bb.regions,
+            linear.append(Model(_store_model(store, draft, start), seq, bb.regions,
                                 proteins.mutable_positions(bb.regions), bb.ss, 0, quality,
                                 0.8))
     for length in CYCLIC_LENGTHS:
@@ -128,7 +130,7 @@ def _binder_models(rng, pipeline_id, start, artifact_dir) -> tuple[list[Model], 
         seq = proteins.cyclic_peptide(rng, length)
         draft = _binder_result(rng, pipeline_id, f"cyclic_{length}", start, bb, seq, "IL-6",
                                cyclic=True, sheet=length - 2, quality_mean=-0.4)
-        cyclic.append(Model(_store_model(artifact_dir, draft, start), seq, bb.regions, (),
+        cyclic.append(Model(_store_model(store, draft, start), seq, bb.regions, (),
                             bb.ss, length - 2, -0.4, 1.0))
     return linear, cyclic
 
@@ -161,9 +163,9 @@ def _binder_rows(rng, pipeline_id, start, end, count, linear, cyclic):
 # --- small_molecule_library_screen ---------------------------------------------------
 
 
-def _library_screen(pipeline_id, start, end, count, artifact_dir):
+def _library_screen(pipeline_id, start, end, count, store):
     rng = random.Random(8008)  # noqa: S311 - demo data, not secrets
-    drugs, analogs = _compound_models(rng, pipeline_id, start, artifact_dir)
+    drugs, analogs = _compound_models(rng, pipeline_id, start, store)
     plates = (count - 1) // 80 + 1
     draft = PipelineDraft(
         kind="small_molecule_library_screen",
@@ -177,7 +179,7 @@ def _library_screen(pipeline_id, start, end, count, artifact_dir):
     return draft, _chunks(rows)
 
 
-def _compound_models(rng, pipeline_id, start, artifact_dir) -> tuple[list[Model], list[Model]]:
+def _compound_models(rng, pipeline_id, start, store) -> tuple[list[Model], list[Model]]:
     """Build and store one docked pose (with its SDF) per library drug and JQ1 analog."""
     library = dict(chemistry.LIBRARY)
     series = [s for s in chemistry.series_smiles() if s not in library.values()]
@@ -190,7 +192,7 @@ def _compound_models(rng, pipeline_id, start, artifact_dir) -> tuple[list[Model]
             mean, sd = -0.9, 0.6
         draft = molecule_draft(rng, pipeline_id, f"model_{k + 1:02d}", start, smiles, name,
                                mean, adme_rate=0.0, sdf_rate=1.0)
-        model = Model(_store_model(artifact_dir, draft, start), quality=mean, spread=sd,
+        model = Model(_store_model(store, draft, start), quality=mean, spread=sd,
                       smiles=smiles)
         (drugs if name in library else analogs).append(model)
     return drugs, analogs
@@ -218,7 +220,7 @@ def _compound_rows(rng, pipeline_id, start, end, count, drugs, analogs):
 # --- files and rows ------------------------------------------------------------------
 
 
-def _store_model(artifact_dir: str, draft: ResultDraft, when: datetime) -> dict:
+def _store_model(store, draft: ResultDraft, when: datetime) -> dict:
     """Store a model's structure, optional ligand SDF and archive; return them by role."""
     model_id = draft.result.id
     cif = draft.structure_cif.encode()
@@ -237,7 +239,7 @@ def _store_model(artifact_dir: str, draft: ResultDraft, when: datetime) -> dict:
     files["archive"] = (".zip", "application/zip", build_zip(members, when))
     stored = {}
     for role, (suffix, content_type, data) in files.items():
-        path, size, sha256 = artifact_storage.save(artifact_dir, data)
+        path, size, sha256 = store.save(data)
         stored[role] = StoredFile(role, suffix, content_type, path, size, sha256)
     return stored
 

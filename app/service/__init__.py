@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import Config, Flask
 
-from app import base_app, cli, db
+from app import artifact_storage, base_app, cli, db
 from app.service import errors, routes
 
 
@@ -22,7 +22,10 @@ def create_service_app(
 ) -> Flask:
     """Create the API app: its database, JSON error envelope, blueprints and commands."""
     app = base_app.make_flask_app(test_config, instance_path=instance_path, config=config)
+    # A malformed FLASK_ARTIFACT_STORE stops the server here, not at the first download.
+    artifact_storage.check_config(app.config)
     db.init_app(app)
+    artifact_storage.init_app(app)
     errors.init_app(app)
     for blueprint in routes.BLUEPRINTS:
         app.register_blueprint(blueprint)

@@ -6,6 +6,12 @@ HMAC-SHA256 over the artifact id and the expiry, keyed with a key derived from
 capability for ``ARTIFACT_URL_TTL`` seconds (default 900) and needs no API key, so a
 remote viewer or a browser can fetch it directly. A bad or expired signature is a 403,
 an unknown artifact a 404.
+
+In S3 mode (``ARTIFACT_STORE=s3://...``) the API hands out the bucket's own presigned GET
+URLs instead (``app.artifact_storage.s3_store``), naming the file and its type, valid
+``ARTIFACT_URL_TTL`` seconds; downloads then never pass through this service. A URL of the
+form above (signed while the service ran in file mode, or built by hand) still works: its
+signature is checked as always and the answer is a 302 to a fresh presigned S3 URL.
 """
 
 from __future__ import annotations
@@ -15,9 +21,10 @@ import hmac
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import quote
 
-from flask import current_app, send_file, url_for
+from flask import current_app, redirect, send_file, url_for
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
@@ -90,17 +97,23 @@ class Presigner:
     base: str  # the download URL up to the artifact id
     expires: int
     expires_at: str
+    s3: Any = None  # presigns the bucket's own URLs in S3 mode (an S3Presigner)
 
     @classmethod
     def for_request(cls, now: float | None = None) -> Presigner:
         """Return a presigner for this request's host; URLs expire ``ARTIFACT_URL_TTL``
         seconds after ``now`` (default: the current time)."""
-        expires = int(now if now is not None else time.time()) + int(
-            current_app.config["ARTIFACT_URL_TTL"]
-        )
+        ttl = int(current_app.config["ARTIFACT_URL_TTL"])
+        signed_at = int(now if now is not None else time.time())
+        expires = signed_at + ttl
         placeholder = url_for("artifacts.download_artifact", artifact_id="0", _external=True)
         expires_at = datetime.fromtimestamp(expires, UTC)
-        return cls(url_signer(), placeholder[:-1], expires, isoformat(expires_at))
+        store = artifact_storage.open_store(current_app.config)
+        s3 = None
+        if store.kind == "s3":
+            # Signed at the same whole second, so url_expires_at is the URL's own expiry.
+            s3 = store.presigner(ttl, datetime.fromtimestamp(signed_at, UTC))
+        return cls(url_signer(), placeholder[:-1], expires, isoformat(expires_at), s3=s3)
 
     def sign(self, artifact_id: str) -> ArtifactUrl:
         """Return the presigned URL of ``artifact_id`` and its expiry."""
@@ -109,6 +122,18 @@ class Presigner:
         return {"url": f"{self.base}{quote(artifact_id, safe='')}?expires={self.expires}"
                        f"&signature={signature}",
                 "url_expires_at": self.expires_at}
+
+    def sign_file(self, artifact: Any) -> ArtifactUrl:
+        """Return the download URL of a stored file and its expiry: this API's own URL
+        in file mode, the bucket's presigned URL in S3 mode.
+
+        ``artifact`` has ``id``, ``storage_path``, ``filename`` and ``content_type`` (an
+        ``Artifact`` or an ``ArtifactFile`` of the results store).
+        """
+        if self.s3 is None:
+            return self.sign(artifact.id)
+        url = self.s3.url(artifact.storage_path, artifact.filename, artifact.content_type)
+        return {"url": url, "url_expires_at": self.expires_at}
 
 
 def presign(artifact_id: str, now: float | None = None) -> ArtifactUrl:
@@ -136,8 +161,10 @@ def _refused() -> ApiError:
     description="Streams the file with Content-Type, Content-Length, Content-Disposition "
     "(attachment) and Range support. 403 for a bad or expired signature, 404 for an "
     "unknown artifact. Conditional requests use the ETag (the file's SHA-256): a matching "
-    "If-None-Match is a 304, a failed If-Match or If-Unmodified-Since a 412.",
-    extra_statuses=(206, 304, 403, 404, 412, 416),
+    "If-None-Match is a 304, a failed If-Match or If-Unmodified-Since a 412. When the "
+    "service stores files in S3, the API hands out the bucket's presigned URLs instead, "
+    "and a valid URL of this endpoint answers 302 to a fresh presigned S3 URL.",
+    extra_statuses=(206, 302, 304, 403, 404, 412, 416),
 )
 def download_artifact(artifact_id: str, query: DownloadQuery):
     """Stream one artifact file if the URL's signature is valid and unexpired."""
@@ -147,6 +174,9 @@ def download_artifact(artifact_id: str, query: DownloadQuery):
     artifact = store.get_artifact(get_conn(), artifact_id)
     if artifact is None:
         raise not_found()
+    files = artifact_storage.open_store(current_app.config)
+    if files.kind == "s3":
+        return _redirect_to_s3(files, artifact)
     try:
         path = artifact_storage.path_for(current_app.config["ARTIFACT_DIR"],
                                          artifact.storage_path)
@@ -173,4 +203,17 @@ def download_artifact(artifact_id: str, query: DownloadQuery):
     response.headers["Cache-Control"] = "private, no-store"
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def _redirect_to_s3(store, artifact) -> Any:
+    """Answer with a 302 to a fresh presigned S3 URL of the artifact (S3 mode)."""
+    if not store.exists(artifact.storage_path):
+        raise not_found()
+    url = store.presign(artifact.storage_path, artifact.filename, artifact.content_type,
+                        int(current_app.config["ARTIFACT_URL_TTL"]))
+    response = redirect(url, code=302)
+    # The Location is a bearer capability: never cached, never sent on as a Referer.
+    response.headers["Cache-Control"] = "private, no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
     return response

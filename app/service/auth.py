@@ -23,7 +23,7 @@ import ipaddress
 
 from flask import current_app, g, request
 
-from app import synthetic_data
+from app import artifact_storage, synthetic_data
 from app.db import get_conn
 from app.service.errors import forbidden, unauthorized
 from app.store import api_keys
@@ -86,7 +86,7 @@ def authenticate(require_admin: bool) -> ApiKey:
         raise forbidden("This endpoint requires an admin API key")
     # Test mode: a test key's first use gives its workspace synthetic test-mode data, so
     # that there is something to list and share at once (free once it is done).
-    synthetic_data.ensure_for_key(conn, key, current_app.config["ARTIFACT_DIR"])
+    synthetic_data.ensure_for_key(conn, key, artifact_storage.open_store(current_app.config))
     g.api_key = key
     return key
 

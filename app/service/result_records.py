@@ -243,17 +243,17 @@ def pipeline_results(kind: str, pipeline_id: str, query: Any) -> Page:
 
     ``query`` holds ``limit``, ``after_id``, ``before_id`` and ``id_list()`` (the share
     read's and the SDK read's result queries both do). One query for the rows, one for
-    their artifact ids, whatever the page size.
+    their files, whatever the page size.
     """
     conn = get_conn()
     page = results_store.results_page(conn, pipeline_id, limit=query.limit,
                                       after_id=query.after_id, before_id=query.before_id,
                                       ids=query.id_list())
-    files = results_store.artifact_ids_for_results(conn, [row.id for row in page.rows])
-    sign = Presigner.for_request().sign
+    files = results_store.artifact_files_for_results(conn, [row.id for row in page.rows])
+    sign = Presigner.for_request().sign_file
     records = [
-        result_record(kind, row, {role: sign(artifact_id)
-                                  for role, artifact_id in files.get(row.id, {}).items()})
+        result_record(kind, row, {role: sign(file)
+                                  for role, file in files.get(row.id, {}).items()})
         for row in page.rows
     ]
     return PAGE_MODELS[kind].of(records, page.has_more)

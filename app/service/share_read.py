@@ -97,7 +97,7 @@ class ShareReadArtifact(BaseModel):
     def from_record(cls, artifact: results_store.Artifact,
                     presigner: Presigner) -> ShareReadArtifact:
         """Build the entry of a stored artifact, presigning its URL."""
-        return cls(name=artifact.role, **presigner.sign(artifact.id),
+        return cls(name=artifact.role, **presigner.sign_file(artifact),
                    filename=artifact.filename, size=artifact.size,
                    content_type=artifact.content_type)
 

@@ -165,22 +165,33 @@ def results_page(
     return Page(rows=[Result(**row._mapping) for row in page.rows], has_more=page.has_more)
 
 
-def artifact_ids_for_results(conn: Connection,
-                             result_ids: Iterable[str]) -> dict[str, dict[str, str]]:
-    """Return ``{result id: {role: artifact id}}`` for many results, in one query.
+@dataclass(frozen=True)
+class ArtifactFile:
+    """What presigning a file needs: its id, where it is stored, its name and type."""
 
-    A results page only names each file's role and presigns its id: reading just those
-    columns, without building ``Artifact`` records, cost a sixth of the full rows. Should
-    a result hold two files of one role, the later (larger id) is named.
+    id: str
+    storage_path: str
+    filename: str
+    content_type: str
+
+
+def artifact_files_for_results(conn: Connection,
+                               result_ids: Iterable[str]) -> dict[str, dict[str, ArtifactFile]]:
+    """Return ``{result id: {role: ArtifactFile}}`` for many results, in one query.
+
+    A results page only names each file's role and presigns it: reading just those
+    columns, without building whole ``Artifact`` records, cost a sixth of the full rows.
+    Should a result hold two files of one role, the later (larger id) is named.
     """
     ids = list(result_ids)
     if not ids:
         return {}
     a = schema.artifacts
-    grouped: dict[str, dict[str, str]] = {}
-    query = sa.select(a.c.result_id, a.c.role, a.c.id).where(a.c.result_id.in_(ids))
-    for result_id, role, artifact_id in conn.execute(query.order_by(a.c.id)):
-        grouped.setdefault(result_id, {})[role] = artifact_id
+    grouped: dict[str, dict[str, ArtifactFile]] = {}
+    query = sa.select(a.c.result_id, a.c.role, a.c.id, a.c.storage_path, a.c.filename,
+                      a.c.content_type).where(a.c.result_id.in_(ids))
+    for result_id, role, *file in conn.execute(query.order_by(a.c.id)):
+        grouped.setdefault(result_id, {})[role] = ArtifactFile(*file)
     return grouped
 
 
