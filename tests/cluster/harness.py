@@ -182,6 +182,9 @@ class Balancer:
         """Start HAProxy in the foreground with the nodes' addresses in its environment."""
         env = {**os.environ, "SV_BIND": f"127.0.0.1:{self.port}",
                "SV_ADMIN_SOCKET": str(self.admin_socket), "SV_LOG_TARGET": "stdout",
+               # Each node serves workers x threads requests at once (gunicorn.conf.py).
+               "SV_NODE_MAXCONN": str(max(node.workers for node in nodes.values())
+                                      * int(os.environ.get("GUNICORN_THREADS", 4))),
                **{f"SV_NODE_{name.upper()}": f"127.0.0.1:{node.port}"
                   for name, node in nodes.items()}}
         haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
@@ -200,15 +203,18 @@ class Balancer:
                 chunks.append(chunk)
         return b"".join(chunks).decode()
 
+    def stat(self) -> list[dict]:
+        """Return HAProxy's ``show stat`` rows of the nodes (one dict per server)."""
+        rows = csv.DictReader(io.StringIO(self.command("show stat").lstrip("# ")))
+        return [row for row in rows
+                if row["pxname"] == "nodes" and row["svname"] not in ("FRONTEND", "BACKEND")]
+
     def server_states(self) -> dict[str, str]:
         """Return each server's state as HAProxy's checks see it (``UP``, ``DOWN``, ...)."""
         try:
-            text = self.command("show stat")
+            return {row["svname"]: row["status"] for row in self.stat()}
         except OSError:
             return {}
-        rows = csv.DictReader(io.StringIO(text.lstrip("# ")))
-        return {row["svname"]: row["status"] for row in rows
-                if row["pxname"] == "nodes" and row["svname"] not in ("FRONTEND", "BACKEND")}
 
     def wait_state(self, server: str, state: str, timeout: float = 30) -> float:
         """Wait until ``server``'s state is ``state``; return when (monotonic seconds).
