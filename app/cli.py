@@ -2,7 +2,8 @@
 
 ``init-db`` upgrades every schema the app object holds: the API's on the service app, the
 viewer store's on the viewer app, both on the composed app (``flask --app app init-db``).
-Each half registers its schema with ``add_schema``.
+Each half registers its schema with ``add_schema``, and its step of ``purge-expired``
+(retention: the API's expired data, the viewer store's caches) with ``add_purge``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from app import artifact_storage
 from app.db import get_engine, migrate
 
 SCHEMAS_KEY = "schemas"
+PURGES_KEY = "purge_steps"
 # seed-demo --results: a million per pipeline already takes many minutes to seed.
 MAX_DEMO_RESULTS = 1_000_000
 
@@ -27,6 +29,36 @@ def add_schema(app: Flask, name: str, upgrade: Callable[[], None]) -> None:
     """Register a schema that ``init-db`` upgrades on ``app`` by calling ``upgrade()``."""
     app.extensions.setdefault(SCHEMAS_KEY, []).append((name, upgrade))
     app.cli.add_command(init_db_command)
+
+
+def add_purge(app: Flask, step: Callable[[dict], dict]) -> None:
+    """Register a step that ``purge-expired`` runs on ``app``: ``step(context)`` deletes
+    what expired as of ``context["now"]`` (counts only if ``context["dry_run"]``) and
+    returns its part of the printed summary."""
+    app.extensions.setdefault(PURGES_KEY, []).append(step)
+    app.cli.add_command(purge_expired_command)
+
+
+@click.command("purge-expired")
+@click.option("--dry-run", is_flag=True, help="Count what would be deleted; delete nothing.")
+@click.option("--as-of", "as_of", metavar="ISO-8601",
+              help="Purge as if it were this time (with a time zone, e.g. 2026-01-31T12:00Z).")
+@with_appcontext
+def purge_expired_command(dry_run: bool, as_of: str | None) -> None:
+    """Delete what is older than each workspace's data_retention; print the counts (JSON)."""
+    from app import retention
+
+    try:
+        now = retention.parse_as_of(as_of)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--as-of") from None
+    # Counts per workspace are logged (stderr) as they go; the JSON summary is stdout's.
+    logger = logging.getLogger("app.retention")
+    logger.setLevel(logging.INFO)
+    if not logger.hasHandlers():
+        logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    click.echo(json.dumps(retention.run(current_app.extensions.get(PURGES_KEY, []), now,
+                                        dry_run=dry_run)))
 
 
 @click.command("init-db")
@@ -99,6 +131,7 @@ def seed_demo_command(as_json: bool, results: int | None) -> None:
 def init_service_commands(app: Flask) -> None:
     """Give the service app ``init-db`` (the API schema), ``create-org`` and ``seed-demo``."""
     add_schema(app, "compute API", lambda: migrate(get_engine(app)))
+    add_purge(app, lambda context: _api_purge(app, context))
     app.cli.add_command(create_org_command)
     app.cli.add_command(seed_demo_command)
 
@@ -106,5 +139,14 @@ def init_service_commands(app: Flask) -> None:
 def adopt_service_commands(composed: Flask, service: Flask) -> None:
     """Give the composed app the service's commands and schema too (``flask --app app``)."""
     composed.extensions.setdefault(SCHEMAS_KEY, [])[:0] = service.extensions.get(SCHEMAS_KEY, [])
+    # The API's purge first: the viewer's step drops the indexes of the pipelines it purged.
+    composed.extensions.setdefault(PURGES_KEY, [])[:0] = service.extensions.get(PURGES_KEY, [])
     for name, command in service.cli.commands.items():
         composed.cli.commands.setdefault(name, command)
+
+
+def _api_purge(app: Flask, context: dict) -> dict:
+    """The compute API's step of ``purge-expired`` (imported late: only the command needs it)."""
+    from app import retention
+
+    return retention.api_step(app, context)

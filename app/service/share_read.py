@@ -2,9 +2,11 @@
 
 No API key is needed (an ``x-api-key`` that is sent is ignored): the link id is the
 credential. Unknown, archived, expired, uncovered, or in an archived workspace: the same
-404, byte for byte. Email-mode links also need ``Authorization: Bearer <JWT>`` signed by
-the viewer (401 with ``WWW-Authenticate: Bearer`` when missing or invalid) for an address
-on the link's list (403 otherwise; compared case-insensitively).
+404, byte for byte; so is a link whose every pipeline and prediction was deleted by
+retention (one with some left shows those). Email-mode links also need
+``Authorization: Bearer <JWT>`` signed by the viewer (401 with ``WWW-Authenticate:
+Bearer`` when missing or invalid) for an address on the link's list (403 otherwise;
+compared case-insensitively).
 
 Result records follow the spec's six page shapes by pipeline kind (``result_records``);
 optional fields are omitted when a result has no value, never null.
@@ -37,7 +39,8 @@ MAX_IDS_FILTER = 200
 def live_link_for_reader(link_id: str) -> links_store.ShareLink:
     """Return the live link this request may read, or raise the 404 / 401 / 403."""
     link = links_store.get_live(get_conn(), link_id)
-    if link is None:
+    # A link whose every pipeline and prediction was purged (retention) is a gone link.
+    if link is None or not (link.pipeline_ids or link.prediction_ids):
         raise not_found()
     if link.access_mode == "email":
         email = _bearer_email(link.id)

@@ -142,6 +142,8 @@ artifacts = sa.Table(
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Index("ix_artifacts_result_id", "result_id"),
     sa.Index("ix_artifacts_prediction_id", "prediction_id"),
+    # Whether a (shared, content-addressed) file is still named: the retention purge.
+    sa.Index("ix_artifacts_storage_path", "storage_path"),
 )
 
 share_links = sa.Table(
@@ -167,6 +169,8 @@ share_link_resources = sa.Table(
     sa.Column("resource_type", sa.String(16), nullable=False),  # pipeline | prediction
     sa.Column("resource_id", ID, nullable=False),
     sa.Index("ix_share_link_resources_lookup", "share_link_id", "resource_type", "resource_id"),
+    # The links covering a purged pipeline or prediction (retention).
+    sa.Index("ix_share_link_resources_resource", "resource_type", "resource_id"),
 )
 
 # Addresses allowed on an email-mode link, lower-cased for comparison, in given order.

@@ -14,6 +14,7 @@ from flask import Config, Flask
 from app import base_app, cli
 from app.viewer import (
     api_client,
+    cache_sweep,
     compression,
     depictions,
     downloads,
@@ -73,4 +74,5 @@ def create_viewer_app(
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
     cli.add_schema(app, "viewer store", lambda: store.migrate(store.get_engine(app)))
+    cli.add_purge(app, lambda context: cache_sweep.viewer_step(app, context))
     return app

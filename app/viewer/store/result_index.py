@@ -8,7 +8,9 @@ out and the next request resumes from ``last_id``. Every append checks the lease
 same transaction, so a holder that lost its lease writes nothing.
 
 Indexes are caches of what the API returned: ``delete_unused`` drops those nobody used for
-a while and ``delete`` the one of a pipeline the API no longer returns.
+a while and ``delete`` the one of a pipeline the API no longer returns; ``purge-expired``
+also drops those of purged pipelines and any made longer ago than the longest retention
+(``expired``).
 """
 
 from __future__ import annotations
@@ -168,10 +170,38 @@ def touch(conn: Connection, state: IndexState, now: datetime) -> None:
                      .values(last_used_at=now))
 
 
-def delete(conn: Connection, pipeline_id: str) -> None:
-    """Delete ``pipeline_id``'s index: its rows, records, saved frame and state."""
-    for table in (index_frames, indexed_records, indexed_results, result_indexes):
+def delete(conn: Connection, pipeline_id: str) -> bool:
+    """Delete ``pipeline_id``'s index: its rows, records, saved frame and state.
+
+    Returns whether there was one.
+    """
+    for table in (index_frames, indexed_records, indexed_results):
         conn.execute(sa.delete(table).where(table.c.pipeline_id == pipeline_id))
+    return conn.execute(sa.delete(result_indexes).where(
+        result_indexes.c.pipeline_id == pipeline_id)).rowcount > 0
+
+
+def indexed_among(conn: Connection, pipeline_ids: list[str]) -> list[str]:
+    """Return those of ``pipeline_ids`` that have an index (the purge drops them)."""
+    found: list[str] = []
+    for i in range(0, len(pipeline_ids), 500):
+        found += conn.execute(sa.select(result_indexes.c.pipeline_id).where(
+            result_indexes.c.pipeline_id.in_(pipeline_ids[i:i + 500]))).scalars()
+    return found
+
+
+def expired(conn: Connection, *, built_before: datetime, used_before: datetime,
+            now: datetime) -> list[str]:
+    """Return the pipelines whose index was made before ``built_before`` (its results are
+    older than any workspace keeps them) or last used before ``used_before``; indexes a
+    worker is building now are left to it."""
+    table = result_indexes.c
+    return list(conn.execute(
+        sa.select(table.pipeline_id)
+        .where(sa.or_(table.created_at < built_before, table.last_used_at < used_before))
+        .where(sa.or_(table.lease_until.is_(None), table.lease_until < now))
+        .order_by(table.pipeline_id)
+    ).scalars())
 
 
 def delete_unused(conn: Connection, used_before: datetime, limit: int = 20) -> int:

@@ -53,6 +53,7 @@ def delete_session(conn: Connection, id_hash: str) -> None:
     conn.execute(table.delete().where(table.c.id_hash == id_hash))
 
 
-def purge_expired(conn: Connection) -> int:
-    """Delete every expired session; return how many went."""
-    return conn.execute(table.delete().where(table.c.expires_at <= utcnow())).rowcount
+def purge_expired(conn: Connection, now: datetime | None = None) -> int:
+    """Delete every session expired at ``now`` (default: now); return how many went."""
+    return conn.execute(table.delete().where(table.c.expires_at <= (now or utcnow()))
+                        ).rowcount

@@ -65,7 +65,7 @@ def create_request(
 ) -> SigninRequest:
     """Insert a pending sign-in and return it; old expired rows are purged on the way."""
     now = utcnow()
-    conn.execute(table.delete().where(table.c.expires_at < now - KEEP_EXPIRED))
+    purge_expired(conn, now)
     record = SigninRequest(
         id=request_id,
         share_link_hash=share_link_hash,
@@ -82,6 +82,13 @@ def create_request(
     )
     conn.execute(table.insert().values(**record.__dict__))
     return record
+
+
+def purge_expired(conn: Connection, now: datetime) -> int:
+    """Delete the sign-ins expired more than ``KEEP_EXPIRED`` before ``now``; return how
+    many went (also run by ``purge-expired``, so a quiet viewer keeps none either)."""
+    return conn.execute(table.delete().where(table.c.expires_at < now - KEEP_EXPIRED)
+                        ).rowcount
 
 
 def get_request(conn: Connection, request_id: str) -> SigninRequest | None:
