@@ -7,8 +7,8 @@ all lie in 0-1 is on the 0-1 scale and is multiplied by 100. Interface residues 
 with a heavy atom within ``INTERFACE_CUTOFF`` (5 A) of a heavy atom of another chain or of
 a ligand, or whose CB (CA for glycine) is within ``CB_CONTACT`` (8 A) of another chain's
 CB: the contact definition of pDockQ, which also finds the interface of models written
-without side chains (such as our demo's backbones). Both use gemmi's neighbour search
-(a cell list, linear in the atoms).
+without side chains (such as our demo's backbones). Both are found with numpy, chain
+against the rest, after a bounding-box cut.
 """
 
 from __future__ import annotations
@@ -63,8 +63,8 @@ def band(plddt: float) -> int:
     return len(PLDDT_BANDS) - 1
 
 
-def read(data: bytes, fmt: str = "mmcif") -> Model:
-    """Return the model of a structure file (first model only)."""
+def read(data: bytes, fmt: str = "mmcif", *, interface: bool = True) -> Model:
+    """Return the model of a structure file (first model only); ``interface`` or not."""
     text = data.decode("utf-8", errors="replace")
     if fmt == "pdb":
         structure = gemmi.read_pdb_string(text)
@@ -102,7 +102,8 @@ def read(data: bytes, fmt: str = "mmcif") -> Model:
     out = Model([Residue(c, ac, s, n, v) for (c, ac, s, n), v in zip(residues, values,
                                                                      strict=True)],
                 chains, ligands, ligand_atoms, source, descriptions, auth, ca=ca)
-    out.interface = interface_residues(model)
+    if interface:
+        out.interface = interface_residues(model)
     return out
 
 
@@ -151,47 +152,64 @@ def _confidence(residues, qa: dict, b_values: list) -> tuple[str | None, list]:
 
 
 def interface_residues(model: gemmi.Model) -> set:
-    """Return (label_asym_id, label_seq_id) of polymer residues near another chain or ligand."""
-    ns = gemmi.NeighborSearch(model, gemmi.UnitCell(), CB_CONTACT + 1.0).populate()
-    found = set()
-    for chain in model:
-        for residue in chain:
-            if residue.entity_type != gemmi.EntityType.Polymer:
+    """Return (label_asym_id, label_seq_id) of polymer residues near another chain or ligand.
+
+    Numpy over the heavy atoms, one chain against the rest at a time; atoms farther than
+    ``CB_CONTACT`` from the other side's bounding box are dropped before the distances.
+    """
+    xyz, chain, key, beta, polymer = [], [], [], [], []
+    labels: dict[str, int] = {}
+    for gchain in model:
+        for residue in gchain:
+            kind = residue.entity_type
+            if kind == gemmi.EntityType.Water:
                 continue
-            label = residue.subchain or chain.name
-            seq = residue.label_seq if residue.label_seq is not None else residue.seqid.num
-            if _touches_other(ns, model, residue, label):
-                found.add((label, seq))
+            label = residue.subchain or gchain.name
+            index = labels.setdefault(label, len(labels))
+            is_polymer = kind == gemmi.EntityType.Polymer
+            seq = (residue.label_seq if residue.label_seq is not None
+                   else residue.seqid.num) if is_polymer else None
+            cb = _beta(residue) if is_polymer else None
+            for atom in residue:
+                if atom.element.name in ("H", "D"):
+                    continue
+                xyz.append(atom.pos.tolist())
+                chain.append(index)
+                key.append((label, seq))
+                beta.append(cb is not None and atom.name == cb.name)
+                polymer.append(is_polymer)
+    if not xyz:
+        return set()
+    points, chains = np.array(xyz, dtype=np.float64), np.array(chain)
+    betas, polymers = np.array(beta), np.array(polymer)
+    found = set()
+    for index in set(chain):
+        mine = np.flatnonzero((chains == index) & polymers)
+        other = np.flatnonzero(chains != index)
+        if not len(mine) or not len(other):
+            continue
+        mine = _near_box(points, mine, other)
+        other = _near_box(points, other, mine)
+        if not len(mine) or not len(other):
+            continue
+        d2 = ((points[mine, None, :] - points[None, other, :]) ** 2).sum(-1)
+        close = (d2 <= INTERFACE_CUTOFF ** 2).any(1)
+        close |= ((d2 <= CB_CONTACT ** 2) & (betas[other] & polymers[other])[None, :]).any(1) \
+            & betas[mine]
+        found.update(key[i] for i in mine[close])
     return found
+
+
+def _near_box(points: np.ndarray, these: np.ndarray, those: np.ndarray) -> np.ndarray:
+    """Return the indices in ``these`` within ``CB_CONTACT`` of the box around ``those``."""
+    low = points[those].min(0) - CB_CONTACT
+    high = points[those].max(0) + CB_CONTACT
+    inside = ((points[these] >= low) & (points[these] <= high)).all(1)
+    return these[inside]
 
 
 def _beta(residue) -> gemmi.Atom | None:
     return residue.find_atom("CB", "*") or residue.find_atom("CA", "*")
-
-
-def _touches_other(ns, model, residue, label: str) -> bool:
-    """Tell whether a residue is in contact with another chain or a ligand."""
-    cb = _beta(residue)
-    for atom in residue:
-        if atom.element.name in ("H", "D"):
-            continue
-        radius = CB_CONTACT if atom is cb or (cb is not None and atom.name == cb.name) \
-            else INTERFACE_CUTOFF
-        for mark in ns.find_atoms(atom.pos, "\0", radius=radius):
-            cra = mark.to_cra(model)
-            other = cra.residue
-            if other.entity_type == gemmi.EntityType.Water or cra.atom.element.name in "HD":
-                continue
-            if (other.subchain or cra.chain.name) == label:
-                continue
-            d = cra.atom.pos.dist(atom.pos)
-            if d <= INTERFACE_CUTOFF:
-                return True
-            if radius == CB_CONTACT and d <= CB_CONTACT and \
-                    other.entity_type == gemmi.EntityType.Polymer and \
-                    _beta(other) is not None and cra.atom.name == _beta(other).name:
-                return True
-    return False
 
 
 def ranges(keys: list[tuple[str, int]]) -> list[tuple[str, int, int]]:

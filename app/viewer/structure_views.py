@@ -40,13 +40,13 @@ def _format(artifact: dict) -> str:
     return "pdb" if pdb else "mmcif"
 
 
-def _model(locate, fmt: str) -> structure_model.Model | None:
+def _model(locate, fmt: str, interface: bool = True) -> structure_model.Model | None:
     """Read the structure file ``locate()`` points at; None if too big or unreadable."""
     data = artifact_bytes.read_artifact(locate, artifact_bytes.STRUCTURE_LIMIT)
     if data is None:
         return None
     try:
-        return structure_model.read(data, fmt)
+        return structure_model.read(data, fmt, interface=interface)
     except (RuntimeError, ValueError, IndexError) as error:
         # The page still shows the file, coloured by Mol*'s defaults.
         log.info("structure not readable for the legend: %s", type(error).__name__)
@@ -182,7 +182,8 @@ def result_pae(link_id: str, pipeline_id: str, result_id: str):
     if matrix is None:
         return jsonify(n=0)
     fmt = _format(artifacts["structure"])
-    model = _model(_result_locator(link_id, pipeline_id, result_id, "structure"), fmt)
+    model = _model(_result_locator(link_id, pipeline_id, result_id, "structure"), fmt,
+                   interface=False)
     if model is None:
         return jsonify(n=0)
     names = {c.chain: f"{c.role} ({c.auth})" for c in structure_scene.chain_infos(
