@@ -1,7 +1,8 @@
 """Fixtures of the cluster suite: one two-node cluster for the whole session.
 
 HAProxy (``deploy/haproxy.cfg``) in front of two gunicorn nodes of ``wsgi:app`` sharing
-PostgreSQL, Redis and the artifact store (``tests/cluster/harness.py``), seeded once with
+PostgreSQL, Redis and the artifact store, a bucket of moto's S3 server
+(``tests/cluster/harness.py``, ``tests/moto_server.py``), seeded once with
 ``seed-demo``, sending sign-in mail to a real SMTP server on loopback. Starting it takes
 ~15 s, so every test of the suite shares it; the tests are marked
 ``xdist_group("cluster")`` so that one xdist worker runs them all (``--dist loadgroup``).
@@ -10,6 +11,7 @@ PostgreSQL, Redis and the artifact store (``tests/cluster/harness.py``), seeded 
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -18,6 +20,7 @@ import httpx
 import pytest
 
 from tests.cluster.harness import Cluster, running_cluster
+from tests.moto_server import MotoS3, start_moto, stop_moto
 from tests.signin.conftest import Inbox, csrf_token, parse_mail, smtp_server
 
 RESULT_LINK = re.compile(r'href="/share/[^/"]+/pipelines/[^/"]+/results/([A-Za-z0-9_]+)"')
@@ -31,9 +34,19 @@ def inbox() -> Iterator[Inbox]:
 
 
 @pytest.fixture(scope="session")
-def cluster(inbox, tmp_path_factory) -> Iterator[Cluster]:
-    """The running cluster, seeded with the demo organization."""
-    with running_cluster(tmp_path_factory.mktemp("cluster"), mail_port=inbox.port) as running:
+def s3() -> Iterator[MotoS3]:
+    """moto's S3 server on loopback: the artifact store both nodes share."""
+    server = start_moto()
+    yield server
+    stop_moto(server)
+
+
+@pytest.fixture(scope="session")
+def cluster(inbox, s3, tmp_path_factory) -> Iterator[Cluster]:
+    """The running cluster, seeded with the demo organization, artifacts in S3 (moto)."""
+    artifacts = s3.env(prefix=f"cluster-{secrets.token_hex(5)}")
+    with running_cluster(tmp_path_factory.mktemp("cluster"), mail_port=inbox.port,
+                         artifact_env=artifacts) as running:
         yield running
 
 
