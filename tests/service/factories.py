@@ -121,8 +121,11 @@ def insert_prediction(conn, workspace_id: str, application: str = "structure_and
 def insert_artifact(conn, artifact_dir: str, *, content: bytes, role: str, filename: str,
                     content_type: str, result_id: str | None = None,
                     prediction_id: str | None = None) -> str:
-    """Store ``content`` and its artifacts row; return the artifact id."""
-    storage_path, size, sha = artifact_storage.save(artifact_dir, content)
+    """Store ``content`` and its artifacts row; return the artifact id.
+
+    ``artifact_dir`` is a directory (the file store) or any artifact store (e.g. S3).
+    """
+    storage_path, size, sha = artifact_storage.as_store(artifact_dir).save(content)
     artifact_id = new_id("art")
     conn.execute(schema.artifacts.insert().values(
         id=artifact_id, result_id=result_id, prediction_id=prediction_id, role=role,
