@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
+# make run: seconds between two runs of purge-expired (retention) beside the server.
+PURGE_EVERY ?= 3600
 PG_TEST_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
 .PHONY: run test test-sqlite test-postgres lint install install-test chromium haproxy bench test-cluster
@@ -32,6 +34,13 @@ run: install
 	@$(BIN)/flask --app app compress-static | tail -1
 	@test -s instance/demo.json || FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) \
 		$(BIN)/flask --app app seed-demo --json > instance/demo.json
+	@# Retention: purge-expired at start and every PURGE_EVERY seconds in a loop beside the
+	@# server, stopped with it (counts in instance/purge.log). Deployments: cron or a systemd
+	@# timer (docs/deploy.md). The loop's own trap stops its sleep too.
+	@( trap 'kill $$nap 2>/dev/null; exit 0' TERM; while :; do \
+		$(BIN)/flask --app app purge-expired >> instance/purge.log 2>&1; \
+		sleep $(PURGE_EVERY) & nap=$$!; wait $$nap; done ) & purger=$$!; \
+	trap 'kill $$purger 2>/dev/null' EXIT INT TERM; \
 	SHARE_VIEWER_ANNOUNCE=instance/demo.json FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) \
 		$(BIN)/gunicorn -c gunicorn.conf.py --bind 127.0.0.1:$(PORT) wsgi:app
 
