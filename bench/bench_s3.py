@@ -42,6 +42,12 @@ from app.viewer import store as viewer_store  # noqa: E402
 from tests.moto_server import start_moto, stop_moto  # noqa: E402
 
 
+def cpu_seconds(pid: int) -> float:
+    """Return a process's user + system CPU time, from /proc/<pid>/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def seed(workdir: Path, moto, size: int) -> tuple[dict, dict, str]:
     """Seed the demo into the bucket and give one archive ``size`` bytes; return the
     environment for gunicorn, the seed summary and the big archive's result id."""
@@ -99,9 +105,13 @@ def bench(server: Gunicorn, summary: dict, result_id: str, size: int, rounds: in
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
+        worker_cpu = 0.0
         for _ in range(rounds):
             for times, url in ((viewer_times, viewer), (direct_times, direct_url())):
+                cpu_before = cpu_seconds(worker)
                 total, seconds = download(client, url)
+                if times is viewer_times:
+                    worker_cpu += cpu_seconds(worker) - cpu_before
                 if total != size:
                     raise RuntimeError(f"downloaded {total} bytes, expected {size}")
                 times.append(seconds)
@@ -115,6 +125,8 @@ def bench(server: Gunicorn, summary: dict, result_id: str, size: int, rounds: in
         "viewer_median_mib_per_s": round(viewer_rate, 1),
         "direct_s3_median_mib_per_s": round(direct_rate, 1),
         "throughput_ratio": round(viewer_rate / direct_rate, 3),
+        "worker_cpu_s_per_viewer_download": round(worker_cpu / rounds, 3),
+        "cpus": os.cpu_count(), "load_average_1min": round(os.getloadavg()[0], 1),
         "worker_rss_before_mib": round(baseline / MIB, 1),
         "worker_rss_peak_growth_mib": round((peak - baseline) / MIB, 2),
         "worker_rss_after_growth_mib": round((after - baseline) / MIB, 2),

@@ -20,6 +20,7 @@ from app import domain
 from app.viewer.api_client import CHUNK_SIZE, api
 from app.viewer.api_errors import LinkNotFound, RangeNotSatisfiable
 from app.viewer.loaders import bearer, check_ids, load_prediction
+from app.viewer.prefetch import prefetched
 
 bp = Blueprint("downloads", __name__)
 
@@ -103,7 +104,8 @@ def stream_artifact(locate: Callable[[], dict], stem: str, role: str) -> Respons
 
     def body() -> Iterator[bytes]:
         try:
-            yield from upstream.iter_raw(CHUNK_SIZE)
+            # The next chunks are read from upstream while this one is being sent.
+            yield from prefetched(upstream.iter_raw(CHUNK_SIZE))
         finally:
             stack.close()
 
