@@ -17,10 +17,15 @@ STRUCTURE_LIMIT = 64 * 1024 * 1024
 ARCHIVE_LIMIT = 64 * 1024 * 1024
 
 
-def read_artifact(locate: Callable[[], dict], limit: int) -> bytes | None:
-    """Return the bytes of the artifact ``locate()`` describes, or None beyond ``limit``."""
+def read_artifact(locate: Callable[[], dict], limit: int,
+                  known: dict | None = None) -> bytes | None:
+    """Return the bytes of the artifact ``locate()`` describes, or None beyond ``limit``.
+
+    ``known`` is the artifact as the API just gave it (saves asking again); its URL is
+    tried first and ``locate()`` gives a fresh one if that signature has expired.
+    """
     try:
-        return _read(locate()["url"], limit)
+        return _read((known or locate())["url"], limit)
     except LinkNotFound:
         return _read(locate()["url"], limit)
 

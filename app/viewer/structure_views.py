@@ -40,9 +40,10 @@ def _format(artifact: dict) -> str:
     return "pdb" if pdb else "mmcif"
 
 
-def _model(locate, fmt: str, interface: bool = True) -> structure_model.Model | None:
+def _model(locate, fmt: str, interface: bool = True,
+           known: dict | None = None) -> structure_model.Model | None:
     """Read the structure file ``locate()`` points at; None if too big or unreadable."""
-    data = artifact_bytes.read_artifact(locate, artifact_bytes.STRUCTURE_LIMIT)
+    data = artifact_bytes.read_artifact(locate, artifact_bytes.STRUCTURE_LIMIT, known)
     if data is None:
         return None
     try:
@@ -73,7 +74,8 @@ def result_page(link_id: str, pipeline_id: str, result_id: str):
     if not artifacts.get("structure"):
         raise LinkNotFound()
     fmt = _format(artifacts["structure"])
-    model = _model(_result_locator(link_id, pipeline_id, result_id, "structure"), fmt)
+    model = _model(_result_locator(link_id, pipeline_id, result_id, "structure"), fmt,
+                   known=artifacts["structure"])
     ids = {"link_id": link_id, "pipeline_id": pipeline_id}
     trail = [
         ("Shared results", security.share_url("viewer.overview", link_id=link_id)),
@@ -133,7 +135,7 @@ def prediction_page(link_id: str, prediction_id: str):
                for f in files] if len(files) > 1 else []
     url = url_for("downloads.prediction_artifact", link_id=link_id,
                   prediction_id=prediction_id, name=name)
-    return _page(trail, prediction_id, url, fmt, _model(locate, fmt),
+    return _page(trail, prediction_id, url, fmt, _model(locate, fmt, known=artifact),
                  chain_roles.prediction_roles(item), samples=samples,
                  sample=artifact["sample"])
 
@@ -174,7 +176,7 @@ def result_pae(link_id: str, pipeline_id: str, result_id: str):
         return jsonify(n=0)
     archive = artifact_bytes.read_artifact(
         _result_locator(link_id, pipeline_id, result_id, "archive"),
-        artifact_bytes.ARCHIVE_LIMIT)
+        artifact_bytes.ARCHIVE_LIMIT, artifacts["archive"])
     try:
         matrix = pae_data.read_npz(archive) if archive is not None else None
     except pae_data.NoPae:
@@ -183,7 +185,7 @@ def result_pae(link_id: str, pipeline_id: str, result_id: str):
         return jsonify(n=0)
     fmt = _format(artifacts["structure"])
     model = _model(_result_locator(link_id, pipeline_id, result_id, "structure"), fmt,
-                   interface=False)
+                   interface=False, known=artifacts["structure"])
     if model is None:
         return jsonify(n=0)
     names = {c.chain: f"{c.role} ({c.auth})" for c in structure_scene.chain_infos(
@@ -208,7 +210,8 @@ def compare(link_id: str, pipeline_id: str):
         if not artifact:
             raise LinkNotFound()
         fmt = _format(artifact)
-        model = _model(_result_locator(link_id, pipeline_id, result_id, "structure"), fmt)
+        model = _model(_result_locator(link_id, pipeline_id, result_id, "structure"), fmt,
+                       known=artifact)
         url = url_for("downloads.result_artifact", link_id=link_id, pipeline_id=pipeline_id,
                       result_id=result_id, name="structure")
         sides.append((result_id, record, url, fmt, model))
