@@ -198,3 +198,47 @@ def test_fit_on_chain_pairs_residues_by_number():
     assert fit.pairs == 11 and fit.rmsd < 1e-9
     assert fit.translation == pytest.approx((-1.0, 0.0, 0.0), abs=1e-9)
     assert superpose.fit_on_chain(a, {("B", 1): (0, 0, 0)}, "B", "B") is None
+
+
+class _Download:
+    """A fake streamed download: ``expired`` URLs answer like a stale signature."""
+
+    def __init__(self, body: bytes, length: bool = True):
+        self.headers = {"content-length": str(len(body))} if length else {}
+        self.body = body
+
+    def iter_bytes(self, size):
+        for start in range(0, len(self.body), 4):
+            yield self.body[start:start + 4]
+
+
+class _Api:
+    def __init__(self, body: bytes, length: bool = True):
+        self.body, self.length, self.opened = body, length, []
+
+    def open_download(self, url):
+        from contextlib import contextmanager
+
+        from app.viewer.api_errors import LinkNotFound
+
+        @contextmanager
+        def opened():
+            self.opened.append(url)
+            if url == "expired":
+                raise LinkNotFound()
+            yield _Download(self.body, self.length)
+        return opened()
+
+
+def test_read_artifact_retries_a_stale_url_and_stops_at_the_limit(monkeypatch):
+    from app.viewer import artifact_bytes
+
+    fake = _Api(b"0123456789")
+    monkeypatch.setattr(artifact_bytes, "api", lambda: fake)
+    fresh = lambda: {"url": "fresh"}  # noqa: E731 - a one-line locator
+    assert artifact_bytes.read_artifact(fresh, 100, {"url": "expired"}) == b"0123456789"
+    assert fake.opened == ["expired", "fresh"]
+    assert artifact_bytes.read_artifact(fresh, 9) is None  # declared too long
+    fake.length = False
+    assert artifact_bytes.read_artifact(fresh, 9) is None  # streamed past the limit
+    assert artifact_bytes.read_artifact(fresh, 10) == b"0123456789"
