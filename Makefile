@@ -30,8 +30,9 @@ install-test: $(VENV)/.installed-test
 # by the first gunicorn worker once it can answer (gunicorn.conf.py, post_worker_init).
 run: install
 	@FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) $(BIN)/flask --app app init-db
-	@# gzip and brotli copies of the static files, once per file version (~10 s the first time).
-	@$(BIN)/flask --app app compress-static | tail -1
+	@# gzip and brotli copies of the static files, once per file version: ~10 s of brotli the
+	@# first time, so in the background (until they exist the app serves gzip made on demand).
+	@$(BIN)/flask --app app compress-static > instance/compress-static.log 2>&1 &
 	@test -s instance/demo.json || FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) \
 		$(BIN)/flask --app app seed-demo --json > instance/demo.json
 	@# Retention: purge-expired at start and every PURGE_EVERY seconds in a loop beside the
