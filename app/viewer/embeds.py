@@ -43,6 +43,8 @@ def embed_tools() -> dict | None:
     endpoint = (request.endpoint or "").rsplit(".", 1)[-1]
     if endpoint not in EMBEDDABLE or not (request.view_args or {}).get("link_id"):
         return None
+    if g.get("no_embed_tools"):  # a sign-in or no-access page answered at this URL
+        return None
     embed_url = page_url(embed=True)
     parts = urlsplit(embed_url)
     return {"embed_url": embed_url, "full_url": page_url(embed=False),

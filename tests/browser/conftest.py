@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, start_gunicorn, stop_gunicorn
 
 DOCS = ROOT / "docs"
 # Debian's Chromium; Playwright cannot download its own browser on this network.
@@ -97,3 +97,27 @@ def seeded_site_env(tmp: Path) -> tuple[dict, dict]:
                               cwd=ROOT, env=run_env, capture_output=True, text=True,
                               check=True, timeout=300)
     return env, json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, request):
+    """Gunicorn (2 workers) over a demo database seeded by the real CLI, one per module.
+
+    Yields (server, seed summary). Per module, not per session: some modules archive
+    links or change data. Modules that need more (a broken twin, a mail server) define
+    their own ``site``.
+    """
+    tmp = tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2])
+    env, seed = seeded_site_env(tmp)
+    server = start_gunicorn(env, tmp)
+    yield server, seed
+    stop_gunicorn(server)
+
+
+@pytest.fixture
+def visitor(browser):
+    """A fresh desktop visitor; the test fails on any JavaScript or console error."""
+    v = Visitor(browser)
+    yield v
+    v.close()
+    assert v.errors == []

@@ -103,8 +103,11 @@ class FixtureSite:
         def url_for(endpoint: str, **values) -> str:
             if endpoint == "static":
                 return "/static/" + values["filename"]
+            base = f"/share/{values['link_id']}/pipelines/{values['pipeline_id']}"
+            if endpoint == "structure.compare":  # the shortlist's "Compare in 3D"
+                return base + "/compare"
             assert endpoint == "viewer.pipeline_results", endpoint
-            return f"/share/{values['link_id']}/pipelines/{values['pipeline_id']}"
+            return base
 
         return self.env.get_template("explore_fixture.html").render(
             url_for=url_for, embed=embed, link_id=LINK, rows=rows, next_page=following,

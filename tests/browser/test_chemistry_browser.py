@@ -12,22 +12,11 @@ from rdkit import Chem
 from rdkit.Chem import Descriptors
 from rdkit.rdBase import BlockLogs
 
-from tests.browser.conftest import Visitor, seeded_site_env
-from tests.conftest import start_gunicorn, stop_gunicorn
+from tests.browser.conftest import Visitor
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SMALL_MOLECULE_KINDS = ("small_molecule_design", "small_molecule_library_screen")
 CHLOROPHENYL = "c1ccc(Cl)cc1"
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """Gunicorn (2 workers) over a demo database seeded by the real CLI."""
-    tmp = tmp_path_factory.mktemp("chemistry-browser")
-    env, seed = seeded_site_env(tmp)
-    server = start_gunicorn(env, tmp, workers=2)
-    yield server, seed
-    stop_gunicorn(server)
 
 
 def _records(server, seed, kind: str) -> list[dict]:

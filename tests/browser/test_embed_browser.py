@@ -8,24 +8,15 @@ from __future__ import annotations
 
 import http.server
 import threading
+import time
 
 import pytest
 
-from tests.browser.conftest import Visitor, seeded_site_env
-from tests.conftest import free_port, start_gunicorn, stop_gunicorn
+from tests.browser.conftest import Visitor
+from tests.conftest import free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """Gunicorn over a seeded demo database; yields (server, seed summary)."""
-    tmp = tmp_path_factory.mktemp("embed-browser")
-    env, seed = seeded_site_env(tmp)
-    server = start_gunicorn(env, tmp)
-    yield server, seed
-    stop_gunicorn(server)
 
 
 def serve(body: bytes):
@@ -71,6 +62,21 @@ def frame_fits(page, selector: str) -> dict:
     return {**inner, "outer": outer}
 
 
+def settled_fit(page, selector: str, seconds: float = 10.0) -> dict:
+    """Return ``frame_fits`` once the frame fits its content, or after ``seconds``.
+
+    The last height message arrives after the last layout change (the plot draws late,
+    later still on a loaded machine): poll instead of guessing a delay.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        fit = frame_fits(page, selector)
+        fits = fit["scroll"] <= fit["view"] and abs(fit["view"] - fit["content"]) <= 1
+        if fits or time.monotonic() > deadline:
+            return fit
+        page.wait_for_timeout(100)
+
+
 def test_partner_page_iframes_grow_to_their_content(browser, site):
     server, seed = site
     base = f"{server.url}/share/{seed['share_links']['public']['id']}"
@@ -93,9 +99,8 @@ def test_partner_page_iframes_grow_to_their_content(browser, site):
         page.wait_for_function("document.getElementById('results').offsetHeight > 1500")
         plot_frame = page.frame_locator("#plot")
         plot_frame.locator("[data-explore-scatter] svg").first.wait_for(timeout=30_000)
-        page.wait_for_timeout(500)  # let the last size change arrive
         for selector in ("#results", "#plot"):
-            fit = frame_fits(page, selector)
+            fit = settled_fit(page, selector)
             assert fit["scroll"] <= fit["view"], (selector, fit)  # no inner scrollbar
             assert abs(fit["view"] - fit["content"]) <= 1, (selector, fit)  # no gap below
         assert frame_fits(page, "#plot")["outer"] > 200  # grew from its first height

@@ -16,9 +16,6 @@ import re
 import httpx
 import pytest
 
-from tests.browser.conftest import Visitor, seeded_site_env
-from tests.conftest import start_gunicorn, stop_gunicorn
-
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -53,25 +50,6 @@ async ([png, refs]) => {
   return counts;
 }
 """
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """Gunicorn over a seeded demo database; yields (server, seed summary)."""
-    tmp = tmp_path_factory.mktemp("structure-browser")
-    env, seed = seeded_site_env(tmp)
-    server = start_gunicorn(env, tmp)
-    yield server, seed
-    stop_gunicorn(server)
-
-
-@pytest.fixture
-def visitor(browser):
-    """A fresh desktop visitor; the test fails on any JavaScript/console error."""
-    v = Visitor(browser)
-    yield v
-    v.context.close()
-    assert v.errors == []
 
 
 def _public(site) -> str:

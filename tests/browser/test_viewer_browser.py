@@ -17,31 +17,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.browser.conftest import DESKTOP, PHONE, Visitor, seeded_site_env
-from tests.conftest import free_port, start_gunicorn, stop_gunicorn
+from tests.browser.conftest import DESKTOP, PHONE, Visitor
+from tests.conftest import free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
-
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """Gunicorn over a seeded demo database; yields (server, seed summary)."""
-    tmp = tmp_path_factory.mktemp("viewer-browser")
-    env, seed = seeded_site_env(tmp)
-    server = start_gunicorn(env, tmp)
-    yield server, seed
-    stop_gunicorn(server)
-
-
-@pytest.fixture
-def visitor(browser):
-    """A fresh desktop visitor; the test fails on any JavaScript/console error."""
-    v = Visitor(browser)
-    yield v
-    v.context.close()
-    assert v.errors == []
 
 
 def public(site, suffix: str = "") -> str:
@@ -315,6 +295,9 @@ def test_screenshots_for_the_readme(site, browser, shots_dir):
         # A sorted, filtered view of the whole set with its plots (docs/viewer.md).
         "explore": public(site, f"/pipelines/{seed['pipelines']['protein_design']}"
                                 "?sort=-binding_confidence&iptm__gte=0.6&warnings=none&limit=10"),
+        # Small molecules drawn by RDKit, the matched substructure highlighted.
+        "molecules": public(site, f"/pipelines/{seed['pipelines']['small_molecule_design']}"
+                                  "?smarts=c1ccc(Cl)cc1&sort=-qed&limit=10"),
     }
     for name, url in shots.items():
         for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
@@ -322,6 +305,11 @@ def test_screenshots_for_the_readme(site, browser, shots_dir):
             v.goto(url)
             if name == "explore":  # the plots are drawn once explore.json answers
                 v.page.wait_for_selector("#explore [data-explore-histograms] svg")
+            if name == "molecules":  # lazy images below the fold: load them all for the shot
+                v.page.evaluate("document.querySelectorAll('img').forEach("
+                                "i => { i.loading = 'eager'; })")
+                v.page.wait_for_function("Array.from(document.images).every("
+                                         "i => i.complete && i.naturalWidth > 0)")
             path = shots_dir / f"{name}-{label}.png"
             v.page.screenshot(path=str(path), full_page=True)
             assert path.stat().st_size > 10_000

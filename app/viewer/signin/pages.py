@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Response, current_app, render_template, url_for
+from flask import Response, current_app, g, render_template, url_for
 
 from app.viewer.signin import navigation, state
 
@@ -49,6 +49,8 @@ def describe_wait(seconds: int) -> str:
 
 def render(template: str, link_id: str | None, status: int = 200, **context) -> Response:
     """Render a sign-in page with the context every sign-in template uses."""
+    # Sign-in and no-access pages are not the link's content: nothing to embed or copy.
+    g.no_embed_tools = True
     body = render_template(
         template,
         link_id=link_id,
