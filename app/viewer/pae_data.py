@@ -19,6 +19,9 @@ from app.viewer.structure_model import Model
 
 STEP = 0.125  # Angstroms per byte value: 0-31.875 A
 MAX_TOKENS = 4000  # larger matrices are not drawn (16 M cells)
+# The most a pae.npz (and the array in it) may unpack to: float64 N x N plus headers.
+# Checked before inflating, so a small archive cannot make a worker allocate gigabytes.
+MAX_BYTES = MAX_TOKENS * MAX_TOKENS * 8 + 64 * 1024
 
 
 class NoPae(Exception):
@@ -32,9 +35,13 @@ def read_npz(archive: bytes) -> np.ndarray:
             names = [n for n in zipped.namelist() if n.rsplit("/", 1)[-1] == "pae.npz"]
             if not names:
                 raise NoPae("no pae.npz")
+            if zipped.getinfo(names[0]).file_size > MAX_BYTES:
+                raise NoPae("pae.npz too large")
             data = zipped.read(names[0])
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             key = "pae" if "pae" in npz.files else npz.files[0]
+            if npz.zip.getinfo(f"{key}.npy").file_size > MAX_BYTES:
+                raise NoPae("pae array too large")
             pae = np.asarray(npz[key], dtype=np.float32)
     except (zipfile.BadZipFile, ValueError, KeyError, IndexError, OSError) as error:
         raise NoPae(str(error)) from error
@@ -53,7 +60,10 @@ def payload(pae: np.ndarray, model: Model, chain_names: dict[str, str]) -> dict:
     n = pae.shape[0]
     residues = model.residues
     matches = n == len(residues) + model.ligand_atoms
-    quantised = np.clip(np.rint(np.nan_to_num(pae, nan=31.875) / STEP), 0, 255).astype(np.uint8)
+    # Unknown (NaN) and infinite errors draw as the largest; JSON has no NaN or Infinity.
+    top = 255 * STEP
+    finite = np.nan_to_num(pae, nan=top, posinf=top, neginf=0.0)
+    quantised = np.clip(np.rint(finite / STEP), 0, 255).astype(np.uint8)
     tokens, chains = [], []
     if matches:
         for residue in residues:
@@ -66,7 +76,7 @@ def payload(pae: np.ndarray, model: Model, chain_names: dict[str, str]) -> dict:
                                "label": chain_names.get(chain, f"Chain {chain}")})
             chains[-1]["end"] = index
     return {
-        "n": n, "step": STEP, "max": float(pae.max()) if n else 0.0,
+        "n": n, "step": STEP, "max": float(finite.max()) if n else 0.0,
         "values": base64.b64encode(quantised.tobytes()).decode(),
         "tokens": tokens, "chains": chains, "linked": matches,
     }

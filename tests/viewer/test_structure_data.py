@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import zipfile
 from datetime import datetime, timedelta
 
@@ -156,6 +157,27 @@ def test_an_archive_without_pae_or_with_a_bad_one_is_no_pae():
     np.savez(buffer, pae=np.zeros((3, 4), np.float32))
     with pytest.raises(pae_data.NoPae):
         pae_data.read_npz(_archive({"pae.npz": buffer.getvalue()}))
+
+
+def test_pae_with_nan_or_infinity_is_still_json(ligand_cif):
+    model = structure_model.read(ligand_cif.encode())
+    n = len(model.residues) + model.ligand_atoms
+    matrix = np.full((n, n), 4.0, np.float32)
+    matrix[0, 1], matrix[1, 0] = np.nan, np.inf
+    payload = pae_data.payload(matrix, model, {})
+    json.loads(json.dumps(payload, allow_nan=False))
+    decoded = np.frombuffer(base64.b64decode(payload["values"]), np.uint8)
+    assert decoded[1] == decoded[n] == 255 and payload["max"] == 255 * pae_data.STEP
+
+
+def test_a_pae_that_would_inflate_past_the_bound_is_not_read(monkeypatch):
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, pae=np.zeros((64, 64), np.float32))
+    archive = _archive({"pae.npz": buffer.getvalue()})
+    assert pae_data.read_npz(archive).shape == (64, 64)
+    monkeypatch.setattr(pae_data, "MAX_BYTES", 64 * 64 * 4 - 1)
+    with pytest.raises(pae_data.NoPae):
+        pae_data.read_npz(archive)
 
 
 def _rotation(rng) -> np.ndarray:
