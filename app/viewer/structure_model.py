@@ -123,10 +123,13 @@ def _ma_qa_plddt(block) -> dict[tuple[str, int], float]:
     for row in metrics:
         if "plddt" in row.str(1).lower() and row.str(2).lower() == "local":
             metric_ids.add(row.str(0))
+    if len(metrics) and not metric_ids:
+        return {}  # local metrics that are not pLDDT (a QMEAN, say): not this colouring
     local = block.find("_ma_qa_metric_local.", ["label_asym_id", "label_seq_id", "metric_id",
                                                 "metric_value"])
     out = {}
     for row in local:
+        # Without a _ma_qa_metric table the local values are taken to be pLDDT.
         if row.str(2) in metric_ids or not metric_ids:
             try:
                 out[(row.str(0), int(row.str(1)))] = float(row.str(3))

@@ -78,6 +78,19 @@ def test_modelcif_local_plddt_wins_over_b_factors(complex_cif):
                                             for n in range(1, len(residues) + 1)]
 
 
+def test_a_local_metric_that_is_not_plddt_is_not_taken_for_it(complex_cif):
+    qa = ["#", "loop_", "_ma_qa_metric.id", "_ma_qa_metric.name", "_ma_qa_metric.mode",
+          "1 QMEANDisCo local", "#", "loop_", "_ma_qa_metric_local.ordinal_id",
+          "_ma_qa_metric_local.label_asym_id", "_ma_qa_metric_local.label_seq_id",
+          "_ma_qa_metric_local.metric_id", "_ma_qa_metric_local.metric_value"]
+    residues = sorted(_b_factors(complex_cif))
+    qa += [f"{n} {c} {s} 1 0.5" for n, (c, s) in enumerate(residues, start=1)]
+    model = structure_model.read((complex_cif + "\n".join(qa) + "\n").encode())
+    assert model.confidence_source == "b_factor"
+    assert {(r.chain, r.seq): r.plddt for r in model.residues} == pytest.approx(
+        _b_factors(complex_cif))
+
+
 def test_bands_follow_alphafold_db():
     assert [structure_model.band(v) for v in (99, 90.01, 90, 70.5, 70, 50.5, 50, 3)] == \
         [0, 0, 1, 1, 2, 2, 3, 3]
