@@ -20,6 +20,7 @@ import numpy as np
 
 INTERFACE_CUTOFF = 5.0  # Angstroms, heavy atom to heavy atom
 CB_CONTACT = 8.0  # Angstroms, CB to CB between polymer chains
+_PAIRS_PER_BLOCK = 1 << 21  # atom pairs per distance block (~50 MB of float64 x 3)
 # AlphaFold DB's bands: (lower bound, name, colour), highest first.
 PLDDT_BANDS = (
     (90.0, "Very high (pLDDT > 90)", "#0053D6"),
@@ -195,11 +196,15 @@ def interface_residues(model: gemmi.Model) -> set:
         other = _near_box(points, other, mine)
         if not len(mine) or not len(other):
             continue
-        d2 = ((points[mine, None, :] - points[None, other, :]) ** 2).sum(-1)
-        close = (d2 <= INTERFACE_CUTOFF ** 2).any(1)
-        close |= ((d2 <= CB_CONTACT ** 2) & (betas[other] & polymers[other])[None, :]).any(1) \
-            & betas[mine]
-        found.update(key[i] for i in mine[close])
+        other_beta = (betas[other] & polymers[other])[None, :]
+        # In blocks of rows: a large oligomer's full matrix would take gigabytes.
+        rows = max(1, _PAIRS_PER_BLOCK // len(other))
+        for start in range(0, len(mine), rows):
+            part = mine[start:start + rows]
+            d2 = ((points[part, None, :] - points[None, other, :]) ** 2).sum(-1)
+            close = (d2 <= INTERFACE_CUTOFF ** 2).any(1)
+            close |= ((d2 <= CB_CONTACT ** 2) & other_beta).any(1) & betas[part]
+            found.update(key[i] for i in part[close])
     return found
 
 

@@ -125,7 +125,9 @@ def _brute_force_interface(cif: str) -> set:
     return found
 
 
-def test_interface_residues_match_the_definition(complex_cif, ligand_cif):
+@pytest.mark.parametrize("block", [structure_model._PAIRS_PER_BLOCK, 7])
+def test_interface_residues_match_the_definition(complex_cif, ligand_cif, block, monkeypatch):
+    monkeypatch.setattr(structure_model, "_PAIRS_PER_BLOCK", block)  # 7: rows one by one
     for cif in (complex_cif, ligand_cif):
         model = structure_model.read(cif.encode())
         expected = _brute_force_interface(cif)
