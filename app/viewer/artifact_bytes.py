@@ -24,10 +24,13 @@ def read_artifact(locate: Callable[[], dict], limit: int,
     ``known`` is the artifact as the API just gave it (saves asking again); its URL is
     tried first and ``locate()`` gives a fresh one if that signature has expired.
     """
-    try:
-        return _read((known or locate())["url"], limit)
-    except LinkNotFound:
-        return _read(locate()["url"], limit)
+    url = (known or {}).get("url")
+    if url:
+        try:
+            return _read(url, limit)
+        except LinkNotFound:
+            pass  # an expired signature: ask for a fresh URL below
+    return _read(locate()["url"], limit)
 
 
 def _read(url: str, limit: int) -> bytes | None:

@@ -279,3 +279,13 @@ def test_read_artifact_retries_a_stale_url_and_stops_at_the_limit(monkeypatch):
     fake.length = False
     assert artifact_bytes.read_artifact(fresh, 9) is None  # streamed past the limit
     assert artifact_bytes.read_artifact(fresh, 10) == b"0123456789"
+
+
+def test_read_artifact_asks_for_a_url_when_the_record_has_none(monkeypatch):
+    from app.viewer import artifact_bytes
+
+    fake = _Api(b"0123456789")
+    monkeypatch.setattr(artifact_bytes, "api", lambda: fake)
+    assert artifact_bytes.read_artifact(lambda: {"url": "fresh"}, 100,
+                                        {"name": "structure"}) == b"0123456789"
+    assert fake.opened == ["fresh"]
