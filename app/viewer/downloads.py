@@ -126,27 +126,36 @@ def result_artifact(link_id: str, pipeline_id: str, result_id: str, name: str):
     if name not in domain.RESULT_ROLES:
         raise LinkNotFound()
     check_ids(link_id, pipeline_id, result_id)
-
-    def locate() -> dict:
-        record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
-        artifact = (record.get("artifacts") or {}).get(name)
-        if not artifact or not artifact.get("url"):
-            raise LinkNotFound()
-        return artifact
-
-    return stream_artifact(locate, f"{result_id}-{name}", name)
+    return stream_artifact(result_locator(link_id, pipeline_id, result_id, name),
+                           f"{result_id}-{name}", name)
 
 
 @bp.get("/share/<link_id>/predictions/<prediction_id>/artifacts/<name>")
 def prediction_artifact(link_id: str, prediction_id: str, name: str):
     """Stream one artifact of a prediction, by its name."""
     check_ids(link_id, prediction_id)
+    return stream_artifact(prediction_locator(link_id, prediction_id, name),
+                           f"{prediction_id}-{safe_filename(name, 'artifact')}", name)
 
+
+def result_locator(link_id: str, pipeline_id: str, result_id: str,
+                   name: str) -> Callable[[], dict]:
+    """Return ``locate()``: the API's record of a result's artifact ``name``, fresh URL."""
+    def locate() -> dict:
+        record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
+        artifact = (record.get("artifacts") or {}).get(name)
+        if not artifact or not artifact.get("url"):
+            raise LinkNotFound()
+        return artifact
+    return locate
+
+
+def prediction_locator(link_id: str, prediction_id: str, name: str) -> Callable[[], dict]:
+    """Return ``locate()``: the API's record of a prediction's artifact ``name``."""
     def locate() -> dict:
         prediction = load_prediction(link_id, prediction_id)
         for artifact in prediction.get("artifacts") or []:
             if artifact.get("name") == name and artifact.get("url"):
                 return artifact
         raise LinkNotFound()
-
-    return stream_artifact(locate, f"{prediction_id}-{safe_filename(name, 'artifact')}", name)
+    return locate

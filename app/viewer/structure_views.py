@@ -27,6 +27,7 @@ from app.viewer import (
 )
 from app.viewer.api_client import api
 from app.viewer.api_errors import BadRequest, LinkNotFound
+from app.viewer.downloads import prediction_locator, result_locator
 from app.viewer.loaders import bearer, check_ids, load_pipeline, load_prediction
 
 bp = Blueprint("structure", __name__)
@@ -54,16 +55,6 @@ def _model(locate, fmt: str, interface: bool = True,
         return None
 
 
-def _result_locator(link_id: str, pipeline_id: str, result_id: str, name: str):
-    def locate() -> dict:
-        record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
-        artifact = (record.get("artifacts") or {}).get(name)
-        if not artifact or not artifact.get("url"):
-            raise LinkNotFound()
-        return artifact
-    return locate
-
-
 def result_page(link_id: str, pipeline_id: str, result_id: str):
     """Render a result's 3D page: confidence colours, chains, interface, PAE beside."""
     check_ids(result_id)
@@ -74,7 +65,7 @@ def result_page(link_id: str, pipeline_id: str, result_id: str):
     if not artifacts.get("structure"):
         raise LinkNotFound()
     fmt = _format(artifacts["structure"])
-    model = _model(_result_locator(link_id, pipeline_id, result_id, "structure"), fmt,
+    model = _model(result_locator(link_id, pipeline_id, result_id, "structure"), fmt,
                    known=artifacts["structure"])
     ids = {"link_id": link_id, "pipeline_id": pipeline_id}
     trail = [
@@ -112,14 +103,6 @@ def prediction_page(link_id: str, prediction_id: str):
         artifact = {**best, "sample": found[0].number if found else 1}
         name = "structure"
 
-    def locate() -> dict:
-        fresh = load_prediction(link_id, prediction_id)
-        found = next((a for a in fresh.get("artifacts") or []
-                      if a.get("name") == name and a.get("url")), None)
-        if not found:
-            raise LinkNotFound()
-        return found
-
     fmt = _format(artifact)
     label = item.get("name") or domain.APPLICATIONS.get(item.get("application"),
                                                         "Prediction")
@@ -135,6 +118,7 @@ def prediction_page(link_id: str, prediction_id: str):
                for f in files] if len(files) > 1 else []
     url = url_for("downloads.prediction_artifact", link_id=link_id,
                   prediction_id=prediction_id, name=name)
+    locate = prediction_locator(link_id, prediction_id, name)
     return _page(trail, prediction_id, url, fmt, _model(locate, fmt, known=artifact),
                  chain_roles.prediction_roles(item), samples=samples,
                  sample=artifact["sample"])
@@ -175,7 +159,7 @@ def result_pae(link_id: str, pipeline_id: str, result_id: str):
     if not artifacts.get("archive") or not artifacts.get("structure"):
         return jsonify(n=0)
     archive = artifact_bytes.read_artifact(
-        _result_locator(link_id, pipeline_id, result_id, "archive"),
+        result_locator(link_id, pipeline_id, result_id, "archive"),
         artifact_bytes.ARCHIVE_LIMIT, artifacts["archive"])
     try:
         matrix = pae_data.read_npz(archive) if archive is not None else None
@@ -184,7 +168,7 @@ def result_pae(link_id: str, pipeline_id: str, result_id: str):
     if matrix is None:
         return jsonify(n=0)
     fmt = _format(artifacts["structure"])
-    model = _model(_result_locator(link_id, pipeline_id, result_id, "structure"), fmt,
+    model = _model(result_locator(link_id, pipeline_id, result_id, "structure"), fmt,
                    interface=False, known=artifacts["structure"])
     if model is None:
         return jsonify(n=0)
@@ -210,7 +194,7 @@ def compare(link_id: str, pipeline_id: str):
         if not artifact:
             raise LinkNotFound()
         fmt = _format(artifact)
-        model = _model(_result_locator(link_id, pipeline_id, result_id, "structure"), fmt,
+        model = _model(result_locator(link_id, pipeline_id, result_id, "structure"), fmt,
                        known=artifact)
         url = url_for("downloads.result_artifact", link_id=link_id, pipeline_id=pipeline_id,
                       result_id=result_id, name="structure")
