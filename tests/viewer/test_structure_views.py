@@ -86,6 +86,16 @@ def test_result_page_colours_every_residue_by_its_band_and_names_the_chains(app,
     # The previous/next result's comparison, the page's own PAE link, Mol*'s CSP.
     assert f"compare?a={first.id}&amp;b={second.id}" in body
     assert "'unsafe-eval'" in response.headers["Content-Security-Policy"]
+    _assert_loads_molstar(body)
+
+
+def _assert_loads_molstar(body: str) -> None:
+    """Both 3D pages load Mol*'s bundle and style, then the script that drives it."""
+    found = re.findall(r'(?:src|href)="/static/(vendor/molstar-[^/]+/molstar\.(?:js|css)'
+                       r'|js/structure\.js|css/structure\.css)\?v=', body)
+    assert sorted(found) == sorted(["vendor/molstar-5.11.0/molstar.css", "css/structure.css",
+                                    "vendor/molstar-5.11.0/molstar.js", "js/structure.js"])
+    assert body.index("molstar.js") < body.index("js/structure.js")
 
 
 def test_pae_json_is_the_archives_matrix(app, client, demo):
@@ -111,6 +121,7 @@ def test_compare_checks_its_inputs(app, client, demo):
     assert page.status_code == 200
     body = page.get_data(as_text=True)
     assert re.search(r'id="compare-rmsd">\d+\.\d\d</span> Å', body)
+    _assert_loads_molstar(body)
     scene = _scenes(body)["compare"]["root"]
     downloads = [n for n in scene["children"] if n["kind"] == "download"]
     assert [d["params"]["url"].rsplit("/", 3)[1] for d in downloads] == [a, b]
