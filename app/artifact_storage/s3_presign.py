@@ -27,6 +27,18 @@ def _uri_encode(value: str, safe: str = "") -> str:
     return quote(value, safe=safe + "-_.~")
 
 
+def _signed_host(parts) -> str:
+    """Return the ``host`` value that is signed, as the client will send it and botocore
+    signs it: lower case, no user info, no default port (``https://s3.example:443`` is
+    requested with ``Host: s3.example``; signing the port would make every URL a 403)."""
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    if parts.port is not None and parts.port != {"http": 80, "https": 443}.get(parts.scheme):
+        host = f"{host}:{parts.port}"
+    return host
+
+
 def _hmac(key: bytes, message: str) -> bytes:
     return hmac.new(key, message.encode(), hashlib.sha256).digest()
 
@@ -54,7 +66,7 @@ class UrlBatch:
         parts = urlsplit(base_url)
         self._origin = f"{parts.scheme}://{parts.netloc}"
         self._base_path = parts.path if parts.path.endswith("/") else parts.path + "/"
-        self._host = parts.netloc
+        self._host = _signed_host(parts)
         date = now.strftime("%Y%m%d")
         self._timestamp = now.strftime("%Y%m%dT%H%M%SZ")
         self._scope = f"{date}/{region}/s3/aws4_request"
