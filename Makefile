@@ -37,13 +37,18 @@ run: install
 		$(BIN)/flask --app app seed-demo --json > instance/demo.json
 	@# Retention: purge-expired at start and every PURGE_EVERY seconds in a loop beside the
 	@# server, stopped with it (counts in instance/purge.log). Deployments: cron or a systemd
-	@# timer (docs/deploy.md). The loop's own trap stops its sleep too.
+	@# timer (docs/deploy.md). The loop's own trap stops its sleep too. gunicorn runs in the
+	@# background and is waited for: a shell defers its traps while a foreground child
+	@# runs, so a SIGTERM to make (or this shell) would otherwise stop nothing.
 	@( trap 'kill $$nap 2>/dev/null; exit 0' TERM; while :; do \
 		$(BIN)/flask --app app purge-expired >> instance/purge.log 2>&1; \
 		sleep $(PURGE_EVERY) & nap=$$!; wait $$nap; done ) & purger=$$!; \
-	trap 'kill $$purger 2>/dev/null' EXIT INT TERM; \
+	trap 'kill $$purger 2>/dev/null' EXIT; \
 	SHARE_VIEWER_ANNOUNCE=instance/demo.json FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) \
-		$(BIN)/gunicorn -c gunicorn.conf.py --bind 127.0.0.1:$(PORT) wsgi:app
+		$(BIN)/gunicorn -c gunicorn.conf.py --bind 127.0.0.1:$(PORT) wsgi:app & server=$$!; \
+	trap 'kill $$server 2>/dev/null' INT TERM; \
+	wait $$server; code=$$?; \
+	if [ $$code -gt 128 ]; then wait $$server; code=$$?; fi; exit $$code
 
 # Chromium for the browser tests, from Debian's packages (needs root, as on CI).
 chromium:
