@@ -110,7 +110,9 @@ def depiction(link_id: str, signature: str):
     highlight = request.args.get("highlight") or None
     size = request.args.get("size", "row")
     expected = sign(link_id, smiles, highlight, size)
-    if size not in depict.SIZES or not hmac.compare_digest(signature, expected):
+    # As bytes: compare_digest refuses str with non-ASCII characters (a TypeError, a 500).
+    if size not in depict.SIZES or not hmac.compare_digest(signature.encode(),
+                                                             expected.encode()):
         raise LinkNotFound()
     try:
         load_share(link_id)

@@ -99,6 +99,7 @@ def test_a_url_the_page_did_not_sign_is_the_shared_404(app, client, shared):
         good.replace("size=row", "size=large"),
         good + "&highlight=C",
         re.sub(r"depictions/[0-9a-f]{8}", "depictions/00000000", good),
+        re.sub(r"depictions/[0-9a-f]{2}", "depictions/%C3%A9", good),  # not ASCII
         good.replace(shared.link_id, "sl_thisLinkDoesNotExistAtAll0000000"),
     ]
     for path in altered:
