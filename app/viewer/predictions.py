@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from app import domain
 from app.viewer.paging import InvalidQuery
+from app.viewer.tables import Column  # the results tables' own: one header partial for both
 
 # The columns of the ADME table, which are also its sort keys, in display order.
 ADME_SORT_KEYS = ("name", "smiles", *domain.ADME_FIELDS)
@@ -37,17 +38,6 @@ class Sort(NamedTuple):
     def arg(self) -> str:
         """Return the value of ``sort=`` that asks for this order."""
         return f"-{self.key}" if self.descending else self.key
-
-
-@dataclass(frozen=True)
-class Column:
-    """A table column: key (sort key or metric), label, unit, description on hover."""
-
-    key: str
-    label: str
-    unit: str = ""
-    description: str = ""
-    numeric: bool = False
 
 
 @dataclass(frozen=True)
@@ -311,8 +301,9 @@ def page_content(item: dict, sort: Sort | None) -> dict:
 
     ``files`` lists the artifacts in reading order with labels; ``kind`` says which part
     renders: ``adme`` (rows, columns, sort, inputs), ``structure_and_binding`` (samples
-    best first, their columns, binding columns, the domain as ``catalog`` for the entity
-    partial) or ``other`` (the page falls back to the raw values).
+    best first, their columns, binding columns, the numbers of the samples that have a
+    structure file, the domain as ``catalog`` for the entity partial) or ``other`` (the
+    page falls back to the raw values).
     """
     application = item.get("application")
     common = {"files": files(item)}
@@ -326,5 +317,7 @@ def page_content(item: dict, sort: Sort | None) -> dict:
                 "best": next((s for s in found if s.best), None),
                 "columns": sample_columns(found), "binding_columns": binding_columns(item),
                 "binding": (item.get("outputs") or {}).get("binding_metrics") or {},
+                # Only these samples link to a 3D view: another number is the 3D page's 400.
+                "structure_samples": {a["sample"] for a in sample_structure_artifacts(item)},
                 "shade": shade, "catalog": domain}
     return {**common, "kind": "other"}

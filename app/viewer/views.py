@@ -88,20 +88,15 @@ def structure(link_id: str, pipeline_id: str, result_id: str):
 
 
 def prediction_structure_artifact(item: dict) -> dict | None:
-    """Return a structure_and_binding prediction's structure artifact, if it has one."""
+    """Return a structure_and_binding prediction's first structure file, if it has one.
+
+    The files the 3D page can show (``predictions.sample_structure_artifacts``): a
+    prediction with per-sample files only still gets its "View 3D structure" button.
+    """
     if item.get("application") != "structure_and_binding":
         return None
-    for artifact in item.get("artifacts") or []:
-        if artifact.get("name") == "structure" and artifact.get("url"):
-            return artifact
-    return None
-
-
-def structure_format(artifact: dict) -> str:
-    """Return the Mol* format of a structure file: ``pdb`` or (by default) ``mmcif``."""
-    name = str(artifact.get("filename") or "").lower()
-    pdb = artifact.get("content_type") == "chemical/x-pdb" or name.endswith((".pdb", ".ent"))
-    return "pdb" if pdb else "mmcif"
+    files = predictions.sample_structure_artifacts(item)
+    return files[0] if files else None
 
 
 def _metric_keys(kind: domain.Kind, record: dict) -> list[str]:

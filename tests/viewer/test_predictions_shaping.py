@@ -198,3 +198,12 @@ def test_files_are_listed_for_reading_best_structure_then_samples_then_the_rest(
         ("archive", "All files (zip)"),
         ("zeta_log", "Zeta log"),
     ]
+
+
+def test_only_samples_with_a_structure_file_link_to_a_3d_view():
+    per_sample = [{"name": f"structure_sample_{n}", "url": f"https://api/{n}"} for n in (1, 3)]
+    item = {**sb_item(None), "artifacts": per_sample}
+    assert predictions.page_content(item, None)["structure_samples"] == {1, 3}
+    # Before per-sample files: only the one structure (sample 1), not a link per sample.
+    item = {**sb_item(None), "artifacts": [{"name": "structure", "url": "https://api/s"}]}
+    assert predictions.page_content(item, None)["structure_samples"] == {1}
