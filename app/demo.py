@@ -28,6 +28,7 @@ from app.ids import new_id
 from app.store import catalog
 from app.store.api_keys import create_api_key
 from app.store.organizations import create_organization
+from app.store.retention import hold_off_file_sweep
 from app.store.share_links import create_share_link
 from app.store.usage import add_usage_records
 from app.store.workspaces import create_workspace
@@ -64,6 +65,8 @@ def seed_demo(engine: Engine, *, artifact_dir: str | None = None, store=None,
     now = utcnow()
     base_url = (public_url or DEFAULT_PUBLIC_URL).rstrip("/")
     with engine.begin() as conn:
+        # The files are saved before the rows commit: no purge may sweep them meanwhile.
+        hold_off_file_sweep(conn)
         org, workspace, _admin, admin_key = create_organization(conn, ORGANIZATION_NAME)
         _key, workspace_key = create_api_key(
             conn, organization_id=org.id, workspace_id=workspace.id, key_type="workspace",

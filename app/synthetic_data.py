@@ -17,6 +17,7 @@ records usage: test-mode activity is not billed.
 
 from __future__ import annotations
 
+from app.store import retention as retention_store
 from app.store import workspaces as workspace_store
 from app.store.records import ApiKey
 from app.timeutil import utcnow
@@ -57,6 +58,8 @@ def seed_workspace(conn, workspace_id: str, store) -> bool:
     from app.demo import build_catalog, insert_catalog
 
     now = utcnow()
+    # The files are saved before the rows commit: no purge may sweep them meanwhile.
+    retention_store.hold_off_file_sweep(conn)
     data = build_catalog(workspace_id, store, now, livemode=False,
                          count=RESULTS_PER_PIPELINE)
     if not workspace_store.claim_test_data(conn, workspace_id, now):

@@ -220,6 +220,22 @@ def lock_file_sweep(conn: Connection) -> None:
         conn.execute(_W.update().where(sa.false()).values(name=_W.c.name))
 
 
+def hold_off_file_sweep(conn: Connection) -> None:
+    """Keep purges from deleting artifact files until this writer's transaction ends.
+
+    A writer of artifact rows saves its (content-addressed, shared) files before its rows
+    commit; a purge sweeping files in between would find such a file named by no row and
+    delete it under the writer. Writers call this before saving files. On PostgreSQL it is
+    the sweep's advisory lock taken shared: writers never wait for each other, only for a
+    sweep in progress, and a sweep waits for them. SQLite has one writer at a time: the
+    write lock, taken now, does the same.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.select(sa.func.pg_advisory_xact_lock_shared(_FILE_SWEEP_LOCK)))
+    else:
+        conn.execute(_W.update().where(sa.false()).values(name=_W.c.name))
+
+
 def referenced_paths(conn: Connection, paths: set[str]) -> set[str]:
     """Return those of ``paths`` that some artifact row still names."""
     found: set[str] = set()

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from app import artifact_storage, retention
 from app.db import get_engine
 from app.ids import new_id
+from app.store import retention as retention_store
 from app.store import schema
 from app.timeutil import utcnow
 from tests.service import factories
@@ -206,3 +207,28 @@ def test_two_purges_at_once_split_the_work_and_count_each_row_once(app, org):
                            "artifacts": 660, "files": 2}
     assert ids(app, schema.pipelines) == set() and stored_paths(app) == set()
     assert not store.exists(path_of(SHARED)) and not store.exists(path_of(OLD_ONLY))
+
+
+def test_a_purge_never_deletes_a_file_a_writer_saved_before_its_rows_commit(app, org):
+    """Seeding saves shared files first and commits their rows later (test mode does so
+    inside a request): a purge meanwhile must wait, then find the file named again."""
+    store = artifact_storage.open_store(app.config)
+    set_retention(app, org.workspace_id, "days", 1)
+    world = World(now=utcnow(), retention={org.workspace_id: 24})
+    with get_engine(app).begin() as conn:
+        aged_pipeline(conn, store, world, org.workspace_id, 48, n=1, contents=(OLD_ONLY,))
+    tallies = []
+    with get_engine(app).connect() as writer:
+        with writer.begin():
+            retention_store.hold_off_file_sweep(writer)
+            young = aged_pipeline(writer, store, world, org.workspace_id, 1, n=1,
+                                  contents=(OLD_ONLY,))
+            purge = threading.Thread(target=lambda: tallies.append(
+                retention.purge_api(get_engine(app), app.config, world.now)))
+            purge.start()
+            purge.join(timeout=1.0)
+            assert purge.is_alive()  # the purge waits for the writer's rows
+        purge.join(timeout=30)
+    assert not purge.is_alive() and tallies[0].totals["results"] == 1
+    assert ids(app, schema.pipelines) == {young}
+    assert store.exists(path_of(OLD_ONLY))  # named by the writer's row: kept
