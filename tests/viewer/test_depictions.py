@@ -25,6 +25,18 @@ def test_bounded_cache_drops_the_least_recently_used():
     assert [cache.get(k) for k in "acd"] == ["A", "C", "D"]
 
 
+def test_a_byte_bound_drops_the_oldest_until_the_values_fit():
+    cache = BoundedCache(100, maxbytes=10)
+    for key, value in (("a", "xxxx"), ("b", "yyyy"), ("c", "zzzz")):
+        cache.put(key, value)
+    assert cache.get("a") is None and cache.get("b") == "yyyy"  # 12 bytes > 10: "a" went
+    cache.put("b", "y")  # replacing a value counts its new size only
+    cache.put("d", "dddd")
+    assert [cache.get(k) for k in "bcd"] == ["y", "zzzz", "dddd"]
+    cache.put("big", "q" * 50)  # larger than the bound alone: kept, everything else goes
+    assert len(cache) == 1 and cache.get("big")
+
+
 def test_the_drawing_cache_stays_within_its_bound():
     depict._drawings.clear()
     bound = depict._drawings.maxsize
@@ -37,6 +49,7 @@ def test_the_drawing_cache_stays_within_its_bound():
     finally:
         depict._drawings.maxsize = original
     assert 1000 <= bound <= 10000
+    assert depict._drawings.maxbytes <= 64 * 1024 * 1024
 
 
 def test_svg_has_no_background_box_and_highlights_the_match():

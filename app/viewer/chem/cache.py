@@ -15,12 +15,21 @@ V = TypeVar("V")
 
 
 class BoundedCache(Generic[V]):
-    """Keep at most ``maxsize`` entries, dropping the least recently used first."""
+    """Keep at most ``maxsize`` entries, dropping the least recently used first.
 
-    def __init__(self, maxsize: int):
+    With ``maxbytes``, also at most that many bytes of values as ``len`` counts them
+    (the drawings: a count alone would let a link of large molecules hold hundreds of MB).
+    """
+
+    def __init__(self, maxsize: int, maxbytes: int | None = None):
         self.maxsize = maxsize
+        self.maxbytes = maxbytes
+        self._bytes = 0
         self._entries: OrderedDict[object, V] = OrderedDict()
         self._lock = threading.Lock()  # gunicorn threads share a worker's caches
+
+    def _weight(self, value: V) -> int:
+        return len(value) if self.maxbytes is not None else 0  # type: ignore[arg-type]
 
     def get(self, key: object) -> V | None:
         """Return the entry of ``key`` (now the most recent), or None."""
@@ -33,10 +42,16 @@ class BoundedCache(Generic[V]):
     def put(self, key: object, value: V) -> None:
         """Store ``value`` under ``key``, dropping the oldest entry beyond the bound."""
         with self._lock:
+            previous = self._entries.pop(key, None)
+            if previous is not None:
+                self._bytes -= self._weight(previous)
             self._entries[key] = value
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.maxsize:
-                self._entries.popitem(last=False)
+            self._bytes += self._weight(value)
+            while len(self._entries) > self.maxsize or (
+                    self.maxbytes is not None and self._bytes > self.maxbytes
+                    and len(self._entries) > 1):
+                _key, dropped = self._entries.popitem(last=False)
+                self._bytes -= self._weight(dropped)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -45,3 +60,4 @@ class BoundedCache(Generic[V]):
         """Drop every entry (tests)."""
         with self._lock:
             self._entries.clear()
+            self._bytes = 0

@@ -36,7 +36,8 @@ HIGHLIGHT_HEX = "#FFCC59"  # how RDKit writes it in the SVG
 
 _molecules: BoundedCache[tuple] = BoundedCache(4096)
 _readable: BoundedCache[bool] = BoundedCache(16384)
-_drawings: BoundedCache[str] = BoundedCache(4096)
+# Drawings are 5-10 KB each; the byte bound caps a worker's share at 32 MB whatever their size.
+_drawings: BoundedCache[str] = BoundedCache(4096, maxbytes=32 * 1024 * 1024)
 
 # RDKit writes every path's full style; the same look as presentation attributes is
 # about half the bytes (and needs no inline style).
