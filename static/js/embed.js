@@ -2,13 +2,14 @@
    a normal page copies its embed code.
 
    Height: window.parent.postMessage({type: "share-viewer:height", height: N}, "*") once
-   the page is laid out, on load, and whenever its size changes (ResizeObserver). Only a
+   the page is laid out, on load, and whenever its content or size changes (mutations,
+   image loads, ResizeObserver), also while the host has it scrolled out of view. Only a
    number is sent, never the URL (it holds the share id), so "*" gives nothing away; the
    host's snippet (docs/viewer.md, "Embedding") checks the sender's origin and frame.
-   A message goes only when the height changed, at most once per animation frame, and at
-   most MAX_PER_SECOND a second, so a page whose content follows the frame's height
-   cannot start a storm. Pages that fill their frame instead ([data-embed-fill], the
-   Mol* viewer) send nothing: the host gives them a size.
+   A message goes only when the height changed, 50 ms after a change is seen (changes in
+   between share it), and at most MAX_PER_SECOND a second, so a page whose content follows
+   the frame's height cannot start a storm. Pages that fill their frame instead
+   ([data-embed-fill], the Mol* viewer) send nothing: the host gives them a size.
    External file (no inline script), so the strict Content-Security-Policy holds. */
 (function () {
   "use strict";
@@ -61,13 +62,22 @@
     function schedule() {
       if (scheduled) { return; }
       scheduled = true;
-      window.requestAnimationFrame(send);
+      // A timer, not requestAnimationFrame: Chromium stops rendering a cross-origin frame
+      // scrolled out of the host's view (no animation frames, no ResizeObserver), and the
+      // host must still learn the height of an embed further down its page.
+      window.setTimeout(send, 50);
     }
     if (window.ResizeObserver) {
       new window.ResizeObserver(schedule).observe(document.body);
-    } else {
-      window.addEventListener("resize", schedule);
     }
+    // Content that arrives later (the plots, pages of rows): mutations are reported even
+    // while the frame is not rendered; images that finish loading change the height too.
+    if (window.MutationObserver) {
+      new window.MutationObserver(schedule).observe(document.body,
+        {childList: true, subtree: true, attributes: true, characterData: true});
+    }
+    document.addEventListener("load", schedule, true);
+    window.addEventListener("resize", schedule);
     window.addEventListener("load", schedule);
     schedule();
   }

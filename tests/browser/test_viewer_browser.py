@@ -306,9 +306,10 @@ def test_screenshots_for_the_readme(site, browser, shots_dir):
             if name == "explore":  # the plots are drawn once explore.json answers
                 v.page.wait_for_selector("#explore [data-explore-histograms] svg")
             if name == "molecules":  # lazy images below the fold: load them all for the shot
-                v.page.evaluate("document.querySelectorAll('img').forEach("
+                # Functions, not expressions: the page's CSP refuses eval of a string.
+                v.page.evaluate("() => document.querySelectorAll('img').forEach("
                                 "i => { i.loading = 'eager'; })")
-                v.page.wait_for_function("Array.from(document.images).every("
+                v.page.wait_for_function("() => Array.from(document.images).every("
                                          "i => i.complete && i.naturalWidth > 0)")
             path = shots_dir / f"{name}-{label}.png"
             v.page.screenshot(path=str(path), full_page=True)
