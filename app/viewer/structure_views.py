@@ -11,6 +11,7 @@ pages relax the CSP (``security.allow_structure_viewer``). ``viewer.structure`` 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from flask import Blueprint, jsonify, render_template, request, url_for
 
@@ -200,7 +201,8 @@ def compare(link_id: str, pipeline_id: str):
                       result_id=result_id, name="structure")
         sides.append((result_id, record, url, fmt, model))
     security.allow_structure_viewer()
-    fit, chain = _fit(sides)
+    comparison = _fit(sides)
+    fit = comparison.fit if comparison else None
     transform = ({"rotation": fit.mvs_rotation(), "translation": list(fit.translation)}
                  if fit else None)
     binders = tuple({c for c, role in chain_roles.result_roles(s[1]).items()
@@ -217,22 +219,41 @@ def compare(link_id: str, pipeline_id: str):
         ("Compare in 3D", None),
     ]
     return render_template(
-        "share/compare.html", trail=trail, sides=sides, fit=fit, chain=chain,
+        "share/compare.html", trail=trail, sides=sides, comparison=comparison,
         scene=scene, colours=structure_scene.COMPARE_COLOURS, link_id=link_id,
         pipeline_id=pipeline_id,
     )
 
 
-def _fit(sides) -> tuple[superpose.Fit | None, str | None]:
-    """Return the fit of B onto A on the target chain (else the first shared chain)."""
+@dataclass(frozen=True)
+class Comparison:
+    """How B was fitted onto A, and how far each binder chain then lies from A's."""
+
+    fit: superpose.Fit
+    chain: str  # auth id of the chain the fit used
+    on_target: bool
+    binders: tuple[tuple[str, float, int], ...]  # (auth chain, RMSD in Å, CA pairs)
+
+
+def _fit(sides) -> Comparison | None:
+    """Fit B onto A on the target chain (else the first shared chain), then measure binders."""
     (_ida, record_a, _u, _f, model_a), (_idb, _rb, _u2, _f2, model_b) = sides
     if model_a is None or model_b is None:
-        return None, None
+        return None
     roles = chain_roles.result_roles(record_a)
     shared = [c for c in model_a.chains if c in model_b.chains]
-    targets = [c for c in shared if roles.get(model_a.auth.get(c, c)) == "Target"]
+    role = {c: roles.get(model_a.auth.get(c, c)) for c in shared}
+    targets = [c for c in shared if role[c] == "Target"]
     for chain in targets + shared:
         fit = superpose.fit_on_chain(model_a.ca, model_b.ca, chain, chain)
-        if fit is not None:
-            return fit, model_a.auth.get(chain, chain)
-    return None, None
+        if fit is None:
+            continue
+        binders = []
+        for other in shared:
+            if other != chain and role[other] in ("Binder", "Designed protein"):
+                measured = superpose.rmsd_after(fit, model_a.ca, model_b.ca, other, other)
+                if measured is not None:
+                    binders.append((model_a.auth.get(other, other), *measured))
+        return Comparison(fit, model_a.auth.get(chain, chain), chain in targets,
+                          tuple(binders))
+    return None

@@ -59,3 +59,21 @@ def fit_on_chain(ca_a: dict, ca_b: dict, chain_a: str, chain_b: str) -> Fit | No
     fixed = np.array([ca_a[(chain_a, s)] for s in keys], dtype=np.float64)
     moving = np.array([ca_b[(chain_b, s)] for s in keys], dtype=np.float64)
     return kabsch(fixed, moving)
+
+
+def rmsd_after(fit: Fit, ca_a: dict, ca_b: dict, chain_a: str, chain_b: str
+               ) -> tuple[float, int] | None:
+    """Return the RMSD of a chain of B, moved by ``fit``, against that chain of A, and pairs.
+
+    No new fit: with the targets superposed, this says how differently the two binders
+    sit. Only for chains of equal length (two designs of different lengths pair up
+    residues that do not correspond); None otherwise or with fewer than 3 pairs.
+    """
+    own_a = sorted(seq for chain, seq in ca_a if chain == chain_a)
+    own_b = sorted(seq for chain, seq in ca_b if chain == chain_b)
+    if own_a != own_b or len(own_a) < 3:
+        return None
+    fixed = np.array([ca_a[(chain_a, s)] for s in own_a], dtype=np.float64)
+    moving = np.array([ca_b[(chain_b, s)] for s in own_a], dtype=np.float64)
+    moved = moving @ np.array(fit.rotation).T + np.array(fit.translation)
+    return float(np.sqrt(((moved - fixed) ** 2).sum(1).mean())), len(own_a)

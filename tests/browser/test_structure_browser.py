@@ -136,7 +136,8 @@ def test_shortlist_of_two_opens_the_comparison(site, visitor):
     compare.click()
     page.wait_for_selector(READY, timeout=90_000)
     assert page.get_attribute("#structure-viewer", "data-color-theme") == "compare"
-    assert float(page.inner_text("#compare-rmsd")) >= 0
+    # Every design of the demo pipeline is modelled on one target: fitted, it coincides.
+    assert float(page.inner_text("#compare-rmsd")) < 0.05
     counts = _colour_counts(page, {"a": (0x18, 0x64, 0xAB), "b": (0xD9, 0x48, 0x0F)})
     assert counts["a"] > 300 and counts["b"] > 300  # both binders drawn
 

@@ -237,6 +237,19 @@ def test_fit_on_chain_pairs_residues_by_number():
     assert superpose.fit_on_chain(a, {("B", 1): (0, 0, 0)}, "B", "B") is None
 
 
+def test_a_binder_is_measured_where_the_target_fit_puts_it():
+    target = {("B", n): (float(n), float(n % 3), float(n % 5)) for n in range(1, 13)}
+    binder_a = {("A", n): (float(n), 10.0, 0.0) for n in range(1, 6)}
+    shift = np.array([1.0, 0.0, 1.0])  # model B: everything moved, its binder 3 Å further
+    b = {k: tuple(np.array(v) + shift) for k, v in target.items()}
+    b.update({k: tuple(np.array(v) + shift + (0.0, 3.0, 0.0)) for k, v in binder_a.items()})
+    fit = superpose.fit_on_chain(target, b, "B", "B")
+    rmsd, pairs = superpose.rmsd_after(fit, {**target, **binder_a}, b, "A", "A")
+    assert pairs == 5 and rmsd == pytest.approx(3.0)
+    shorter = {k: v for k, v in b.items() if k != ("A", 5)}
+    assert superpose.rmsd_after(fit, {**target, **binder_a}, shorter, "A", "A") is None
+
+
 class _Download:
     """A fake streamed download: ``expired`` URLs answer like a stale signature."""
 
