@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import httpx
 import pytest
 
-from tests.conftest import ROOT, start_gunicorn, stop_gunicorn
+from tests.conftest import ROOT, free_port, start_gunicorn, stop_gunicorn
 
 DOCS = ROOT / "docs"
 # Debian's Chromium; Playwright cannot download its own browser on this network.
@@ -121,3 +124,40 @@ def visitor(browser):
     yield v
     v.close()
     assert v.errors == []
+
+
+def serve(body: bytes):
+    """Serve ``body`` at ``http://localhost:<port>/``: another origin than 127.0.0.1.
+
+    Returns (server, url); the caller shuts the server down. A partner's page that
+    frames ours, for the embedding tests.
+    """
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://localhost:{server.server_address[1]}/"
+
+
+def api_records(server, seed: dict, kind: str) -> list[dict]:
+    """Every result of the public demo link's ``kind`` pipeline, read from the API."""
+    link = seed["share_links"]["public"]["id"]
+    records, after = [], None
+    while True:
+        params = {"limit": 1000, **({"after_id": after} if after else {})}
+        page = httpx.get(f"{server.url}/compute/v1/share/{link}/pipelines/"
+                         f"{seed['pipelines'][kind]}/results", params=params).json()
+        records += page["data"]
+        if not page["has_more"]:
+            return records
+        after = page["last_id"]

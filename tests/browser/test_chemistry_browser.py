@@ -6,30 +6,16 @@ API here), with the matched atoms highlighted. No JavaScript error anywhere."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 from rdkit import Chem
 from rdkit.Chem import Descriptors
 from rdkit.rdBase import BlockLogs
 
-from tests.browser.conftest import Visitor
+from tests.browser.conftest import Visitor, api_records
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SMALL_MOLECULE_KINDS = ("small_molecule_design", "small_molecule_library_screen")
 CHLOROPHENYL = "c1ccc(Cl)cc1"
-
-
-def _records(server, seed, kind: str) -> list[dict]:
-    link = seed["share_links"]["public"]["id"]
-    records, after = [], None
-    while True:
-        params = {"limit": 1000, **({"after_id": after} if after else {})}
-        page = httpx.get(f"{server.url}/compute/v1/share/{link}/pipelines/"
-                         f"{seed['pipelines'][kind]}/results", params=params).json()
-        records += page["data"]
-        if not page["has_more"]:
-            return records
-        after = page["last_id"]
 
 
 def _mol(smiles: str):
@@ -58,7 +44,7 @@ def test_every_molecule_of_a_results_table_is_drawn(site, browser, kind):
     v = Visitor(browser)
     link = seed["share_links"]["public"]["id"]
     v.goto(f"{server.url}/share/{link}/pipelines/{seed['pipelines'][kind]}?limit=100")
-    records = _records(server, seed, kind)[:100]
+    records = api_records(server, seed, kind)[:100]
     rows = v.page.locator("table.results tbody tr")
     assert rows.count() == len(records)
     drawable = sum(_mol(r.get("smiles")) is not None for r in records)
@@ -75,7 +61,7 @@ def test_a_result_page_draws_the_molecule_and_lists_rdkits_properties(site, brow
     server, seed = site
     v = Visitor(browser)
     kind = "small_molecule_design"
-    record = _records(server, seed, kind)[0]
+    record = api_records(server, seed, kind)[0]
     v.goto(f"{server.url}/share/{seed['share_links']['public']['id']}/pipelines/"
            f"{seed['pipelines'][kind]}/results/{record['id']}")
     image = v.page.locator("figure.mol-large img")
@@ -95,7 +81,7 @@ def test_a_result_page_draws_the_molecule_and_lists_rdkits_properties(site, brow
 def test_the_substructure_filter_gives_exactly_the_matching_set(site, browser):
     server, seed = site
     kind = "small_molecule_library_screen"
-    records = _records(server, seed, kind)
+    records = api_records(server, seed, kind)
     pattern = Chem.MolFromSmarts(CHLOROPHENYL)
     wanted = {r["id"] for r in records
               if (mol := _mol(r.get("smiles"))) is not None and mol.HasSubstructMatch(pattern)}

@@ -6,36 +6,14 @@ new tab, and no JavaScript error happens on either side.
 
 from __future__ import annotations
 
-import http.server
-import threading
 import time
 
 import pytest
 
-from tests.browser.conftest import Visitor
-from tests.conftest import free_port
+from tests.browser.conftest import Visitor, serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
-
-
-def serve(body: bytes):
-    """Serve ``body`` at ``http://localhost:<port>/`` (another origin than 127.0.0.1)."""
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://localhost:{server.server_address[1]}/"
 
 
 def embed_code(browser, url: str) -> tuple[str, str]:

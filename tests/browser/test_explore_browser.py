@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from tests.browser.conftest import Visitor
+from tests.browser.conftest import Visitor, api_records
 from tests.conftest import ROOT, start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -35,19 +35,6 @@ def big_site(tmp_path_factory):
     server = start_gunicorn(env, tmp, workers=2)
     yield server, json.loads(done.stdout)
     stop_gunicorn(server)
-
-
-def _api_records(server, seed, kind: str) -> list[dict]:
-    link = seed["share_links"]["public"]["id"]
-    records, after = [], None
-    while True:
-        params = {"limit": 1000, **({"after_id": after} if after else {})}
-        page = httpx.get(f"{server.url}/compute/v1/share/{link}/pipelines/"
-                         f"{seed['pipelines'][kind]}/results", params=params).json()
-        records += page["data"]
-        if not page["has_more"]:
-            return records
-        after = page["last_id"]
 
 
 def _walk(page) -> list[str]:
@@ -73,7 +60,7 @@ def test_header_sort_orders_every_result_as_the_api_data_says(big_site, browser)
     with v.page.expect_navigation():
         header.locator("a.sort-link").click()
     assert "sort=-optimization_score" in v.page.url and "limit=500" in v.page.url
-    records = _api_records(server, seed, kind)
+    records = api_records(server, seed, kind)
     expected = sorted(records, key=lambda r: (-r["metrics"]["optimization_score"], r["id"]))
     assert _walk(v.page) == [r["id"] for r in expected]
     v.context.close()
@@ -92,7 +79,7 @@ def test_the_filter_form_and_facets_give_exactly_the_matching_set(big_site, brow
     page.select_option("#f-warnings", "none")
     with page.expect_navigation():
         page.locator("details.explore-filters button[type=submit]").click()
-    records = _api_records(server, seed, kind)
+    records = api_records(server, seed, kind)
     wanted = [r for r in records if r["metrics"]["iptm"] >= 0.6 and not r.get("warnings")]
     assert page.locator("#match-count").inner_text().replace("\u2009", "") == str(len(wanted))
     assert sorted(_walk(page)) == sorted(r["id"] for r in wanted)

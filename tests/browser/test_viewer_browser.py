@@ -10,15 +10,12 @@ temporary folder, so a test run leaves the work tree clean).
 
 from __future__ import annotations
 
-import http.server
-import threading
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.browser.conftest import DESKTOP, PHONE, Visitor
-from tests.conftest import free_port
+from tests.browser.conftest import DESKTOP, PHONE, Visitor, serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -176,22 +173,8 @@ def other_origin(site):
         f'<iframe id="embed" src="{target}?embed=1" width="800" height="500"></iframe>'
         f'<iframe id="normal" src="{target}" width="800" height="500"></iframe>'
     ).encode()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    # "localhost" is another origin than the viewer's 127.0.0.1.
-    yield f"http://localhost:{server.server_address[1]}/"
+    server, url = serve(body)  # "localhost": another origin than the viewer's 127.0.0.1
+    yield url
     server.shutdown()
     server.server_close()
 
