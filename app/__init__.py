@@ -13,7 +13,8 @@ from flask import Flask
 
 from app import cli
 from app.service import create_service_app
-from app.viewer import api_client, create_viewer_app
+from app.viewer import create_viewer_app
+from app.viewer.core import api_client
 from app.wsgi_dispatch import PathDispatcher
 
 __all__ = ["create_app", "create_service_app", "create_viewer_app"]

@@ -63,7 +63,7 @@ DEFAULTS: dict[str, object] = {
     # Where sign-in rate limits count: None (or memory://) means the viewer store, exact
     # across workers and servers; redis://host:port means Redis (app.viewer.signin.limits).
     "RATELIMIT_STORAGE_URI": None,
-    # Exploration index (app.viewer.indexer): an index nobody used for this many hours is
+    # Exploration index (app.viewer.results.indexer): an index nobody used for this many hours is
     # deleted (the viewer keeps no copy of results longer than it needs one).
     "EXPLORE_INDEX_IDLE_HOURS": 24,
     # Pipelines of at most this many results are indexed inside the first request; larger

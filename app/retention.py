@@ -140,7 +140,8 @@ def _purge_workspace(engine, store, workspace_id: str, cutoff: datetime, batch: 
                 break
             position = done.last
         run(partial(rows.delete_empty_pipelines, pipeline_ids=expired))
-        tally.purged_pipelines += expired  # the viewer drops their indexes (app.viewer.cache_sweep)
+        # The viewer drops their indexes (app.viewer.core.cache_sweep).
+        tally.purged_pipelines += expired
         after_pipeline = expired[-1]
     for step in (rows.purge_old_results, rows.purge_predictions):
         while run(partial(step, workspace_id=workspace_id, cutoff=cutoff, limit=batch)

@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app
-from app.viewer import explore
+from app.viewer.results import answers as explore
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index
 

@@ -15,7 +15,7 @@ Then, for each checkout, in Debian's headless Chromium (Playwright):
 
 It also prints every text asset's size as identity, gzip -9 and brotli 11 with the time
 each compression takes here, and what gzip of a 100-row results page (level 6, as
-``app.viewer.compression`` does) saves against what it costs.
+``app.viewer.web.compression`` does) saves against what it costs.
 
 Run: ``.venv/bin/python bench/bench_static.py BEFORE_ROOT [AFTER_ROOT]``.
 """

@@ -8,7 +8,7 @@ Artifact names of a structure_and_binding prediction (one structure file per sam
 
 - ``structure_sample_<n>`` (mmCIF): sample ``n``'s structure, ``n`` = 1, 2, ... being the
   sample's 1-based position in ``outputs.all_sample_results``. The viewer's
-  ``?sample=<n>`` and ``app.viewer.predictions.sample_structure_artifacts`` use the same
+  ``?sample=<n>`` and ``app.viewer.pages.predictions.sample_structure_artifacts`` use the same
   numbers. Samples differ in the ligand's pose and the per-residue pLDDT.
 - ``structure`` (mmCIF): the best sample's structure (``outputs.best_sample``), the same
   bytes as its ``structure_sample_<n>``; kept for clients that want "the" structure.

@@ -12,27 +12,17 @@ from __future__ import annotations
 from flask import Config, Flask
 
 from app import base_app, cli
-from app.viewer import (
-    api_client,
-    cache_sweep,
-    compression,
-    depictions,
-    downloads,
-    embed_views,
-    embeds,
-    error_pages,
-    explore_views,
-    exports,
-    formatting,
-    security,
-    signin,
-    static_assets,
-    store,
-    structure_views,
-    views,
-)
+from app.viewer import signin, store
+from app.viewer.core import api_client, cache_sweep, formatting
+from app.viewer.depictions import views as depictions
+from app.viewer.exports import views as exports
+from app.viewer.pages import downloads, views
+from app.viewer.results import plot_views as embed_views
+from app.viewer.results import views as explore_views
 from app.viewer.signin import oidc
 from app.viewer.signin import views as signin_views
+from app.viewer.structure import views as structure_views
+from app.viewer.web import compression, embeds, error_pages, security, static_assets
 
 # Every route of the viewer, in one place.
 BLUEPRINTS = (views.bp, explore_views.bp, downloads.bp, exports.bp, signin_views.bp, oidc.bp,

@@ -1,10 +1,10 @@
 """A test-local HTTP server for the results page's browser side (issue 8), without the app.
 
 It serves ``explore_fixture.html`` (the lead's results page reduced to its contract, with
-the real partials ``share/_partials/explore_plots.html`` and ``shortlist.html`` rendered by
+the real partials ``share/results/_plots.html`` and ``shortlist.html`` rendered by
 Jinja), ``explore.json`` from a payload the test controls, the real ``static/`` files, and
 a stub result page, all under the viewer's own Content-Security-Policy
-(``app.viewer.security._CSP``), so the browser refuses what the app's pages would refuse.
+(``app.viewer.web.security._CSP``), so the browser refuses what the app's pages would refuse.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jinja2
 
-from app.viewer.security import _CSP
+from app.viewer.web.security import _CSP
 from tests.conftest import ROOT, free_port
 
 LINK = "lnk_fixture"

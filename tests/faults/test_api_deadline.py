@@ -16,7 +16,7 @@ import time
 import pytest
 from werkzeug.wrappers import Response
 
-from app.viewer import csv_export
+from app.viewer.exports import csv_writer as csv_export
 from tests.viewer.conftest import point_viewer_at
 from tests.viewer.fake_api import FakeApi, json_response
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from app.viewer.prefetch import prefetched
+from app.viewer.core.prefetch import prefetched
 
 
 def test_chunks_come_in_order_and_the_reader_stays_at_most_depth_ahead():

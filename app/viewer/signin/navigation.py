@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, urlsplit
 
-from app.viewer.security import is_embed
+from app.viewer.web.security import is_embed
 
 MAX_NEXT_LENGTH = 2000
 

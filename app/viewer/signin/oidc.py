@@ -19,7 +19,7 @@ from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.flask_client import OAuth
 from flask import Blueprint, Flask, abort, current_app, redirect, request, session, url_for
 
-from app.viewer import loaders
+from app.viewer.core import loaders
 from app.viewer.signin import navigation, pages, state
 
 bp = Blueprint("oidc", __name__)

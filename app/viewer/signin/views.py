@@ -17,8 +17,9 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, redirect, request, url_for
 
 from app import share_tokens
-from app.viewer import api_errors, identity, loaders
-from app.viewer.api_client import api
+from app.viewer.core import errors as api_errors
+from app.viewer.core import identity, loaders
+from app.viewer.core.api_client import api
 from app.viewer.signin import addresses, codes, limits, mailer, navigation, pages, state
 from app.viewer.signin.codes import Outcome
 from app.viewer.store.signin_requests import CODE, LINK

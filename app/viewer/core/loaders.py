@@ -1,0 +1,65 @@
+"""What every viewer route loads first: the visitor's token, the link, a pipeline of it.
+
+Pages, downloads and exports all start here, so a link is checked the same way whatever
+is asked of it: ids that cannot exist are the shared 404 without a call, and the API
+decides everything else (gone, sign-in needed, not for this address).
+"""
+
+from __future__ import annotations
+
+from flask import g
+
+from app import domain
+from app.viewer.core import identity, paging
+from app.viewer.core.api_client import api
+from app.viewer.core.errors import LinkNotFound
+
+
+def bearer(link_id: str) -> str | None:
+    """Return the visitor's bearer token for ``link_id``, minted once per request."""
+    cache = g.setdefault("viewer_bearers", {})
+    if link_id not in cache:
+        cache[link_id] = identity.bearer_for(link_id)
+    return cache[link_id]
+
+
+def check_ids(*values: str) -> None:
+    """Answer the shared 404 for ids that cannot exist, without asking the API."""
+    if not all(paging.ID.fullmatch(v or "") for v in values):
+        raise LinkNotFound()
+
+
+def load_share(link_id: str) -> dict:
+    """Return what the link exposes, or raise the API client's typed errors.
+
+    Also notes whether the link is a test-mode one (``g.share_test_data``): the base
+    layout then tells the visitor, on whatever page this request renders, that the data
+    is synthetic.
+    """
+    check_ids(link_id)
+    share = api().share(link_id, bearer(link_id))
+    # Only an explicit false: an API from before test mode sends no livemode (all live).
+    g.share_test_data = share.get("livemode") is False
+    return share
+
+
+def find(items: list[dict] | None, item_id: str) -> dict:
+    """Return the item with ``item_id`` among the link's pipelines or predictions."""
+    for item in items or []:
+        if item.get("id") == item_id:
+            return item
+    raise LinkNotFound()
+
+
+def load_pipeline(link_id: str, pipeline_id: str) -> tuple[dict, dict, domain.Kind]:
+    """Return the share, its pipeline ``pipeline_id`` and that pipeline's kind."""
+    check_ids(link_id, pipeline_id)
+    share = load_share(link_id)
+    pipeline = find(share.get("pipelines"), pipeline_id)
+    return share, pipeline, domain.kind(pipeline.get("kind"))
+
+
+def load_prediction(link_id: str, prediction_id: str) -> dict:
+    """Return the prediction ``prediction_id`` of the link."""
+    check_ids(link_id, prediction_id)
+    return find(load_share(link_id).get("predictions"), prediction_id)

@@ -1,0 +1,1 @@
+"""Exports of a results view: CSV, JSON, FASTA, SDF and ZIP, streamed page by page."""

@@ -1,0 +1,135 @@
+"""A pipeline's results as CSV: the table's columns with full values, streamed page by page.
+
+The columns are the results table's (``tables.columns_for``), so a kind's CSV and its
+table never disagree; each cell holds the full value (numbers at full precision, whole
+SMILES, every entity's whole sequence, warning codes). The header is written before the
+first page is read, so a kind with record variants gets the metrics of all of them
+(protein_sequence_redesign: the binder set, which holds every generic metric): one
+header for the whole file, the ``variant`` column says which shape a row is, and a
+generic row leaves the binder-only metrics empty. ``csv_chunks`` turns pages of records
+(``exports.record_pages``) into the CSV text of one page at a time, so an export of any
+size costs the worker one page of memory.
+
+If the API fails after the first page, the rows already sent cannot be taken back:
+``export_stream.guarded`` then writes ``incomplete_row`` (one marker row that says the
+file is incomplete) and raises ``ExportIncomplete`` so that the server aborts the
+response (no final chunk), which browsers and HTTP clients report as a failed download.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Iterator
+
+from app.domain import Kind
+from app.viewer.chem import properties
+from app.viewer.core import formatting
+from app.viewer.exports.stream import INCOMPLETE_MARKER as INCOMPLETE_MARKER
+from app.viewer.exports.stream import ExportIncomplete as ExportIncomplete
+from app.viewer.exports.stream import incomplete_text
+from app.viewer.results.table import Column, columns_for
+
+# Results asked of the API per page (its maximum), for every export format: it began
+# here with CSV, and tests lower it here to walk several pages.
+EXPORT_PAGE_SIZE = 1000
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+# Where a header differs from the table column's key (the API calls the variant "type").
+_HEADER_NAMES = {"type": "variant"}
+
+
+def defuse_formula(text: str) -> str:
+    """Keep a spreadsheet from running a cell as a formula (CSV injection).
+
+    Submitter-provided text such as ``external_id`` could start with ``=``; a leading
+    apostrophe makes spreadsheets show it as text. Numbers are written as numbers.
+    """
+    if text[:1] in _FORMULA_STARTS:
+        try:
+            float(text)
+        except ValueError:
+            return "'" + text
+    return text
+
+
+def _text(value) -> str:
+    """Return a cell's text: empty for none, numbers at full precision, text defused."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return defuse_formula(value)
+    # repr of a float is the shortest text that reads back to the same number.
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def entities_text(entities: list[dict] | None) -> str:
+    """Return every entity as ``chains:value``, joined by ``;`` (full sequences).
+
+    Proteins read ``A:MKT...``; other types name themselves (``C:ligand_ccd:NAG``) so a
+    ligand's code is never mistaken for a three-residue peptide.
+    """
+    parts = []
+    for entity in entities or []:
+        chains = ",".join(str(c) for c in entity.get("chain_ids") or []) or "?"
+        kind = entity.get("type") or ""
+        value = entity.get("value") or ""
+        parts.append(f"{chains}:{value}" if kind == "protein" else f"{chains}:{kind}:{value}")
+    return ";".join(parts)
+
+
+def header(columns: list[Column]) -> list[str]:
+    """Return the CSV header for the table ``columns`` (plus the id and full values)."""
+    names = ["result_id"]
+    for column in columns:
+        if column.source == "sequence":
+            names += ["sequence_length", "chains", "sequence", "entities"]
+        else:
+            names.append(_HEADER_NAMES.get(column.key, column.key.removeprefix("adme.")))
+    return names
+
+
+def cells(columns: list[Column], record: dict) -> list[str]:
+    """Return one result's CSV cells, in the order of ``header(columns)``."""
+    row = [_text(record.get("id"))]
+    for column in columns:
+        source = column.source
+        if source == "sequence":
+            summary = formatting.entity_summary(record.get("entities"))
+            row += [_text(summary["length"]), _text(",".join(summary["chains"])),
+                    _text(summary["sequence"]), _text(entities_text(record.get("entities")))]
+        elif source == "metric":
+            row.append(_text((record.get("metrics") or {}).get(column.key)))
+        elif source == "adme":
+            row.append(_text((record.get("adme") or {}).get(column.key.split(".", 1)[1])))
+        elif source == "chemistry":  # computed from the SMILES (RDKit), as the table shows
+            row.append(_text((properties.compute(record.get("smiles")) or {}).get(column.key)))
+        elif source == "warnings":
+            codes = [str(w.get("code")) for w in record.get("warnings") or []]
+            row.append(_text(";".join(codes)))
+        else:  # external_id, smiles, the variant ("type"): plain fields of the record
+            row.append(_text(record.get(column.key)))
+    return row
+
+
+def _csv_text(rows: Iterable[list[str]]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows(rows)
+    return out.getvalue()
+
+
+def csv_chunks(kind: Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
+    """Yield the CSV: the header, then the rows of one page of records per chunk.
+
+    The header comes before the first page is asked for, so it never depends on which
+    records a page holds (module docstring).
+    """
+    columns = columns_for(kind)
+    yield _csv_text([header(columns)])
+    for records in pages:
+        yield _csv_text(cells(columns, record) for record in records)
+
+
+def incomplete_row(written: int) -> str:
+    """Return the marker row that ends a CSV the API broke off (its first cell says so)."""
+    return _csv_text([[incomplete_text(written)]])

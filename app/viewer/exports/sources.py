@@ -1,0 +1,104 @@
+"""Where an export's records come from: the API's own order, or the index's view.
+
+``record_pages(link_id, pipeline, kind, args)`` returns the view's records in its order,
+one list per page, and reads the first page before returning, so a bad query or an API
+already down is an ordinary error page and not a broken download.
+
+- A plain view (no sort, filter or search; ``ids=`` is fine) walks the API's pages with
+  ``after_id``, as the table does.
+- A sorted, filtered or searched view takes its order from the exploration index and its
+  records from the API, 200 ids a call: every batch is read through the link with a fresh
+  token, so the index decides only the order, the API what the visitor gets (and every
+  artifact URL is fresh). A view whose index is still being built answers
+  ``IndexNotReady`` (the route says so, with Retry-After) instead of a partial file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from app import domain
+from app.viewer.core import api_client, identity
+from app.viewer.core.api_client import api
+from app.viewer.exports import csv_writer as csv_export
+from app.viewer.results import answers as explore
+from app.viewer.results import indexer
+from app.viewer.results import query as explore_query
+
+# Ids per API call for an indexed view (the API's limit for ``ids``).
+IDS_PER_CALL = 200
+
+
+class IndexNotReady(Exception):
+    """The view needs the exploration index, which is still being built."""
+
+    def __init__(self, indexed: int, total: int):
+        super().__init__(f"indexing {indexed} of {total}")
+        self.indexed, self.total = indexed, total
+
+
+def _api_walk(link_id: str, pipeline_id: str, ids: list[str]) -> Iterator[list[dict]]:
+    client, size = api(), csv_export.EXPORT_PAGE_SIZE
+    # A token of its own, not the request's cached one: a second walk (the ZIP's files)
+    # starts long after the request did.
+    first = client.results(link_id, pipeline_id, identity.bearer_for(link_id), limit=size,
+                           ids=ids)
+
+    def walk() -> Iterator[list[dict]]:
+        page = first
+        while True:
+            yield page.get("data") or []
+            if not page.get("has_more") or not page.get("last_id"):
+                return
+            api_client.restart_deadline()
+            page = client.results(link_id, pipeline_id, identity.bearer_for(link_id),
+                                  limit=size, after_id=page["last_id"], ids=ids)
+
+    return walk()
+
+
+def _indexed_walk(link_id: str, pipeline: dict, query: explore_query.ExploreQuery
+                  ) -> Iterator[list[dict]]:
+    state = indexer.ensure(link_id, pipeline)
+    if not state.ready:
+        raise IndexNotReady(state.indexed, state.target_count)
+    client, pipeline_id = api(), pipeline["id"]
+    batches = explore.ordered_ids(state, query, IDS_PER_CALL)
+
+    def fetch(ids: list[str], token: str | None) -> list[dict]:
+        page = client.results(link_id, pipeline_id, token, limit=len(ids), ids=ids)
+        found = {record.get("id"): record for record in page.get("data") or []}
+        return [found[i] for i in ids if i in found]  # the view's order, not the API's
+
+    first_ids = next(batches, [])
+    first = fetch(first_ids, identity.bearer_for(link_id)) if first_ids else []
+
+    def walk() -> Iterator[list[dict]]:
+        yield first
+        for ids in batches:
+            api_client.restart_deadline()
+            yield fetch(ids, identity.bearer_for(link_id))
+
+    return walk()
+
+
+def record_pages(link_id: str, pipeline: dict, kind: domain.Kind,
+                 args: Mapping[str, str]) -> Iterator[list[dict]]:
+    """Return the view's records in order, one list per page (module docstring).
+
+    Raises ``paging.InvalidQuery`` for a query that cannot be read, ``IndexNotReady``
+    while a sorted view's index is being built, and the API client's errors.
+    """
+    query = explore_query.parse(args)
+    explore_query.check_kind(query, kind)  # every source yields whole records otherwise
+    if query.is_plain:
+        return _api_walk(link_id, pipeline["id"], list(query.ids))
+    return _indexed_walk(link_id, pipeline, query)
+
+
+def is_selection(args: Mapping[str, str]) -> bool:
+    """Whether the view narrows the results (the file name then says ``-selection``)."""
+    try:
+        return explore_query.parse(args).has_selection
+    except explore_query.InvalidQuery:
+        return False

@@ -1,0 +1,119 @@
+"""What every export format shares: counting the records written, breaking off honestly,
+and reading a result's files through the presigned URLs the API returned.
+
+An export streams after its first page was read (an error there is an ordinary page).
+Whatever fails later (the next API page, a structure file, a writer) cannot be taken back:
+``guarded`` then writes the format's marker, if it has one (CSV a row, FASTA and SDF a
+last record), logs one warning and raises ``ExportIncomplete``, so that the server aborts
+the response without its final chunk and the visitor's browser or HTTP client reports a
+failed download instead of keeping a silently short file. JSON and ZIP need no marker:
+their unfinished documents (no closing bracket, no central directory) do not parse.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+
+from app.viewer.core import api_client, identity
+from app.viewer.core.api_client import CHUNK_SIZE, api
+from app.viewer.core.errors import LinkNotFound
+
+log = logging.getLogger(__name__)
+
+# Start of the text that ends an export the API broke off (CSV's marker row, FASTA's and
+# SDF's last record). Not a "#" comment, which some readers skip silently.
+INCOMPLETE_MARKER = "EXPORT INCOMPLETE"
+
+
+class ExportIncomplete(Exception):
+    """An export failed midway; raised after its marker (if any) was sent."""
+
+
+def incomplete_text(written: int, unit: str = "rows") -> str:
+    """Return the marker's sentence: stopped after how many, download again."""
+    return (f"{INCOMPLETE_MARKER}: the results could not all be read "
+            f"(stopped after {written} {unit}). Download the file again.")
+
+
+class Walk:
+    """Iterate over pages of records and count the records whose page was written.
+
+    A page counts once the writer asks for the next one, i.e. once its chunk has been
+    handed to the server, so the marker says how many results the visitor really got.
+    """
+
+    def __init__(self, pages: Iterable[list[dict]]):
+        self._pages = pages
+        self.written = 0
+
+    def __iter__(self) -> Iterator[list[dict]]:
+        for page in self._pages:
+            yield page
+            self.written += len(page)
+
+    def records(self) -> Iterator[dict]:
+        """Yield the records one by one (still counted per page)."""
+        for page in self:
+            yield from page
+
+
+def guarded(chunks: Iterable, written: Callable[[], int], label: str,
+            marker: Callable[[int], object] | None = None) -> Iterator:
+    """Relay ``chunks``; on any failure, send ``marker(written())`` and raise.
+
+    Any exception, not only the API's: a file must never look complete when it is not.
+    A visitor hanging up (``GeneratorExit``) is not an exception here and passes through.
+    """
+    try:
+        yield from chunks
+    except Exception as error:
+        count = written()
+        log.warning("%s export broken off after %d results: %s", label, count, error)
+        if marker is not None:
+            yield marker(count)
+        raise ExportIncomplete(f"stopped after {count} results") from error
+
+
+def _artifact_url(link_id: str, pipeline_id: str, record: dict, role: str,
+                  fresh: bool) -> str | None:
+    """Return the presigned URL of ``record``'s ``role`` file (asking the API if ``fresh``)."""
+    if fresh:
+        api_client.restart_deadline()
+        record = api().result(link_id, pipeline_id, record["id"],
+                              identity.bearer_for(link_id))
+    artifact = (record.get("artifacts") or {}).get(role) or {}
+    return artifact.get("url")
+
+
+def artifact_chunks(link_id: str, pipeline_id: str, record: dict, role: str,
+                    ) -> Iterator[bytes]:
+    """Yield the bytes of a result's ``role`` file, read from the URL the API returned.
+
+    As ``downloads`` does: only the API's URL is followed, and an URL that answers
+    403/404 (its signature expired during a long export) is asked for once more. Each
+    file gets a fresh deadline for connecting; its body is read in bounded pieces.
+    Nothing is yielded for a record without that file.
+    """
+    url = _artifact_url(link_id, pipeline_id, record, role, fresh=False)
+    if not url:
+        return
+    api_client.restart_deadline()
+    try:
+        with api().open_download(url) as response:
+            yield from response.iter_bytes(CHUNK_SIZE)
+            return
+    except LinkNotFound:
+        url = _artifact_url(link_id, pipeline_id, record, role, fresh=True)
+        if not url:
+            raise
+    api_client.restart_deadline()
+    with api().open_download(url) as response:
+        yield from response.iter_bytes(CHUNK_SIZE)
+
+
+def artifact_bytes(link_id: str, pipeline_id: str, record: dict, role: str) -> bytes | None:
+    """Return a (small) file of a result whole, or None when the record has none."""
+    if not ((record.get("artifacts") or {}).get(role) or {}).get("url"):
+        return None
+    return b"".join(artifact_chunks(link_id, pipeline_id, record, role))

@@ -1,0 +1,103 @@
+"""JSON and FASTA exports: text writers over pages of result records, one chunk per page.
+
+JSON is ``{"pipeline": {"id", "kind", "name"}, "results": [...]}`` with each record
+exactly as the API returned it (artifact URLs included: they expire, as on the pages),
+written record by record, so memory holds one page whatever the size.
+
+FASTA (protein kinds) has one record per **designed chain**. Result records do not mark
+which entity was designed, so the rule is: the designed (or screened) protein is the
+record's **first protein entity**, as in the results table and the CSV's ``sequence``
+column; the API lists it first, then the target and any fixed partners (in the demo
+data: binder chain A, target chain B, glycan C). Every chain id of that entity gets a
+record (a homodimeric binder gives two); the target, other proteins, nucleic acids and
+ligands get none. The header is ``>`` + result id + ``|chain=A``, then the key metrics of
+the record's shape (those that grade a design, not the secondary-structure fractions) at
+the table's decimals, then ``variant=``, ``cyclic=true`` and ``external_id=`` where they
+apply, separated by spaces. The sequence is wrapped at 60 columns.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+
+from app import domain
+from app.viewer.exports.stream import incomplete_text
+
+FASTA_WIDTH = 60
+# Header text comes partly from the submitter (external_id): one line, no separators.
+_HEADER_UNSAFE = re.compile(r"[\s|>]+")
+
+
+def json_chunks(pipeline: dict, kind: domain.Kind, pages: Iterable[list[dict]],
+                ) -> Iterator[str]:
+    """Yield the JSON document: the head, one chunk of records per page, then the end."""
+    head = {"id": pipeline.get("id"), "kind": kind.key, "name": pipeline.get("name")}
+    yield '{"pipeline": ' + json.dumps(head) + ', "results": ['
+    separator = "\n"
+    for records in pages:
+        parts = []
+        for record in records:
+            parts.append(separator + json.dumps(record, ensure_ascii=False))
+            separator = ",\n"
+        yield "".join(parts)
+    yield "\n]}\n"
+
+
+def designed_chains(record: dict) -> list[tuple[str, str, dict]]:
+    """Return ``(chain id, sequence, entity)`` of each designed chain (module docstring)."""
+    entity = next((e for e in record.get("entities") or [] if e.get("type") == "protein"),
+                  None)
+    if entity is None:
+        return []
+    chains = [str(c) for c in entity.get("chain_ids") or []] or ["?"]
+    return [(chain, entity.get("value") or "", entity) for chain in chains]
+
+
+def _key_metrics(kind: domain.Kind, record: dict) -> list[str]:
+    """Return ``name=value`` for the metrics that grade a design of the record's shape."""
+    metrics = record.get("metrics") or {}
+    found = []
+    for key in kind.metrics_for(record.get("type")):
+        value, metric = metrics.get(key), domain.metric(key)
+        if metric.direction is None or type(value) not in (int, float):
+            continue
+        found.append(f"{key}={value:.{metric.decimals}f}")
+    return found
+
+
+def _safe(value) -> str:
+    return _HEADER_UNSAFE.sub("_", str(value)).strip("_")
+
+
+def fasta_header(kind: domain.Kind, record: dict, chain: str, entity: dict) -> str:
+    """Return the header line of one designed chain (without the newline)."""
+    words = [f">{_safe(record.get('id'))}|chain={_safe(chain)}", *_key_metrics(kind, record)]
+    if record.get("type"):
+        words.append(f"variant={_safe(record['type'])}")
+    if entity.get("cyclic"):
+        words.append("cyclic=true")
+    if record.get("external_id"):
+        words.append(f"external_id={_safe(record['external_id'])}")
+    return " ".join(words)
+
+
+def fasta_records(kind: domain.Kind, record: dict) -> str:
+    """Return the FASTA text of a result's designed chains (empty if it has none)."""
+    out = []
+    for chain, sequence, entity in designed_chains(record):
+        out.append(fasta_header(kind, record, chain, entity))
+        out += [sequence[i : i + FASTA_WIDTH] for i in range(0, len(sequence), FASTA_WIDTH)]
+    return "".join(line + "\n" for line in out)
+
+
+def fasta_chunks(kind: domain.Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
+    """Yield the FASTA file, one chunk per page of records."""
+    for records in pages:
+        yield "".join(fasta_records(kind, record) for record in records)
+
+
+def fasta_incomplete(written: int) -> str:
+    """Return the last record of a FASTA the API broke off: a header saying so."""
+    return ">" + incomplete_text(written, "results") + "\n"

@@ -1,0 +1,93 @@
+"""ZIP export: the structure files of a view's results, streamed (zipstream-ng).
+
+The archive holds ``results.csv`` first (the CSV export of the same rows, as a manifest),
+then per result ``<result_id>.cif`` (its ``structure`` file, mmCIF) and, where it has one,
+``<result_id>_ligand.sdf`` (``ligand_structure``). A result without a structure file has
+only its manifest row. The manifest needs every row before the first file, so the rows
+are walked twice: once for ``results.csv`` and once, page by page, for the files, whose
+presigned URLs are then minutes old at most (an expired one is asked for again).
+
+Nothing is held whole: each file is read from its URL in pieces and deflated on the way
+(mmCIF shrinks about threefold at level 1), pieces are gathered into chunks of
+``CHUNK_BYTES`` before they go out, and no temporary file is written. The only thing that
+grows is the central directory (about a hundred bytes per file), which a ZIP must end
+with. A failure midway leaves the archive without that directory, and
+``export_stream.guarded`` aborts the response, so no tool takes a short archive for a
+whole one.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+
+from zipstream import ZipStream
+
+from app import domain
+from app.viewer.exports.csv_writer import csv_chunks
+from app.viewer.pages.downloads import safe_filename
+
+# Bytes gathered before a chunk is handed to the server: zipstream yields headers and
+# deflate output in many small pieces, each of which would otherwise be a socket write.
+CHUNK_BYTES = 256 * 1024
+# Measured on 3,000 demo mmCIF files (86 KB each, in-process API, one core): stored
+# 260 MB at 297 files/s, level 1 81 MB at 153 files/s, level 6 69 MB at 91 files/s.
+# Level 1 gets most of the size at half the pace of storing: past about 100 Mbit/s of
+# the visitor's bandwidth the stored file would be as slow, below it far slower.
+COMPRESS_LEVEL = 1
+
+# Fetches the bytes of a record's file of a role, in pieces (``export_stream.artifact_chunks``
+# bound to the link and pipeline).
+FileFetcher = Callable[[dict, str], Iterable[bytes]]
+# The files of each result: (artifact role, file name after the result id).
+MEMBERS = (("structure", ".cif"), ("ligand_structure", "_ligand.sdf"))
+# Not a byte string: zipstream itself yields empty ones. Send what is gathered now.
+FLUSH = None
+
+
+def _gathered(pieces: Iterable[bytes | None]) -> Iterator[bytes]:
+    """Re-chunk ``pieces`` into blocks of at least CHUNK_BYTES, or up to a FLUSH.
+
+    A FLUSH sends what is gathered now: after the manifest, so the response (and the
+    visitor's download) starts before the first structure file is fetched. A failure
+    sends what is gathered before it passes on.
+    """
+    buffer = bytearray()
+    try:
+        for piece in pieces:
+            if piece is not FLUSH:
+                buffer += piece
+            if (len(buffer) >= CHUNK_BYTES or piece is FLUSH) and buffer:
+                yield bytes(buffer)
+                buffer.clear()
+    except Exception:
+        # Send what was made before the failure, then let the export break off.
+        if buffer:
+            yield bytes(buffer)
+        raise
+    if buffer:
+        yield bytes(buffer)
+
+
+def _pieces(kind: domain.Kind, manifest_pages: Iterable[list[dict]],
+            file_pages: Iterable[list[dict]], fetch: FileFetcher) -> Iterator[bytes | None]:
+    """Yield the archive in zipstream's own pieces: manifest, files, central directory."""
+    archive = ZipStream(compress_type=zipfile.ZIP_DEFLATED, compress_level=COMPRESS_LEVEL)
+    archive.add((text.encode() for text in csv_chunks(kind, manifest_pages)), "results.csv")
+    yield from archive.all_files()
+    yield FLUSH
+    for records in file_pages:
+        for record in records:
+            stem = safe_filename(str(record.get("id") or ""), "result")
+            for role, suffix in MEMBERS:
+                if ((record.get("artifacts") or {}).get(role) or {}).get("url"):
+                    # Queued as a generator: the file is opened only when its turn comes.
+                    archive.add(fetch(record, role), stem + suffix)
+        yield from archive.all_files()
+    yield from archive.footer()
+
+
+def zip_chunks(kind: domain.Kind, manifest_pages: Iterable[list[dict]],
+               file_pages: Iterable[list[dict]], fetch: FileFetcher) -> Iterator[bytes]:
+    """Yield the ZIP archive of a view (module docstring) in chunks of CHUNK_BYTES."""
+    return _gathered(_pieces(kind, manifest_pages, file_pages, fetch))

@@ -1,0 +1,323 @@
+"""What a prediction page shows: ADME rows (sortable), structure-and-binding samples.
+
+Pure functions over the prediction record the API returns (``inputs``, ``outputs``,
+``artifacts``): no Flask, no HTTP, so they are tested on plain dicts. Labels, units and
+solubility classes come from ``app.domain``, the same vocabulary as the results tables.
+
+ADME: one row per molecule in request order; ``sort=<key>`` or ``sort=-<key>`` orders them
+by one column (``ADME_SORT_KEYS``), missing values last whichever the direction, ties in
+request order. Structure and binding: the samples of ``outputs.all_sample_results``,
+numbered 1, 2, ... in that list's order (the numbers of ``?sample=`` on the 3D page and of
+the ``structure_sample_<n>`` artifacts, see ``app.demo_data.predictions``), best first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from app import domain
+from app.viewer.core.paging import InvalidQuery
+from app.viewer.results.table import Column  # the results tables' own: one header partial for both
+
+# The columns of the ADME table, which are also its sort keys, in display order.
+ADME_SORT_KEYS = ("name", "smiles", *domain.ADME_FIELDS)
+# Solubility classes ranked from least to most soluble (ascending order of the column).
+_SOLUBILITY_RANK = {value: rank for rank, value in enumerate(reversed(domain.SOLUBILITY_CLASSES))}
+_SAMPLE_ARTIFACT = re.compile(r"structure_sample_([1-9][0-9]{0,3})")
+
+
+class Sort(NamedTuple):
+    """A validated ``sort=`` value: the column key and whether it is descending."""
+
+    key: str
+    descending: bool
+
+    @property
+    def arg(self) -> str:
+        """Return the value of ``sort=`` that asks for this order."""
+        return f"-{self.key}" if self.descending else self.key
+
+
+@dataclass(frozen=True)
+class AdmeRow:
+    """One molecule of an ADME prediction, as the table shows it."""
+
+    position: int  # 1-based place in the request (the order of the outputs)
+    name: str | None
+    smiles: str
+    status: str
+    error: str | None
+    lipophilicity: float | None
+    permeability: float | None
+    solubility: str | None
+
+    @property
+    def solubility_label(self) -> str:
+        """Return the class's label of the results tables (the raw value if unknown)."""
+        return domain.SOLUBILITY_CLASSES.get(self.solubility or "", (self.solubility or "",))[0]
+
+    @property
+    def solubility_tone(self) -> str:
+        """Return the class's CSS tone (``good``, ``fair``, ``risk``) or ""."""
+        return domain.SOLUBILITY_CLASSES.get(self.solubility or "", ("", ""))[1]
+
+
+def adme_columns() -> tuple[Column, ...]:
+    """Return the ADME table's columns after the depiction, with labels from the domain."""
+    fields = tuple(Column(key, field.label, field.unit, field.description,
+                          numeric=key != "solubility")
+                   for key, field in domain.ADME_FIELDS.items())
+    return (Column("name", "Molecule", "", "The identifier given with the molecule."),
+            Column("smiles", "SMILES", "", "The molecule as a SMILES string."), *fields)
+
+
+def parse_sort(value: str | None) -> Sort | None:
+    """Read ``sort=`` of the ADME page: None for no value, else a ``Sort``.
+
+    Raises ``InvalidQuery`` naming ``sort`` and the keys it accepts for anything else.
+    """
+    if not value:
+        return None
+    key = value[1:] if value.startswith("-") else value
+    if key not in ADME_SORT_KEYS:
+        raise InvalidQuery(f"sort must be one of {', '.join(ADME_SORT_KEYS)} (with a leading "
+                           f"'-' for descending), not {value[:40]!r}")
+    return Sort(key, value.startswith("-"))
+
+
+def _number(value: object) -> float | None:
+    """Return ``value`` if it is a finite number (bool excluded), else None."""
+    if type(value) not in (int, float) or value != value:  # NaN never equals itself
+        return None
+    return float(value)
+
+
+def _text(value: object) -> str | None:
+    """Return ``value`` as stripped text, or None for nothing."""
+    text = "" if value is None else str(value).strip()
+    return text or None
+
+
+def adme_rows(item: dict) -> list[AdmeRow]:
+    """Return one row per molecule of an ADME prediction, in request order.
+
+    The outputs' molecules carry the results (``adme``, ``status``, ``error``); a molecule
+    of the inputs without output yet still gets a row with its SMILES. The name is the
+    client's identifier: ``external_id`` of the SDK's outputs, else the input's ``id``,
+    else the output's ``id``.
+    """
+    given = (item.get("inputs") or {}).get("molecules") or []
+    results = (item.get("outputs") or {}).get("molecules") or []
+    rows = []
+    for index in range(max(len(given), len(results))):
+        asked = given[index] if index < len(given) and isinstance(given[index], dict) else {}
+        result = results[index] if index < len(results) and isinstance(
+            results[index], dict) else {}
+        adme = result.get("adme") if isinstance(result.get("adme"), dict) else {}
+        error = result.get("error")
+        rows.append(AdmeRow(
+            position=index + 1,
+            name=_text(result.get("external_id") or asked.get("id") or result.get("id")),
+            smiles=_text(result.get("smiles") or asked.get("smiles")) or "",
+            status=_text(result.get("status")) or ("pending" if not result else "unknown"),
+            error=_text(error.get("message") if isinstance(error, dict) else error),
+            lipophilicity=_number(adme.get("lipophilicity")),
+            permeability=_number(adme.get("permeability")),
+            solubility=_text(adme.get("solubility")),
+        ))
+    return rows
+
+
+def _sort_value(row: AdmeRow, key: str) -> float | str | None:
+    """Return the value of ``row`` that ``key`` orders by (None: missing)."""
+    if key == "name":
+        return row.name.casefold() if row.name else None
+    if key == "smiles":
+        return row.smiles or None
+    if key == "solubility":
+        return _SOLUBILITY_RANK.get(row.solubility or "")
+    return getattr(row, key)
+
+
+def sort_adme(rows: list[AdmeRow], sort: Sort | None) -> list[AdmeRow]:
+    """Return ``rows`` in the order ``sort`` asks (request order for None).
+
+    Missing values go last in both directions (a visitor sorting by permeability wants
+    the measured molecules first); equal values keep request order.
+    """
+    if sort is None:
+        return sorted(rows, key=lambda r: r.position)
+    present = [r for r in rows if _sort_value(r, sort.key) is not None]
+    missing = [r for r in rows if _sort_value(r, sort.key) is None]
+    # Two stable sorts: by position, then by value, so ties stay in request order.
+    present.sort(key=lambda r: r.position)
+    present.sort(key=lambda r: _sort_value(r, sort.key), reverse=sort.descending)
+    return present + sorted(missing, key=lambda r: r.position)
+
+
+def header_sort(key: str, current: Sort | None) -> tuple[str, str | None]:
+    """Return the ``sort=`` a column header links to, and its ``aria-sort`` (or None).
+
+    A click on the sorted column reverses it; any other column starts ascending.
+    """
+    if current is not None and current.key == key:
+        return Sort(key, not current.descending).arg, (
+            "descending" if current.descending else "ascending")
+    return key, None
+
+
+def adme_input_summary(item: dict) -> dict:
+    """Summarise an ADME request: how many molecules, and any other options given."""
+    inputs = item.get("inputs") or {}
+    molecules = inputs.get("molecules") or []
+    others = {k: v for k, v in inputs.items() if k != "molecules"}
+    return {"molecules": len(molecules),
+            "named": sum(1 for m in molecules if isinstance(m, dict) and m.get("id")),
+            "options": others}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One structure-and-binding sample: its number, metrics and whether it is the best."""
+
+    number: int  # 1-based position in ``outputs.all_sample_results``
+    metrics: dict
+    best: bool
+
+
+def samples(item: dict) -> list[Sample]:
+    """Return a structure-and-binding prediction's samples, best first, then by number.
+
+    The best is the sample whose metrics equal ``outputs.best_sample``'s; without such a
+    match, the one of highest structure confidence (else sample 1).
+    """
+    outputs = item.get("outputs") or {}
+    listed = [s.get("metrics") or {} for s in outputs.get("all_sample_results") or []
+              if isinstance(s, dict)]
+    best_metrics = (outputs.get("best_sample") or {}).get("metrics") or {}
+    if not listed:
+        return [Sample(1, best_metrics, True)] if best_metrics else []
+    best = next((n for n, m in enumerate(listed, 1) if best_metrics and m == best_metrics),
+                None)
+    if best is None:
+        scores = [(_number(m.get("structure_confidence")) or 0.0, -n)
+                  for n, m in enumerate(listed, 1)]
+        best = -max(scores)[1]
+    found = [Sample(n, m, n == best) for n, m in enumerate(listed, 1)]
+    return sorted(found, key=lambda s: (not s.best, s.number))
+
+
+def sample_columns(found: list[Sample]) -> tuple[Column, ...]:
+    """Return the metric columns of the samples table: the domain's order, then others."""
+    present = {key for s in found for key in s.metrics}
+    keys = [k for k in domain.SAMPLE_METRICS if k in present]
+    keys += sorted(present.difference(keys))
+    return tuple(_metric_column(key) for key in keys)
+
+
+def binding_columns(item: dict) -> tuple[Column, ...]:
+    """Return the columns of the prediction's binding metrics that it reports."""
+    binding = (item.get("outputs") or {}).get("binding_metrics") or {}
+    keys = [k for k in domain.BINDING_METRICS if k in binding]
+    keys += sorted(k for k in binding if k not in keys and k != "type")
+    return tuple(_metric_column(key) for key in keys)
+
+
+def _metric_column(key: str) -> Column:
+    metric = domain.metric(key)
+    return Column(key, metric.label, metric.scale, metric.description, numeric=True)
+
+
+def sample_structure_artifacts(item: dict) -> list[dict]:
+    """Return the structure file of each sample, in sample order, each with ``sample``.
+
+    The files are the artifacts named ``structure_sample_<n>`` (a copy of each artifact
+    dict with ``sample: n`` added). A prediction from before per-sample files, with only
+    ``structure``, gets that one as sample 1. Files without a URL are left out.
+    """
+    found = []
+    for artifact in item.get("artifacts") or []:
+        match = _SAMPLE_ARTIFACT.fullmatch(str(artifact.get("name") or ""))
+        if match and artifact.get("url"):
+            found.append({**artifact, "sample": int(match.group(1))})
+    if found:
+        return sorted(found, key=lambda a: a["sample"])
+    single = next((a for a in item.get("artifacts") or []
+                   if a.get("name") == "structure" and a.get("url")), None)
+    return [{**single, "sample": 1}] if single else []
+
+
+def sample_structure_artifact(item: dict, number: int) -> dict | None:
+    """Return sample ``number``'s structure artifact (see above), or None."""
+    return next((a for a in sample_structure_artifacts(item) if a["sample"] == number), None)
+
+
+# What a prediction's file holds, by artifact name (per-sample names are worked out).
+_FILE_LABELS = {
+    "structure": "Structure of the best sample",
+    "ligand_structure": "Ligand of the best sample",
+    "archive": domain.ARTIFACT_LABELS["archive"],
+    "report": "ADME results (JSON)",
+    "table": "ADME results (CSV)",
+}
+
+
+def _file_rank(artifact: dict) -> tuple[int, int, str]:
+    name = str(artifact.get("name") or "")
+    match = _SAMPLE_ARTIFACT.fullmatch(name)
+    if match:
+        return (1, int(match.group(1)), name)
+    order = tuple(_FILE_LABELS)
+    return (0 if name == "structure" else 2 + (order.index(name) if name in order else 9),
+            0, name)
+
+
+def files(item: dict) -> list[tuple[dict, str]]:
+    """Return the prediction's artifacts in reading order, each with what it holds.
+
+    The best structure, then each sample's in sample order, the ligand, the archive,
+    then the rest by name (the API lists them by id, which is no order for a reader).
+    """
+    ordered = sorted(item.get("artifacts") or [], key=_file_rank)
+    labelled = []
+    for artifact in ordered:
+        name = str(artifact.get("name") or "")
+        match = _SAMPLE_ARTIFACT.fullmatch(name)
+        label = (f"Structure of sample {match.group(1)}" if match
+                 else _FILE_LABELS.get(name) or name.replace("_", " ").capitalize())
+        labelled.append((artifact, label))
+    return labelled
+
+
+def shade(key: str, value: object) -> str:
+    """Return the quality shade ("strong", "weak", "") of metric ``key``'s value."""
+    return domain.quality(domain.metric(key), value)
+
+
+def page_content(item: dict, sort: Sort | None) -> dict:
+    """Return what the prediction page shows for the item's application.
+
+    ``files`` lists the artifacts in reading order with labels; ``kind`` says which part
+    renders: ``adme`` (rows, columns, sort, inputs), ``structure_and_binding`` (samples
+    best first, their columns, binding columns, the numbers of the samples that have a
+    structure file, the domain as ``catalog`` for the entity partial) or ``other`` (the
+    page falls back to the raw values).
+    """
+    application = item.get("application")
+    common = {"files": files(item)}
+    if application == "adme":
+        return {**common, "kind": "adme", "rows": sort_adme(adme_rows(item), sort),
+                "columns": adme_columns(), "sort": sort, "header_sort": header_sort,
+                "inputs": adme_input_summary(item)}
+    if application == "structure_and_binding":
+        found = samples(item)
+        return {**common, "kind": "structure_and_binding", "samples": found,
+                "best": next((s for s in found if s.best), None),
+                "columns": sample_columns(found), "binding_columns": binding_columns(item),
+                "binding": (item.get("outputs") or {}).get("binding_metrics") or {},
+                # Only these samples link to a 3D view: another number is the 3D page's 400.
+                "structure_samples": {a["sample"] for a in sample_structure_artifacts(item)},
+                "shade": shade, "catalog": domain}
+    return {**common, "kind": "other"}

@@ -1,0 +1,251 @@
+"""Whole-set answers for the results page: a sorted page, facets, histograms, plot points.
+
+A worker answers from a ``Frame`` of the pipeline's index (``index_frame``: its columns
+in NumPy), loaded from the store once per index version, and keeps the answers of recent
+views (the matching rows in their order, the panel's counts) in small LRU caches keyed by
+that version, so paging through a sorted view sorts once. An append bumps the version, so
+nothing cached outlives the data it came from.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from app import domain
+from app.timeutil import utcnow
+from app.viewer.chem import properties, substructure
+from app.viewer.results import frame as index_frame
+from app.viewer.results.frame import Frame
+from app.viewer.results.query import ExploreQuery
+from app.viewer.store import get_engine
+from app.viewer.store import index_queries as queries
+from app.viewer.store.result_index import IndexState
+
+HISTOGRAM_BINS = 20
+POINTS_LIMIT = 5000
+# The computed chemistry plotted for small molecules (the four the table shows).
+CHEMISTRY_PLOTS = ("mol_weight", "clogp", "tpsa", "qed")
+
+
+class _Lru:
+    """A small thread-safe LRU cache (the index build thread shares the worker)."""
+
+    def __init__(self, size: int):
+        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key, compute: Callable[[], object]):
+        """Return the value of ``key``, computing and keeping it on a miss."""
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        value = compute()
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        """Forget everything (benchmarks measure the computation this way)."""
+        with self.lock:
+            self.items.clear()
+
+
+_frames = _Lru(4)  # ~25 MB each for 100,000 results
+_answers = _Lru(256)
+# A new substructure query parses every distinct SMILES of the index (~0.1 ms each: 10 s
+# for 100,000 distinct molecules). One at a time per worker, so visitors sending many new
+# queries hold one thread, never every thread of the worker.
+_substructure_turn = threading.Lock()
+
+
+def clear_caches() -> None:
+    """Forget every frame and answer of this worker."""
+    _frames.clear()
+    _answers.clear()
+
+
+def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
+               older_ok: bool = False) -> tuple[int, Frame]:
+    """Return (version, frame) of the index: the saved frame, else one built and saved.
+
+    ``older_ok`` takes a saved frame of an earlier version as it is: while a refresh
+    appends page after page, answers come from the last complete version instead of a
+    new frame per page.
+    """
+    with get_engine().connect() as conn:
+        saved = queries.saved_frame(conn, pipeline_id)
+    if saved is not None and (saved[0] == version or older_ok):
+        return saved[0], index_frame.from_bytes(saved[1])
+    with get_engine().connect() as conn:
+        built = index_frame.build(queries.column_chunks(conn, pipeline_id), codes)
+    with get_engine().begin() as conn:
+        queries.save_frame(conn, pipeline_id, version, index_frame.to_bytes(built))
+    return version, built
+
+
+def frame(state: IndexState) -> Frame:
+    """Return the frame of the index's current version (see ``load_frame``)."""
+    refreshing = state.building(utcnow())
+    key = (state.pipeline_id, f"refresh to {state.target_count}" if refreshing
+           else state.version)
+    return _frames.get(key, lambda: load_frame(state.pipeline_id, state.version,
+                                               state.warning_codes,
+                                               older_ok=refreshing)[1])
+
+
+def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
+    """Return which rows' molecule holds ``smarts`` (RDKit once per distinct SMILES).
+
+    Cached per index version and query, apart from the other filters: changing a number
+    filter of a substructure view matches nothing again.
+    """
+    def compute() -> np.ndarray:
+        data = frame(state)
+        molecules = data.molecules
+        if molecules is None or not molecules.smiles:
+            return np.zeros(data.size, dtype=bool)
+        query = substructure.parse_query(smarts)
+        with _substructure_turn:
+            found = substructure.match_each(molecules.smiles, query)
+        return molecules.rows_matching(np.array(found, dtype=bool))
+
+    return _answers.get((state.pipeline_id, state.version, "smarts", smarts), compute)
+
+
+def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
+    def compute() -> np.ndarray:
+        searched = None
+        if query.q:
+            with get_engine().connect() as conn:
+                searched = queries.search_ids(conn, state.pipeline_id, query.q)
+        matched = substructure_rows(state, query.smarts) if query.smarts else None
+        return index_frame.mask(frame(state), query, searched, matched)
+
+    return _answers.get(_key(state, query, "keep"), compute)
+
+
+def ordered_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:
+    """Return the frame rows that match the query, in the view's order."""
+    return _answers.get(_key(state, query, f"order:{query.sort_text()}"),
+                        lambda: index_frame.order(frame(state), query, _keep(state, query)))
+
+
+def plot_keys(kind: domain.Kind) -> tuple[str, ...]:
+    """Return the numeric keys a kind's results are plotted by, in table order."""
+    extra = ("lipophilicity", "permeability", *CHEMISTRY_PLOTS) \
+        if kind.family == "small_molecule" else ("length",)
+    return (*kind.metrics, *extra)
+
+
+def key_label(key: str) -> str:
+    """Return a key's label (the metric's, the ADME field's, or a plain one)."""
+    if key in domain.METRICS:
+        return domain.METRICS[key].label
+    if key in domain.ADME_FIELDS:
+        return domain.ADME_FIELDS[key].label
+    if key in properties.PROPERTIES:
+        return properties.PROPERTIES[key].label
+    return {"length": "Length (aa)", "id": "Result id", "created_at": "Created",
+            "external_id": "External ID", "variant": "Variant"}.get(
+        key, key.replace("_", " ").capitalize())
+
+
+def key_unit(key: str) -> str:
+    """Return what to print beside a key's values (unit or range)."""
+    if key in domain.METRICS:
+        return domain.METRICS[key].scale
+    if key in domain.ADME_FIELDS:
+        return domain.ADME_FIELDS[key].unit
+    if key in properties.PROPERTIES:
+        return properties.PROPERTIES[key].unit
+    return "aa" if key == "length" else ""
+
+
+def default_axes(kind: domain.Kind) -> tuple[str, str]:
+    """Return the scatter's default (x, y): the kind's second and first metrics."""
+    keys = plot_keys(kind)
+    return (keys[1] if len(keys) > 1 else keys[0]), keys[0]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What the page and explore.json say about the matching set."""
+
+    matched: int
+    facets: dict
+    histograms: list[dict]
+
+
+def _key(state: IndexState, query: ExploreQuery, what: str) -> tuple:
+    return (state.pipeline_id, state.version, query.selection_key(), what)
+
+
+def table_page(state: IndexState, query: ExploreQuery) -> list[dict]:
+    """Return the stored records of the query's page, in the view's order."""
+    start = (query.page - 1) * query.limit
+    rows = ordered_rows(state, query)[start:start + query.limit]
+    ids = frame(state).id_list(rows)
+    with get_engine().connect() as conn:
+        return queries.records(conn, state.pipeline_id, ids)
+
+
+def _histograms(data: Frame, keep: np.ndarray, kind: domain.Kind) -> list[dict]:
+    total = int(np.count_nonzero(keep))
+    out = []
+    for key in plot_keys(kind):
+        found = index_frame.value_range(data, keep, key)
+        if found is None:
+            continue  # no matching result has this value (e.g. ADME on none of them)
+        low, high = found
+        if key in domain.METRICS and domain.METRICS[key].range == domain.UNIT_RANGE:
+            low, high = 0.0, 1.0  # confidences: the whole scale, comparable across sets
+        counts = index_frame.histogram(data, keep, key, low, high, HISTOGRAM_BINS)
+        width = (high - low) / HISTOGRAM_BINS if high > low else 1.0 / HISTOGRAM_BINS
+        out.append({
+            "key": key, "label": key_label(key), "unit": key_unit(key),
+            "bins": [{"x0": low + i * width, "x1": low + (i + 1) * width, "count": n}
+                     for i, n in enumerate(counts)],
+            "missing": total - sum(counts),
+        })
+    return out
+
+
+def summary(state: IndexState, query: ExploreQuery, kind: domain.Kind) -> Summary:
+    """Return the match count, facet counts and per-metric histograms of the selection."""
+    def compute() -> Summary:
+        data, keep = frame(state), _keep(state, query)
+        return Summary(int(np.count_nonzero(keep)), index_frame.facets(data, keep),
+                       _histograms(data, keep, kind))
+
+    return _answers.get(_key(state, query, f"summary:{kind.key}"), compute)
+
+
+def points(state: IndexState, query: ExploreQuery, x: str, y: str) -> dict:
+    """Return the scatter's points: the first ``POINTS_LIMIT`` with both values, in order."""
+    data = frame(state)
+    rows = ordered_rows(state, query)
+    xs, ys = data.numbers[x][rows], data.numbers[y][rows]
+    both = ~(np.isnan(xs) | np.isnan(ys))
+    chosen = np.flatnonzero(both)[:POINTS_LIMIT]
+    ids = data.id_list(rows[chosen])
+    return {
+        "x": x, "y": y, "x_label": key_label(x), "y_label": key_label(y),
+        "data": [{"id": i, "x": float(vx), "y": float(vy)}
+                 for i, vx, vy in zip(ids, xs[chosen], ys[chosen], strict=True)],
+        "truncated": int(np.count_nonzero(both)) > POINTS_LIMIT, "limit": POINTS_LIMIT,
+    }
+
+
+def ordered_ids(state: IndexState, query: ExploreQuery, chunk: int = 200
+                ) -> Iterator[list[str]]:
+    """Yield the matching ids in the view's order, ``chunk`` at a time (for exports)."""
+    data, rows = frame(state), ordered_rows(state, query)
+    for start in range(0, len(rows), chunk):
+        yield data.id_list(rows[start:start + chunk])

@@ -1,0 +1,202 @@
+"""Building and refreshing a pipeline's exploration index from the API's pages.
+
+The compute API has no sort or filter, so the viewer reads a pipeline's results once,
+``limit=1000`` at a time with the ``after_id`` cursor, into its own store
+(``app.viewer.store.result_index``) and answers whole-set questions from there.
+
+``ensure(link_id, pipeline)`` is called by a request that the API has just let read the
+pipeline through the link. It returns the index's state at once:
+
+- current (the API's ``result_count`` and ``status`` match what was indexed): used as is;
+- being built by another worker (a live lease): left to it, the caller shows progress;
+- otherwise this worker claims the lease and reads the missing pages from ``last_id``:
+  inside the request when few remain (``EXPLORE_SYNC_LIMIT``), else in a background
+  thread, so the visitor sees a progress bar within a second and nobody else waits.
+
+The thread reads through the same link with the visitor's proof (a fresh token per page
+for an email-mode link), so it never reads more than the visitor could. A failure midway
+(API down, worker killed) leaves the rows read so far and an expiring lease: the next
+request resumes from ``last_id``. A 404 from the API (link or pipeline gone) deletes the
+index. Indexes unused for ``EXPLORE_INDEX_IDLE_HOURS`` are deleted by ``ensure`` as it
+goes (at most every few minutes per process).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import timedelta
+
+from flask import Flask, current_app
+
+from app import share_tokens
+from app.timeutil import utcnow
+from app.viewer.core import identity
+from app.viewer.core.api_client import ComputeApi, api
+from app.viewer.core.errors import LinkNotFound
+from app.viewer.results import answers as explore
+from app.viewer.results import index_rows
+from app.viewer.store import get_engine
+from app.viewer.store import result_index as store
+from app.viewer.store.result_index import IndexState
+
+log = logging.getLogger(__name__)
+
+PAGE_SIZE = 1000
+LEASE = timedelta(seconds=30)
+_SWEEP_EVERY = 300.0
+_last_sweep = [0.0]
+
+
+def _index_page(records: list[dict], position: int
+                ) -> tuple[list[dict], list[tuple[str, str]], set[str]]:
+    """Return one API page's index rows (numbered from ``position``), records and codes."""
+    rows, stored, codes = [], [], set()
+    for offset, record in enumerate(records):
+        values = index_rows.index_values(record)
+        values["position"] = position + offset
+        rows.append(values)
+        stored.append((values["result_id"], index_rows.stored_record(record)))
+        codes.update(index_rows.warning_codes(record))
+    return rows, stored, codes
+
+
+@dataclass
+class Build:
+    """One claimed build: reads pages after ``state.last_id`` and appends them."""
+
+    app: Flask
+    api: ComputeApi
+    link_id: str
+    pipeline_id: str
+    email: str | None
+    owner: str
+    state: IndexState
+
+    def _bearer(self) -> str | None:
+        # Minted per page: a long build outlives a token's few minutes.
+        return share_tokens.mint(self.link_id, self.email) if self.email else None
+
+    def _fetch(self, pool: ThreadPoolExecutor, after: str | None) -> Future:
+        """Ask for the page after ``after`` in the pool (the token is minted here)."""
+        return pool.submit(self.api.results, self.link_id, self.pipeline_id, self._bearer(),
+                           limit=PAGE_SIZE, after_id=after)
+
+    def run(self) -> None:
+        """Read every missing page; on any failure give the lease up (resumable).
+
+        The next page is asked for while this one is written: the API's answer and the
+        store's insert overlap (both wait outside Python much of the time).
+        """
+        engine = get_engine(self.app)
+        after, position = self.state.last_id, self.state.indexed
+        try:
+            with ThreadPoolExecutor(1, thread_name_prefix="index-page") as pool:
+                pending = self._fetch(pool, after)
+                while True:
+                    page = pending.result()
+                    records = page.get("data") or []
+                    after = page.get("last_id") or after
+                    more = bool(page.get("has_more") and records)
+                    if more:
+                        pending = self._fetch(pool, after)
+                    rows, stored, codes = _index_page(records, position)
+                    position += len(records)
+                    with engine.begin() as conn:
+                        kept = store.append(conn, self.pipeline_id, owner=self.owner,
+                                            rows=rows, records=stored, last_id=after,
+                                            codes=codes, now=utcnow(), lease=LEASE)
+                    if not kept:
+                        log.info("index build of a pipeline lost its lease; stopping")
+                        return
+                    if not more:
+                        self._finish(engine)
+                        return
+        except LinkNotFound:
+            # The API no longer shows this pipeline through the link: keep nothing of it.
+            with engine.begin() as conn:
+                store.delete(conn, self.pipeline_id)
+        except Exception as error:  # any failure: resumable, never fatal
+            log.warning("index build stopped after %d results: %s", position,
+                        type(error).__name__)
+            with engine.begin() as conn:
+                store.release(conn, self.pipeline_id, self.owner, type(error).__name__,
+                              utcnow())
+
+    def _finish(self, engine) -> None:
+        """Mark the index ready and save its frame now, not on a visitor's request."""
+        with engine.begin() as conn:
+            store.finish(conn, self.pipeline_id, self.owner, utcnow())
+            done = store.get(conn, self.pipeline_id)
+        if done is not None:
+            explore.load_frame(self.pipeline_id, done.version, done.warning_codes)
+
+    def run_in_background(self) -> None:
+        """Run in a daemon thread with the app's context (for the store and tokens)."""
+        def target() -> None:
+            with self.app.app_context():
+                self.run()
+
+        threading.Thread(target=target, name="index-build", daemon=True).start()
+
+
+def _owner() -> str:
+    return f"{socket.gethostname()[:30]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def current(pipeline_id: str) -> IndexState | None:
+    """Return the index state of ``pipeline_id`` as the store has it now."""
+    with get_engine().connect() as conn:
+        return store.get(conn, pipeline_id)
+
+
+def _sweep(app: Flask) -> None:
+    """Delete indexes nobody used for a while (at most every few minutes per process)."""
+    if time.monotonic() - _last_sweep[0] < _SWEEP_EVERY:
+        return
+    _last_sweep[0] = time.monotonic()
+    idle = timedelta(hours=float(app.config.get("EXPLORE_INDEX_IDLE_HOURS") or 24))
+    with get_engine(app).begin() as conn:
+        deleted = store.delete_unused(conn, utcnow() - idle)
+    if deleted:
+        log.info("deleted %d unused exploration indexes", deleted)
+
+
+def ensure(link_id: str, pipeline: dict) -> IndexState:
+    """Return the index of ``pipeline`` (read through ``link_id``), building what is missing.
+
+    The caller has read the link through the API with the visitor's token just before.
+    """
+    app = current_app._get_current_object()  # the thread needs the app itself
+    _sweep(app)
+    pipeline_id = pipeline["id"]
+    count, status = int(pipeline.get("result_count") or 0), str(pipeline.get("status") or "")
+    now = utcnow()
+    engine = get_engine(app)
+    with engine.begin() as conn:
+        state = store.get(conn, pipeline_id)
+        if state is not None and state.indexed > count:
+            store.delete(conn, pipeline_id)  # results were deleted: start over
+            state = None
+        if state is not None and (state.is_current(count, status) or state.building(now)):
+            store.touch(conn, state, now)
+            return state
+    owner = _owner()
+    with engine.begin() as conn:
+        claimed = store.claim(conn, pipeline_id, kind=str(pipeline.get("kind") or ""),
+                              target_count=count, status=status, owner=owner, now=now,
+                              lease=LEASE)
+    if claimed is None:
+        return current(pipeline_id) or state  # another worker got there first
+    build = Build(app, api(), link_id, pipeline_id, identity.verified_email(), owner, claimed)
+    if count - claimed.indexed <= int(app.config.get("EXPLORE_SYNC_LIMIT") or 0):
+        build.run()
+    else:
+        build.run_in_background()
+    return current(pipeline_id) or claimed

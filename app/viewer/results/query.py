@@ -1,0 +1,253 @@
+"""The exploration query of a results table: whole-set sort, filters, search, plot axes.
+
+The contract is ``../shared/DESIGN.md``, "Exploring results": ``sort=k1,-k2`` (``-`` is
+descending; ties always by id), ``<k>__gte/__gt/__lte/__lt=<number>``, ``<k>__eq=<text>``,
+``warnings=none|any``, ``warning=<code>``, ``q=<text>``, ``smarts=<SMARTS or SMILES>``
+(small-molecule kinds: a substructure, ``chem.substructure``), ``ids=``, ``limit=``, ``page=`` and
+the scatter axes ``x=``/``y=``. ``parse`` validates all of it before anything is read: an
+unknown key or a malformed value raises ``paging.InvalidQuery`` with a message naming it,
+which the views show as a 400 page.
+
+Keys are the spec's metric names, the ADME values, ``id``, ``created_at``, ``length``,
+``variant``, ``external_id`` and the computed chemistry (see ``KEYS``). A query with none of
+sort, filters, search (``is_plain``) is served straight from the API, as before.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from werkzeug.datastructures import MultiDict
+
+from app import domain
+from app.viewer.chem import substructure
+from app.viewer.core import paging
+from app.viewer.core.paging import InvalidQuery
+
+# Sortable/filterable keys -> whether they are numbers (True) or text/classes (False).
+CHEMISTRY_KEYS = ("mol_weight", "clogp", "tpsa", "hbd", "hba", "rotatable_bonds",
+                  "lipinski_violations", "qed")
+NUMERIC_KEYS = (*domain.METRICS, "lipophilicity", "permeability", "length", *CHEMISTRY_KEYS)
+TEXT_KEYS = ("id", "created_at", "variant", "external_id", "solubility")
+KEYS = frozenset(NUMERIC_KEYS) | frozenset(TEXT_KEYS)
+OPERATORS = ("gte", "gt", "lte", "lt", "eq")
+MAX_SORT_KEYS = 5
+MAX_FILTERS = 30
+MAX_TEXT = 200
+_NUMBER = re.compile(r"-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
+_WARNING_CODE = re.compile(r"[a-z0-9_\-]{1,64}")
+MAX_PAGE = 100_000
+
+
+@dataclass(frozen=True)
+class Filter:
+    """One condition: ``key`` ``op`` ``value`` (a float for the numeric operators)."""
+
+    key: str
+    op: str
+    value: float | str
+
+
+@dataclass(frozen=True)
+class ExploreQuery:
+    """A validated exploration query (see the module docstring)."""
+
+    sort: tuple[tuple[str, bool], ...] = ()  # (key, descending)
+    filters: tuple[Filter, ...] = ()
+    warnings: str | None = None  # "none" | "any"
+    warning: str | None = None
+    q: str | None = None
+    smarts: str | None = None
+    ids: tuple[str, ...] = ()
+    limit: int = paging.DEFAULT_PAGE_SIZE
+    page: int = 1
+    x: str | None = None
+    y: str | None = None
+
+    @property
+    def is_plain(self) -> bool:
+        """Whether the API can answer it alone: no sort, filter or search (``ids`` is fine)."""
+        return not (self.sort or self.filters or self.warnings or self.warning or self.q
+                    or self.smarts)
+
+    @property
+    def has_selection(self) -> bool:
+        """Whether it narrows the set (anything but sort and paging)."""
+        return bool(self.filters or self.warnings or self.warning or self.q or self.smarts
+                    or self.ids)
+
+    def selection_key(self) -> tuple:
+        """Return what decides the matching set (not its order): a cache key."""
+        return (self.filters, self.warnings, self.warning, (self.q or "").lower(),
+                self.smarts, self.ids)
+
+    def args(self, *, page: int | None = None, sort: str | None = None) -> dict:
+        """Return the query string values of this view (for links that keep it).
+
+        ``page`` and ``sort`` override this view's page and sort (``sort=""`` drops it).
+        """
+        out: dict = {}
+        sort_text = self.sort_text() if sort is None else sort
+        if sort_text:
+            out["sort"] = sort_text
+        for item in self.filters:
+            out[f"{item.key}__{item.op}"] = _value_text(item.value)
+        for name in ("warnings", "warning", "q", "smarts"):
+            if getattr(self, name):
+                out[name] = getattr(self, name)
+        if self.ids:
+            out["ids"] = ",".join(self.ids)
+        if self.limit != paging.DEFAULT_PAGE_SIZE:
+            out["limit"] = self.limit
+        chosen_page = self.page if page is None else page
+        if chosen_page > 1:
+            out["page"] = chosen_page
+        for name in ("x", "y"):
+            if getattr(self, name):
+                out[name] = getattr(self, name)
+        return out
+
+    def value_of(self, key: str, op: str) -> str:
+        """Return the text of the filter ``key__op`` of this view ("" if none)."""
+        for item in self.filters:
+            if item.key == key and item.op == op:
+                return _value_text(item.value)
+        return ""
+
+    def sort_text(self) -> str:
+        """Return the ``sort`` parameter of this view ("" when unsorted)."""
+        return ",".join(f"-{key}" if desc else key for key, desc in self.sort)
+
+    def sort_direction(self, key: str) -> str | None:
+        """Return "descending"/"ascending" if ``key`` is this view's first sort key."""
+        if self.sort and self.sort[0][0] == key:
+            return "descending" if self.sort[0][1] else "ascending"
+        return None
+
+    def toggled_sort(self, key: str, descending_first: bool) -> str:
+        """Return the ``sort`` value of a header link: this key first, flipped if it was."""
+        direction = self.sort_direction(key)
+        desc = descending_first if direction is None else direction == "ascending"
+        return f"-{key}" if desc else key
+
+
+def _value_text(value: float | str) -> str:
+    if isinstance(value, float):
+        return repr(int(value)) if value.is_integer() else repr(value)
+    return value
+
+
+def _key(name: str, what: str) -> str:
+    if name not in KEYS:
+        raise InvalidQuery(f"Unknown {what} key '{name[:64]}'. Known keys: "
+                           f"{', '.join(sorted(KEYS))}.")
+    return name
+
+
+def _text(args: MultiDict, name: str) -> str | None:
+    value = (args.get(name) or "").strip()
+    if len(value) > MAX_TEXT:
+        raise InvalidQuery(f"'{name}' is longer than {MAX_TEXT} characters.")
+    return value or None
+
+
+def parse_sort(text: str) -> tuple[tuple[str, bool], ...]:
+    """Parse ``k1,-k2`` into ``((k1, False), (k2, True))``; repeated keys are refused."""
+    keys: list[tuple[str, bool]] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        desc = part.startswith("-")
+        name = _key(part.lstrip("-+"), "sort")
+        if any(name == k for k, _ in keys):
+            raise InvalidQuery(f"Sort key '{name}' is given twice.")
+        keys.append((name, desc))
+    if len(keys) > MAX_SORT_KEYS:
+        raise InvalidQuery(f"Sort by at most {MAX_SORT_KEYS} keys.")
+    return tuple(keys)
+
+
+def _number(name: str, raw: str) -> float:
+    text = raw.strip()
+    if not _NUMBER.fullmatch(text) or not math.isfinite(float(text)):
+        raise InvalidQuery(f"'{name}' needs a number, not '{raw[:40]}'.")
+    return float(text)
+
+
+def parse_filters(args: MultiDict) -> tuple[Filter, ...]:
+    """Return the ``<key>__<op>`` conditions of ``args`` in a stable order."""
+    found: list[Filter] = []
+    for name in sorted(set(args.keys())):
+        if "__" not in name:
+            continue
+        key, _, op = name.rpartition("__")
+        if op not in OPERATORS:
+            raise InvalidQuery(f"Unknown filter '{name[:64]}': use __gte, __gt, __lte, "
+                               "__lt or __eq.")
+        _key(key, "filter")
+        raw = args.get(name, "")
+        if raw.strip() == "":
+            continue  # an empty box of the filter form: no condition
+        if op == "eq":
+            value: float | str = _number(name, raw) if key in NUMERIC_KEYS else raw.strip()
+        elif key not in NUMERIC_KEYS:
+            raise InvalidQuery(f"'{key}' is not a number: filter it with {key}__eq.")
+        else:
+            value = _number(name, raw)
+        found.append(Filter(key, op, value))
+    if len(found) > MAX_FILTERS:
+        raise InvalidQuery(f"Use at most {MAX_FILTERS} filters.")
+    return tuple(found)
+
+
+def _axis(args: MultiDict, name: str) -> str | None:
+    value = args.get(name) or None
+    if value is not None and value not in NUMERIC_KEYS:
+        raise InvalidQuery(f"The plot axis '{name}' must be a numeric key, not "
+                           f"'{value[:64]}'.")
+    return value
+
+
+def _smarts(args: MultiDict) -> str | None:
+    text = (args.get("smarts") or "").strip()
+    if not text:
+        return None
+    try:
+        substructure.parse_query(text)
+    except substructure.InvalidQuery as error:
+        raise InvalidQuery(f"'smarts' {error}.") from None
+    return text
+
+
+def check_kind(query: ExploreQuery, kind: domain.Kind) -> None:
+    """Refuse what the pipeline's kind cannot answer: ``smarts`` on protein results."""
+    if query.smarts and kind.family != "small_molecule":
+        raise InvalidQuery("'smarts' filters small molecules, and this pipeline's results "
+                           "are proteins.")
+
+
+def _page(args: MultiDict) -> int:
+    raw = args.get("page") or "1"
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_PAGE:
+        raise InvalidQuery("The page must be a whole number from 1.")
+    return int(raw)
+
+
+def parse(args: MultiDict) -> ExploreQuery:
+    """Validate a results table's query string (raises ``InvalidQuery`` naming the fault)."""
+    base = paging.parse(args)  # limit, cursors and ids, validated as before
+    warnings = args.get("warnings") or None
+    if warnings not in (None, "none", "any"):
+        raise InvalidQuery("'warnings' is 'none' or 'any'.")
+    warning = args.get("warning") or None
+    if warning is not None and not _WARNING_CODE.fullmatch(warning):
+        raise InvalidQuery("'warning' takes a warning code such as 'unpaired_cysteine'.")
+    return ExploreQuery(
+        sort=parse_sort(args.get("sort", "")), filters=parse_filters(args),
+        warnings=warnings, warning=warning, q=_text(args, "q"), smarts=_smarts(args),
+        ids=base.ids,
+        limit=base.limit, page=_page(args), x=_axis(args, "x"), y=_axis(args, "y"),
+    )
+

@@ -1,0 +1,258 @@
+"""Column sets and cell values of the results table, one set per pipeline kind.
+
+Which columns a kind has, how a value is formatted and escaped, and what a header says
+on hover are decided here; the template only places ``columns`` and each row's cells, and
+the CSV export (``csv_export``) writes the full values of the same columns.
+
+Kinds whose records come in variants (protein_sequence_redesign: ``binder`` or
+``generic``) get the metric columns of the variants on the page: a page of generic
+designs shows the generic metrics only, never empty binder columns. A mixed page shows
+the union (the binder set, which holds every generic metric), and generic rows show a dash
+under the binder-only metrics, which do not apply to them. Without records (the CSV
+export, which streams page by page) a kind gets the union of all its variants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
+
+from app import domain
+from app.domain import Kind
+from app.viewer.chem import properties
+from app.viewer.core import formatting
+from app.viewer.depictions import views as depictions
+
+# The computed chemistry the small-molecule tables show (all eight sort and filter).
+TABLE_CHEMISTRY = ("mol_weight", "clogp", "tpsa", "qed")
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: key, header label, unit, hover description, alignment."""
+
+    key: str
+    label: str
+    unit: str = ""
+    description: str = ""
+    numeric: bool = False
+    source: str = "field"  # field | metric | adme | chemistry | sequence | smiles | ...
+
+
+@dataclass(frozen=True)
+class Context:
+    """What cells need beyond the record: the link (depiction URLs), the highlight."""
+
+    link_id: str = ""
+    highlight: str | None = None  # the view's substructure query, highlighted in drawings
+
+
+@dataclass(frozen=True)
+class Row:
+    """One result row: its id and its ``<td>`` cells as one piece of markup.
+
+    The cells are built here in one pass (escaped with markupsafe) rather than with
+    per-cell template logic: a 100-row table has ~1,400 cells and rendering them is the
+    bulk of the page's cost.
+    """
+
+    id: str
+    cells: Markup
+
+
+def _td(content: str, raw: object = None, css: str = "", title: str = "") -> str:
+    """Return one escaped ``<td>``; ``content`` must already be markup."""
+    attrs = f' class="{css}"' if css else ""
+    if raw is not None and raw != "":
+        attrs += f' data-sort="{escape(raw)}"'
+    if title:
+        attrs += f' title="{escape(title)}"'
+    return f"<td{attrs}>{content}</td>"
+
+
+def _number_td(value, decimals: int, shade: str = "") -> str:
+    """Return a numeric cell; a number's text has nothing to escape."""
+    if type(value) in (int, float):
+        css = f"num q-{shade}" if shade else "num"
+        return f'<td class="{css}" data-sort="{value!r}">' \
+            f"{formatting.format_number(value, decimals)}</td>"
+    return _td(escape(formatting.format_number(value, decimals)), value, "num")
+
+
+def _metric_column(key: str) -> Column:
+    """Return the column of metric ``key``, its header showing its unit or range."""
+    m = domain.metric(key)
+    return Column(key, m.label, m.scale, m.description, True, "metric")
+
+
+def metric_keys(kind: Kind, records: list[dict] | None = None) -> tuple[str, ...]:
+    """Return the metric columns of ``kind`` for a page of ``records``, in table order.
+
+    A kind with variants shows the metrics of the variants present (see the module
+    docstring); ``records=None`` or an empty page gives the kind's full set.
+    """
+    if not kind.has_variant or not records:
+        return kind.metrics
+    return kind.metrics_of(record.get("type") for record in records)
+
+
+def columns_for(kind: Kind, records: list[dict] | None = None) -> list[Column]:
+    """Return the columns of a results table of ``kind`` (the id column is implicit).
+
+    ``records`` (the page shown) narrows the metric columns to its variants' metrics.
+    """
+    columns: list[Column] = []
+    if kind.has_external_id:
+        columns.append(Column("external_id", "External ID", "",
+                              "Identifier given by the submitter for this library entry."))
+    if kind.has_variant:
+        columns.append(Column("type", "Variant", "",
+                              "binder: designed to bind a target (binder metrics); "
+                              "generic: a general redesign (generic metrics only).",
+                              source="variant"))
+    if kind.family == "small_molecule":
+        columns.append(Column("smiles", "Structure", "", "The molecule drawn from its SMILES "
+                              "(RDKit), with the SMILES under it.", source="smiles"))
+    else:
+        columns.append(Column("sequence", "Sequence", "aa · chains",
+                              "Length of the designed protein and the chains of the complex.",
+                              source="sequence"))
+    columns.extend(_metric_column(key) for key in metric_keys(kind, records))
+    if kind.family == "small_molecule":
+        for key in TABLE_CHEMISTRY:
+            prop = properties.PROPERTIES[key]
+            columns.append(Column(key, prop.label, prop.unit, prop.description, True,
+                                  "chemistry"))
+        for key, (label, unit, description) in domain.ADME_FIELDS.items():
+            columns.append(Column(f"adme.{key}", label, unit, description,
+                                  numeric=key != "solubility", source="adme"))
+    columns.append(Column("warnings", "Warnings", "", "Warnings raised for this result.",
+                          source="warnings"))
+    return columns
+
+
+def _metric_cell(column: Column, _context: Context) -> Callable[[dict], str]:
+    definition = domain.metric(column.key)
+    key, decimals = column.key, definition.decimals
+
+    def render(record: dict) -> str:
+        value = (record.get("metrics") or {}).get(key)
+        return _number_td(value, decimals, domain.quality(definition, value))
+
+    return render
+
+
+def _adme_cell(column: Column, _context: Context) -> Callable[[dict], str]:
+    field = column.key.split(".", 1)[1]
+
+    def render_class(record: dict) -> str:
+        value = (record.get("adme") or {}).get(field)
+        label, css = domain.SOLUBILITY_CLASSES.get(value, (value or "\u2013", ""))
+        return _td(escape(label), value, f"sol sol-{css}" if css else "", value or "")
+
+    def render_number(record: dict) -> str:
+        return _number_td((record.get("adme") or {}).get(field), 2)
+
+    return render_class if field == "solubility" else render_number
+
+
+def _sequence_cell(_column: Column, _context: Context) -> Callable[[dict], str]:
+    def render(record: dict) -> str:
+        summary = formatting.entity_summary(record.get("entities"))
+        length = summary["length"]
+        chains = ", ".join(summary["chains"])
+        text = f"{length} aa" if length is not None else "\u2013"
+        shown = escape(f"\u00b7 {chains}" if chains else "")
+        content = f'{text} <span class="chains">{shown}</span>'
+        return _td(content, length, "num", f"Chains {chains}: {summary['text']}")
+
+    return render
+
+
+def _smiles_cell(_column: Column, context: Context) -> Callable[[dict], str]:
+    def render(record: dict) -> str:
+        smiles = record.get("smiles") or ""
+        # The SMILES whole, wrapped, under the drawing: in a lead-optimisation series the
+        # differences sit mid-string.
+        figure = depictions.molecule_html(context.link_id, smiles, context.highlight, "row",
+                                          caption=True)
+        return _td(figure, smiles, "smiles")
+
+    return render
+
+
+def _chemistry_cell(column: Column, _context: Context) -> Callable[[dict], str]:
+    key, decimals = column.key, properties.PROPERTIES[column.key].decimals
+
+    def render(record: dict) -> str:
+        values = properties.compute(record.get("smiles")) or {}
+        return _number_td(values.get(key), decimals)
+
+    return render
+
+
+def _variant_cell(_column: Column, _context: Context) -> Callable[[dict], str]:
+    def render(record: dict) -> str:
+        variant = record.get("type") or ""
+        content = (f'<span class="badge badge-{escape(variant)}">{escape(variant)}</span>'
+                   if variant else "\u2013")
+        return _td(content, variant)
+
+    return render
+
+
+def _warnings_cell(_column: Column, _context: Context) -> Callable[[dict], str]:
+    def render(record: dict) -> str:
+        warnings = record.get("warnings") or []
+        if not warnings:
+            return _td("", 0)
+        title = warning_text(warnings)
+        # The codes are printed, not only in a tooltip: phones cannot hover.
+        codes = "".join(f'<span class="warn-code">{escape(w.get("code"))}</span>'
+                        for w in warnings)
+        content = (f'<span class="warn-flag"><span aria-hidden="true">\u26a0</span>'
+                   f'<span class="visually-hidden">Warnings: {escape(title)}</span></span>'
+                   f"{codes}")
+        return _td(content, len(warnings), "warn", title)
+
+    return render
+
+
+def _field_cell(column: Column, _context: Context) -> Callable[[dict], str]:
+    def render(record: dict) -> str:
+        value = record.get(column.key)
+        return _td(escape("" if value is None else str(value)), value)
+
+    return render
+
+
+# How each kind of column turns a record into its cell; built once per table, then called
+# for every row (a 100-row table has ~1,000 cells).
+_CELLS: dict[str, Callable[[Column, Context], Callable[[dict], str]]] = {
+    "metric": _metric_cell, "adme": _adme_cell, "sequence": _sequence_cell,
+    "smiles": _smiles_cell, "chemistry": _chemistry_cell, "variant": _variant_cell,
+    "warnings": _warnings_cell, "field": _field_cell,
+}
+
+
+def warning_text(warnings: list[dict]) -> str:
+    """Return warnings as ``code: message; code: message``."""
+    return "; ".join(f"{w.get('code')}: {w.get('message')}" for w in warnings)
+
+
+def rows_for(records: list[dict], columns: list[Column], link_id: str = "",
+             highlight: str | None = None) -> list[Row]:
+    """Build the table rows of ``records`` in the order the API returned them.
+
+    ``link_id`` signs the depictions' URLs; ``highlight`` (a SMARTS or SMILES) marks the
+    matched atoms in them.
+    """
+    context = Context(link_id, highlight)
+    cells = [_CELLS[column.source](column, context) for column in columns]
+    return [
+        Row(str(record.get("id")),
+            Markup("".join([cell(record) for cell in cells])))  # noqa: S704 - escaped
+        for record in records
+    ]

@@ -1,0 +1,82 @@
+"""The PAE heatmap's data: ``pae.npz`` read from a result archive, shaped for the page.
+
+The archive is a zip with a ``pae.npz`` member (key ``pae``, N x N, Angstroms), as the
+service's (Boltz's) archives hold. Tokens are the structure's polymer residues in file
+order, then one per ligand heavy atom; the page gets the matrix quantised to 1/8 A in
+bytes (base64), the chain boundaries, and a label per token, which is all the heatmap,
+its hover text and its selection need.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import zipfile
+
+import numpy as np
+
+from app.viewer.structure.model import Model
+
+STEP = 0.125  # Angstroms per byte value: 0-31.875 A
+MAX_TOKENS = 4000  # larger matrices are not drawn (16 M cells)
+# The most a pae.npz (and the array in it) may unpack to: float64 N x N plus headers.
+# Checked before inflating, so a small archive cannot make a worker allocate gigabytes.
+MAX_BYTES = MAX_TOKENS * MAX_TOKENS * 8 + 64 * 1024
+
+
+class NoPae(Exception):
+    """The archive holds no usable ``pae.npz`` (absent, malformed, or not this model)."""
+
+
+def read_npz(archive: bytes) -> np.ndarray:
+    """Return the PAE matrix from a result archive's ``pae.npz``, or raise ``NoPae``."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(archive)) as zipped:
+            names = [n for n in zipped.namelist() if n.rsplit("/", 1)[-1] == "pae.npz"]
+            if not names:
+                raise NoPae("no pae.npz")
+            if zipped.getinfo(names[0]).file_size > MAX_BYTES:
+                raise NoPae("pae.npz too large")
+            data = zipped.read(names[0])
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            key = "pae" if "pae" in npz.files else npz.files[0]
+            if npz.zip.getinfo(f"{key}.npy").file_size > MAX_BYTES:
+                raise NoPae("pae array too large")
+            pae = np.asarray(npz[key], dtype=np.float32)
+    except (zipfile.BadZipFile, ValueError, KeyError, IndexError, OSError) as error:
+        raise NoPae(str(error)) from error
+    if pae.ndim != 2 or pae.shape[0] != pae.shape[1] or not 0 < pae.shape[0] <= MAX_TOKENS:
+        raise NoPae(f"shape {pae.shape}")
+    return pae
+
+
+def payload(pae: np.ndarray, model: Model, chain_names: dict[str, str]) -> dict:
+    """Return the JSON of the heatmap: matrix bytes, tokens, chain spans.
+
+    ``chain_names`` labels chains ("Binder (A)"). Tokens beyond the residues are the
+    ligand's atoms; if the matrix does not match the model's token count the labels fall
+    back to plain token numbers (the heatmap still draws, the 3D link is off).
+    """
+    n = pae.shape[0]
+    residues = model.residues
+    matches = n == len(residues) + model.ligand_atoms
+    # Unknown (NaN) and infinite errors draw as the largest; JSON has no NaN or Infinity.
+    top = 255 * STEP
+    finite = np.nan_to_num(pae, nan=top, posinf=top, neginf=0.0)
+    quantised = np.clip(np.rint(finite / STEP), 0, 255).astype(np.uint8)
+    tokens, chains = [], []
+    if matches:
+        for residue in residues:
+            tokens.append([residue.chain, residue.seq, residue.name])
+        ligand = model.ligands[0] if model.ligands else "L"
+        tokens += [[ligand, None, "atom"]] * model.ligand_atoms
+        for index, (chain, *_rest) in enumerate(tokens):
+            if not chains or chains[-1]["chain"] != chain:
+                chains.append({"chain": chain, "start": index, "end": index,
+                               "label": chain_names.get(chain, f"Chain {chain}")})
+            chains[-1]["end"] = index
+    return {
+        "n": n, "step": STEP, "max": float(finite.max()) if n else 0.0,
+        "values": base64.b64encode(quantised.tobytes()).decode(),
+        "tokens": tokens, "chains": chains, "linked": matches,
+    }

@@ -1,0 +1,154 @@
+"""The 3D page's scenes as MolViewSpec trees, and the legend that explains them.
+
+Mol* 5.11 loads a MolViewSpec (MVS) state with ``Viewer.loadMvsData``: a tree of
+download -> parse -> structure -> component -> representation -> color nodes. The
+colours are decided here, on the server, from the parsed model (``structure_model``), so
+the legend on the page and the picture are made from the same numbers:
+
+- ``plddt``: each residue in its AlphaFold DB band colour (residues without a value grey);
+- ``chain``: each chain its own colour, binder and target named in the legend.
+
+Interface residues get a ball-and-stick layer over the cartoon in the same colours;
+ligands are ball-and-stick in one colour. URLs in the trees are same-origin paths; the
+page's script makes them absolute before loading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.viewer.structure.model import PLDDT_BANDS, Model, band, ranges
+
+UNKNOWN = "#B0B0B0"
+LIGAND = "#AE3EC9"
+CHAIN_COLOURS = ("#E8590C", "#4263EB", "#12B886", "#FAB005", "#868E96", "#D6336C")
+# Compare page: result A in blues, result B in oranges (binder strong, target light).
+COMPARE_COLOURS = (("#1864AB", "#74C0FC"), ("#D9480F", "#FFC078"))
+
+
+@dataclass(frozen=True)
+class ChainInfo:
+    """One chain of the legend: its label id, role and description, and colour."""
+
+    chain: str  # label_asym_id
+    auth: str
+    role: str  # "Binder", "Target", "Ligand", "Protein"
+    description: str
+    colour: str
+    ligand: bool = False
+
+
+def chain_infos(model: Model, roles: dict[str, str]) -> list[ChainInfo]:
+    """Return the legend's chains: polymers first, then ligands; ``roles`` by auth id."""
+    out = []
+    for index, chain in enumerate(model.chains):
+        auth = model.auth.get(chain, chain)
+        out.append(ChainInfo(chain, auth, roles.get(auth, "Protein"),
+                             model.descriptions.get(chain, ""),
+                             CHAIN_COLOURS[index % len(CHAIN_COLOURS)]))
+    for chain in model.ligands:
+        auth = model.auth.get(chain, chain)
+        out.append(ChainInfo(chain, auth, roles.get(auth, "Ligand"),
+                             model.descriptions.get(chain, ""), LIGAND, ligand=True))
+    return out
+
+
+def _selector(runs: list[tuple[str, int, int]]) -> list[dict]:
+    return [{"label_asym_id": c, "beg_label_seq_id": b, "end_label_seq_id": e}
+            for c, b, e in runs]
+
+
+def _colour_nodes(model: Model, mode: str, chains: list[ChainInfo]) -> list[dict]:
+    """Return the color nodes of a polymer representation in ``mode``."""
+    if mode == "chain":
+        return [_node("color", color=c.colour, selector={"label_asym_id": c.chain})
+                for c in chains if not c.ligand]
+    groups: dict[str, list] = {}
+    for residue in model.residues:
+        colour = UNKNOWN if residue.plddt is None else PLDDT_BANDS[band(residue.plddt)][2]
+        groups.setdefault(colour, []).append((residue.chain, residue.seq))
+    return [_node("color", color=colour, selector=_selector(ranges(keys)))
+            for colour, keys in groups.items()]
+
+
+def _node(kind: str, children: list | None = None, **params) -> dict:
+    node: dict = {"kind": kind}
+    if params:
+        node["params"] = params
+    if children:
+        node["children"] = children
+    return node
+
+
+def structure_node(url: str, fmt: str, components: list[dict],
+                   transform: dict | None = None) -> dict:
+    """Return download -> parse -> structure (-> transform) with ``components`` under it."""
+    children = ([_node("transform", **transform)] if transform else []) + components
+    return _node("download", [
+        _node("parse", [_node("structure", children, type="model")], format=fmt)], url=url)
+
+
+def components(model: Model, mode: str, chains: list[ChainInfo],
+               polymer_colours: list[dict] | None = None) -> list[dict]:
+    """Return the polymer cartoon, the interface sticks and the ligand, coloured."""
+    colours = polymer_colours if polymer_colours is not None else \
+        _colour_nodes(model, mode, chains)
+    out = [_node("component", [_node("representation", list(colours), type="cartoon")],
+                 selector="polymer")]
+    if model.interface:
+        out.append(_node("component", [
+            _node("representation", list(colours), type="ball_and_stick"),
+        ], selector=_selector(ranges(sorted(model.interface)))))
+    if model.ligands:
+        out.append(_node("component", [
+            _node("representation", [_node("color", color=LIGAND)], type="ball_and_stick"),
+        ], selector="ligand"))
+    return out
+
+
+def scene(roots: list[dict]) -> dict:
+    """Return an MVS state (version 1) of a white canvas and ``roots``."""
+    return {"metadata": {"version": "1", "title": "Share Viewer"},
+            "root": _node("root", [_node("canvas", background_color="#ffffff"), *roots])}
+
+
+def result_scenes(url: str, fmt: str, model: Model, chains: list[ChainInfo]) -> dict:
+    """Return {mode: MVS state} of one structure: ``plddt`` (if known) and ``chain``."""
+    modes = (["plddt"] if model.confidence_source else []) + ["chain"]
+    return {mode: scene([structure_node(url, fmt, components(model, mode, chains))])
+            for mode in modes}
+
+
+def compare_scene(first: tuple[str, str, Model], second: tuple[str, str, Model],
+                  transform: dict, binder_chains: tuple[set, set]) -> dict:
+    """Return the MVS state of two structures, the second moved by ``transform``."""
+    roots = []
+    for index, ((url, fmt, model), binders) in enumerate(zip((first, second), binder_chains,
+                                                             strict=True)):
+        strong, light = COMPARE_COLOURS[index]
+        colours = [_node("color", color=strong if model.auth.get(c, c) in binders else light,
+                         selector={"label_asym_id": c}) for c in model.chains]
+        roots.append(structure_node(url, fmt, components(model, "chain", [], colours),
+                                    transform if index else None))
+    return scene(roots)
+
+
+def band_counts(model: Model) -> list[dict]:
+    """Return the legend of the confidence bands, with how many residues fall in each."""
+    counts = [0] * len(PLDDT_BANDS)
+    for residue in model.residues:
+        if residue.plddt is not None:
+            counts[band(residue.plddt)] += 1
+    return [{"label": label, "colour": colour, "count": count}
+            for (_low, label, colour), count in zip(PLDDT_BANDS, counts, strict=True)]
+
+
+def interface_text(model: Model, chains: list[ChainInfo]) -> list[str]:
+    """Return the interface residues as short ranges per chain ("A 12-15, 40")."""
+    by_chain: dict[str, list[str]] = {}
+    for chain, first, last in ranges(sorted(model.interface)):
+        by_chain.setdefault(chain, []).append(str(first) if first == last else
+                                              f"{first}-{last}")
+    names = {c.chain: f"{c.role} ({c.auth})" for c in chains}
+    return [f"{names.get(chain, chain)}: {', '.join(spans)}"
+            for chain, spans in by_chain.items()]

@@ -1,0 +1,118 @@
+"""HTML error pages for visitors: never a stack trace, always a next step.
+
+Every error of the viewer app becomes a page here: unknown routes, wrong methods and
+unexpected exceptions, and the API client's failures raised inside views: every "gone"
+answer is the same 404 page, 401/403 go through the sign-in seam, and an API that is
+down, failing or slow gives 502/503/504 with a retry link. The viewer's own store down
+(a restart of its database) is a 503 page too, logged as one line without a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, Response, render_template, request
+from jinja2 import TemplateNotFound
+from werkzeug.exceptions import HTTPException
+
+from app.db import DatabaseError, describe, is_unavailable
+from app.viewer import store
+from app.viewer.core import errors as api_errors
+from app.viewer.core import identity
+
+log = logging.getLogger(__name__)
+
+KNOWN_PAGES = {400, 401, 403, 404, 405, 500, 502, 503, 504}
+# Seconds a visitor (or a crawler) should wait before retrying an unavailable page.
+RETRY_AFTER_SECONDS = 10
+
+
+def html_error_page(status: int, message: str | None = None) -> Response:
+    """Render ``errors/<status>.html`` (or the generic page) with that status."""
+    template = f"errors/{status}.html" if status in KNOWN_PAGES else "errors/generic.html"
+    try:
+        body = render_template(template, status=status, message=message, retry_url=_retry_url())
+    except TemplateNotFound:
+        body = render_template("errors/generic.html", status=status, message=message,
+                               retry_url=_retry_url())
+    response = Response(body, status=status, mimetype="text/html")
+    if status in (502, 503, 504):
+        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+def _retry_url() -> str:
+    """Return the path of the current page, to try it again (relative: no host leaks)."""
+    query = request.query_string.decode("latin-1")
+    return request.path + (f"?{query}" if query else "")
+
+
+def _link_id() -> str:
+    return (request.view_args or {}).get("link_id", "")
+
+
+def _through_seam(answer) -> Response:
+    """Let the sign-in seam answer; an ``abort(...)`` from it still gets our page.
+
+    An exception raised inside an error handler would otherwise escape as a bare 500.
+    """
+    try:
+        return answer(_link_id())
+    except HTTPException as error:
+        return html_error_page(error.code or 500)
+
+
+def _not_found(_error):
+    return html_error_page(404)
+
+
+def _sign_in(_error):
+    return _through_seam(identity.sign_in_required)
+
+
+def _forbidden(_error):
+    return _through_seam(identity.access_denied)
+
+
+def _bad_request(error: api_errors.BadRequest):
+    return html_error_page(400, error.message)
+
+
+def _unavailable(error: api_errors.ApiUnavailable):
+    # The detail is an exception class or a status, never a URL (URLs hold share ids).
+    log.warning("compute API failure (%s): %s", error.status, error)
+    return html_error_page(error.status)
+
+
+def _database_error(error: DatabaseError):
+    if not is_unavailable(error):
+        return _unexpected(error)
+    # The endpoint, not the path: paths carry share ids.
+    log.warning("viewer store unavailable (%s %s): %s", request.method, request.endpoint,
+                describe(error))
+    store.rollback_conn()
+    return html_error_page(503)
+
+
+def _http_error(error: HTTPException):
+    return html_error_page(error.code or 500)
+
+
+def _unexpected(_error: Exception):
+    log.exception("unhandled error")
+    # Once this page is the answer, teardown sees no exception: without the rollback it
+    # would commit what the failed request wrote (a sign-in consumed, nobody signed in).
+    store.rollback_conn()
+    return html_error_page(500)
+
+
+def init_app(app: Flask) -> None:
+    """Answer the API client's exceptions, HTTP errors and unexpected ones with pages."""
+    app.register_error_handler(api_errors.LinkNotFound, _not_found)
+    app.register_error_handler(api_errors.LinkNeedsSignIn, _sign_in)
+    app.register_error_handler(api_errors.LinkForbidden, _forbidden)
+    app.register_error_handler(api_errors.BadRequest, _bad_request)
+    app.register_error_handler(api_errors.ApiUnavailable, _unavailable)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(DatabaseError, _database_error)
+    app.register_error_handler(Exception, _unexpected)

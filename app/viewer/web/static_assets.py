@@ -1,0 +1,106 @@
+"""Static files served fast: fingerprinted URLs, immutable caching, precompressed variants.
+
+Every ``url_for('static', filename=...)`` gets ``?v=<first 12 hex of the file's sha256>``
+(``app.url_defaults``). The digest is computed once per file version per process: it is
+kept keyed by the file's (mtime, size), so a deploy that changes a file changes its URL.
+
+A request whose ``v`` matches the file's digest is answered with ``Cache-Control: public,
+max-age=31536000, immutable``: the browser never asks again for that URL. Any other
+request (no ``v``, an old one) gets ``no-cache`` with an ETag, so it revalidates (304).
+Static files hold no secret (no share id in their URLs), so public caching is right.
+
+Text files (``precompress.TEXT_SUFFIXES``) are answered with their brotli or gzip variant
+when ``Accept-Encoding`` allows (``Vary: Accept-Encoding``, the variant's own length and
+ETag); a ``Range`` request is answered on the identity bytes, so byte offsets always mean
+the same thing. Variants are files made once per version (``precompress``), never per
+request.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from pathlib import Path
+
+from flask import Flask, Response, current_app, request, send_file
+from werkzeug.exceptions import NotFound
+from werkzeug.security import safe_join
+
+from app.viewer.web import precompress
+
+# One year: the longest max-age caches honour; "immutable" stops reload revalidation.
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+FINGERPRINT_LENGTH = 12
+def _source(app: Flask, filename: str) -> Path | None:
+    """Return the static file ``filename`` names, or None (missing, or outside the folder)."""
+    joined = safe_join(str(app.static_folder or ""), filename)
+    if joined is None:
+        return None
+    path = Path(joined)
+    return path if path.is_file() else None
+
+
+def fingerprint(app: Flask, filename: str) -> str | None:
+    """Return the ``v`` value of a static file's URL, or None when there is no such file."""
+    path = _source(app, filename)
+    return precompress.file_digest(path)[:FINGERPRINT_LENGTH] if path else None
+
+
+def _accepts(encoding: str) -> bool:
+    return request.accept_encodings[encoding] > 0
+
+
+def _variant(path: Path, digest: str) -> tuple[Path, str | None]:
+    """Pick the file to send and its Content-Encoding for this request."""
+    size = path.stat().st_size
+    if "Range" in request.headers or not precompress.compressible(path, size):
+        return path, None
+    folder = precompress.cache_dir(current_app)
+    try:
+        if _accepts("br"):
+            chosen = precompress.brotli_variant(folder, path, digest)
+            if chosen is not None:
+                return chosen, "br"
+        if _accepts("gzip"):
+            return precompress.gzip_variant(folder, path, digest), "gzip"
+    except OSError:
+        current_app.logger.warning("static cache folder not writable; sending identity")
+    return path, None
+
+
+def serve_static(filename: str) -> Response:
+    """Send a static file: the right variant, and a cache policy that fits its URL."""
+    path = _source(current_app, filename)
+    if path is None:
+        raise NotFound()
+    digest = precompress.file_digest(path)
+    short = digest[:FINGERPRINT_LENGTH]
+    chosen, encoding = _variant(path, digest)
+    mimetype = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    etag = short if encoding is None else f"{short}-{encoding}"
+    response = send_file(chosen, mimetype=mimetype, etag=etag, conditional=False,
+                         last_modified=path.stat().st_mtime, max_age=None)
+    # Identity answers Range; a compressed variant never does (its offsets would differ).
+    response = response.make_conditional(request.environ, accept_ranges=encoding is None,
+                                          complete_length=chosen.stat().st_size)
+    if encoding is not None and response.status_code != 304:
+        response.headers["Content-Encoding"] = encoding
+    if precompress.compressible(path, path.stat().st_size):
+        response.vary.add("Accept-Encoding")
+    fresh = request.args.get("v") == short
+    response.headers["Cache-Control"] = IMMUTABLE if fresh else REVALIDATE
+    return response
+
+
+def init_app(app: Flask) -> None:
+    """Fingerprint static URLs, serve ``/static`` through ``serve_static``, add the command."""
+
+    @app.url_defaults
+    def _fingerprint(endpoint: str, values: dict) -> None:
+        if endpoint == "static" and "v" not in values and "filename" in values:
+            short = fingerprint(app, values["filename"])
+            if short:
+                values["v"] = short
+
+    app.view_functions["static"] = serve_static
+    app.cli.add_command(precompress.compress_static_command)
