@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from app.db import get_engine
-from app.viewer import api_client
+from app.viewer.core import api_client
 from tests.service import factories
 
 KINDS = factories.KINDS

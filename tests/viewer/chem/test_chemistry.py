@@ -16,8 +16,8 @@ from rdkit.rdBase import BlockLogs
 from app.db import get_engine
 from app.demo_data.chemistry import LIBRARY
 from app.store import schema
-from app.viewer import index_frame
 from app.viewer.chem import depict, properties
+from app.viewer.results import frame as index_frame
 from tests.service import factories
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')

@@ -9,7 +9,9 @@ from werkzeug.datastructures import MultiDict
 
 from app import domain
 from app.domain import KINDS
-from app.viewer import csv_export, formatting, paging, tables
+from app.viewer.core import formatting, paging
+from app.viewer.exports import csv_writer as csv_export
+from app.viewer.results import table as tables
 
 NOW = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 from app.timeutil import utcnow
-from app.viewer import depictions
 from app.viewer.chem import depict
 from app.viewer.chem.cache import BoundedCache
+from app.viewer.depictions import views as depictions
 from tests.service import factories
 
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"

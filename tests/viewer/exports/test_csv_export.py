@@ -15,8 +15,8 @@ import sqlalchemy as sa
 from app.db import get_engine
 from app.demo import seed_demo
 from app.store import schema
-from app.viewer import csv_export
-from app.viewer.api_client import api
+from app.viewer.core.api_client import api
+from app.viewer.exports import csv_writer as csv_export
 from tests.viewer.conftest import point_viewer_at
 from tests.viewer.fake_api import FakeApi, json_response
 

@@ -19,10 +19,12 @@ from app import domain
 from app.db import get_engine
 from app.demo import seed_demo
 from app.store import schema
-from app.viewer import csv_export, export_formats, export_stream
+from app.viewer.exports import csv_writer as csv_export
+from app.viewer.exports import stream as export_stream
+from app.viewer.exports import text_writers as export_formats
 from tests.viewer.conftest import point_viewer_at
+from tests.viewer.exports.test_csv_export import api_records, breaking_api
 from tests.viewer.fake_api import FakeApi, json_response
-from tests.viewer.test_csv_export import api_records, breaking_api
 
 PROTEIN_KINDS = domain.PROTEIN_KINDS
 SMALL_MOLECULE_KINDS = domain.SMALL_MOLECULE_KINDS
@@ -274,7 +276,7 @@ def test_the_export_menu_links_every_format_of_the_family(app, client, demo):
                                  ("small_molecule_design", "export.sdf", "export.fasta")):
         pipeline = {"id": demo["pipelines"][kind]}
         with app.test_request_context(f"/share/{link_id}?embed=1"):
-            html = render_template("share/_partials/export_menu.html", link_id=link_id,
+            html = render_template("share/exports/_menu.html", link_id=link_id,
                                    pipeline=pipeline, kind=domain.kind(kind),
                                    export_args={"ids": "res_a,res_b"})
         hrefs = [part.split('"', 1)[0] for part in html.split('href="')[1:]]

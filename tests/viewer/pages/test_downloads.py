@@ -82,7 +82,7 @@ def test_a_download_can_resume_with_a_byte_range(app, client, shared):
 def test_head_and_abandoned_downloads_close_the_upstream(app, client, shared, monkeypatch):
     from contextlib import contextmanager
 
-    from app.viewer.api_client import api
+    from app.viewer.core.api_client import api
 
     pd = shared.pipelines["protein_design"]
     rid = shared.results["protein_design"][3]

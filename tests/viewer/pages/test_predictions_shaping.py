@@ -1,4 +1,4 @@
-"""``app.viewer.predictions``: ADME rows and their order, samples, per-sample files.
+"""``app.viewer.pages.predictions``: ADME rows and their order, samples, per-sample files.
 
 Plain dicts in the API's shapes (the SDK's ``AdmeRetrieveResponse`` and
 ``StructureAndBindingRetrieveResponse`` outputs), no app: the functions are pure.
@@ -13,8 +13,8 @@ import pytest
 
 from app import domain
 from app.demo_data import predictions as demo
-from app.viewer import predictions
-from app.viewer.paging import InvalidQuery
+from app.viewer.core.paging import InvalidQuery
+from app.viewer.pages import predictions
 
 
 def molecule(name, smiles, logd=None, papp=None, solubility=None, status="succeeded"):

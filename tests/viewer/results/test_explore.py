@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from app.db import get_engine
 from app.store import schema
 from app.timeutil import utcnow
-from app.viewer import indexer
+from app.viewer.results import indexer
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index
 from tests.service import factories

@@ -18,7 +18,9 @@ import pytest
 
 from app.demo_data import molecule_pipelines, protein_pipelines
 from app.demo_data.pae import pae_matrix, pae_npz
-from app.viewer import pae_data, structure_model, superpose
+from app.viewer.structure import model as structure_model
+from app.viewer.structure import pae as pae_data
+from app.viewer.structure import superpose
 
 START = datetime(2026, 1, 1)
 
@@ -269,7 +271,7 @@ class _Api:
     def open_download(self, url):
         from contextlib import contextmanager
 
-        from app.viewer.api_errors import LinkNotFound
+        from app.viewer.core.errors import LinkNotFound
 
         @contextmanager
         def opened():
@@ -281,7 +283,7 @@ class _Api:
 
 
 def test_read_artifact_retries_a_stale_url_and_stops_at_the_limit(monkeypatch):
-    from app.viewer import artifact_bytes
+    from app.viewer.core import artifacts as artifact_bytes
 
     fake = _Api(b"0123456789")
     monkeypatch.setattr(artifact_bytes, "api", lambda: fake)
@@ -295,7 +297,7 @@ def test_read_artifact_retries_a_stale_url_and_stops_at_the_limit(monkeypatch):
 
 
 def test_read_artifact_asks_for_a_url_when_the_record_has_none(monkeypatch):
-    from app.viewer import artifact_bytes
+    from app.viewer.core import artifacts as artifact_bytes
 
     fake = _Api(b"0123456789")
     monkeypatch.setattr(artifact_bytes, "api", lambda: fake)

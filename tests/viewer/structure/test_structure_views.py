@@ -21,7 +21,7 @@ from app import artifact_storage
 from app.db import get_engine
 from app.demo import seed_demo
 from app.store import schema
-from app.viewer.structure_model import PLDDT_BANDS, band
+from app.viewer.structure.model import PLDDT_BANDS, band
 
 
 @pytest.fixture

@@ -110,7 +110,7 @@ def test_nonce_differs_per_request_and_pages_have_no_inline_script(client, share
     assert nonce not in second.headers["Content-Security-Policy"]
     body = first.get_data(as_text=True)
     assert "<script>" not in body and "<script " in body
-    assert 'src="/static/js/viewer.js?v=' in body  # fingerprinted (app.viewer.static_assets)
+    assert 'src="/static/js/viewer.js?v=' in body  # fingerprinted (app.viewer.web.static_assets)
     assert "style=" not in body
 
 

@@ -13,7 +13,7 @@ import brotli
 import pytest
 
 from app.db import get_engine
-from app.viewer import precompress
+from app.viewer.web import precompress
 from tests.conftest import ROOT
 from tests.service import factories
 
