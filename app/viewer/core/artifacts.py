@@ -1,40 +1,85 @@
-"""Reading a small artifact whole, for pages that show what is inside it (3D, PAE).
+"""A link's artifact files, read through the presigned URLs the API gives: the one rule.
 
-Like ``downloads``, only the presigned URL the API gives is followed (``locate()`` asks
-the API; a visitor never supplies a URL), and an expired signature is retried once with a
-fresh URL. A file larger than ``limit`` is not read: the caller shows the page without
-what it would have computed from it.
+Every reader (downloads, exports, the 3D pages) follows only a URL the API returned: a
+visitor never supplies one. ``locate()`` asks the API for an artifact's record (its
+``url``, maybe ``filename`` and ``content_type``); ``open_artifact`` opens that URL and,
+if it answers 403/404 (the signature expired between two calls, or during a long export),
+asks ``locate()`` once more for a fresh one. ``read_artifact`` reads a small file whole
+for the pages that show what is inside it; a file larger than its limit is not read, and
+the caller shows the page without what it would have computed from it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 
+import httpx
+
+from app.viewer.core import loaders
 from app.viewer.core.api_client import CHUNK_SIZE, api
 from app.viewer.core.errors import LinkNotFound
 
 STRUCTURE_LIMIT = 64 * 1024 * 1024
 ARCHIVE_LIMIT = 64 * 1024 * 1024
 
+Locate = Callable[[], dict]
 
-def read_artifact(locate: Callable[[], dict], limit: int,
-                  known: dict | None = None) -> bytes | None:
-    """Return the bytes of the artifact ``locate()`` describes, or None beyond ``limit``.
+
+def result_locator(link_id: str, pipeline_id: str, result_id: str, name: str,
+                   token: Callable[[str], str | None] = loaders.bearer) -> Locate:
+    """Return ``locate()``: the API's record of a result's artifact ``name``, fresh URL.
+
+    ``token`` gives the visitor's bearer token; a long export passes one that mints a
+    new token each time (the request's cached one may have expired by then).
+    """
+    def locate() -> dict:
+        record = api().result(link_id, pipeline_id, result_id, token(link_id))
+        artifact = (record.get("artifacts") or {}).get(name)
+        if not artifact or not artifact.get("url"):
+            raise LinkNotFound()
+        return artifact
+    return locate
+
+
+def prediction_locator(link_id: str, prediction_id: str, name: str) -> Locate:
+    """Return ``locate()``: the API's record of a prediction's artifact ``name``."""
+    def locate() -> dict:
+        prediction = loaders.load_prediction(link_id, prediction_id)
+        for artifact in prediction.get("artifacts") or []:
+            if artifact.get("name") == name and artifact.get("url"):
+                return artifact
+        raise LinkNotFound()
+    return locate
+
+
+def open_artifact(stack: ExitStack, locate: Locate, known: dict | None = None,
+                  byte_range: str | None = None) -> tuple[dict, httpx.Response]:
+    """Open the artifact's URL in ``stack``; return its record and the streamed response.
 
     ``known`` is the artifact as the API just gave it (saves asking again); its URL is
-    tried first and ``locate()`` gives a fresh one if that signature has expired.
+    tried first. An URL that answers 403/404 is asked for once more with ``locate()``.
+    ``byte_range`` (a visitor's simple ``Range``) is passed on.
     """
-    url = (known or {}).get("url")
-    if url:
-        try:
-            return _read(url, limit)
-        except LinkNotFound:
-            pass  # an expired signature: ask for a fresh URL below
-    return _read(locate()["url"], limit)
+    artifact = known if (known or {}).get("url") else locate()
+    try:
+        return artifact, stack.enter_context(api().open_download(artifact["url"], byte_range))
+    except LinkNotFound:
+        artifact = locate()  # an expired signature: a fresh URL, once
+        return artifact, stack.enter_context(api().open_download(artifact["url"], byte_range))
 
 
-def _read(url: str, limit: int) -> bytes | None:
-    with api().open_download(url) as response:
+def artifact_chunks(locate: Locate, known: dict | None = None) -> Iterator[bytes]:
+    """Yield the artifact's bytes in pieces of ``CHUNK_SIZE`` (see ``open_artifact``)."""
+    with ExitStack() as stack:
+        _artifact, response = open_artifact(stack, locate, known)
+        yield from response.iter_bytes(CHUNK_SIZE)
+
+
+def read_artifact(locate: Locate, limit: int, known: dict | None = None) -> bytes | None:
+    """Return the bytes of the artifact ``locate()`` describes, or None beyond ``limit``."""
+    with ExitStack() as stack:
+        _artifact, response = open_artifact(stack, locate, known)
         declared = response.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
             return None

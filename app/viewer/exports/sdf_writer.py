@@ -37,7 +37,7 @@ from app.viewer.chem import depict
 from app.viewer.chem import properties as chemistry
 from app.viewer.exports.stream import incomplete_text
 
-# Fetches a result's ligand file (bytes) or None: ``export_stream.artifact_bytes`` bound to
+# Fetches a result's ligand file (bytes) or None: ``exports.stream.result_file_bytes`` bound to
 # the link and pipeline; a test can hand in anything else.
 LigandFetcher = Callable[[dict], bytes | None]
 

@@ -15,9 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator
 
-from app.viewer.core import api_client, identity
-from app.viewer.core.api_client import CHUNK_SIZE, api
-from app.viewer.core.errors import LinkNotFound
+from app.viewer.core import api_client, artifacts, identity
 
 log = logging.getLogger(__name__)
 
@@ -75,45 +73,32 @@ def guarded(chunks: Iterable, written: Callable[[], int], label: str,
         raise ExportIncomplete(f"stopped after {count} results") from error
 
 
-def _artifact_url(link_id: str, pipeline_id: str, record: dict, role: str,
-                  fresh: bool) -> str | None:
-    """Return the presigned URL of ``record``'s ``role`` file (asking the API if ``fresh``)."""
-    if fresh:
-        api_client.restart_deadline()
-        record = api().result(link_id, pipeline_id, record["id"],
-                              identity.bearer_for(link_id))
-    artifact = (record.get("artifacts") or {}).get(role) or {}
-    return artifact.get("url")
+def _fresh_token(link_id: str) -> str | None:
+    """Mint a new token for each call: the body of an export outlives the request's own."""
+    api_client.restart_deadline()
+    return identity.bearer_for(link_id)
 
 
-def artifact_chunks(link_id: str, pipeline_id: str, record: dict, role: str,
-                    ) -> Iterator[bytes]:
+def result_file_chunks(link_id: str, pipeline_id: str, record: dict, role: str,
+                       ) -> Iterator[bytes]:
     """Yield the bytes of a result's ``role`` file, read from the URL the API returned.
 
-    As ``downloads`` does: only the API's URL is followed, and an URL that answers
-    403/404 (its signature expired during a long export) is asked for once more. Each
-    file gets a fresh deadline for connecting; its body is read in bounded pieces.
+    As downloads do (``core.artifacts``): only the API's URL is followed, and an URL that
+    answers 403/404 (its signature expired during a long export) is asked for once more.
+    Each file gets a fresh deadline for connecting; its body is read in bounded pieces.
     Nothing is yielded for a record without that file.
     """
-    url = _artifact_url(link_id, pipeline_id, record, role, fresh=False)
-    if not url:
+    known = (record.get("artifacts") or {}).get(role) or {}
+    if not known.get("url"):
         return
     api_client.restart_deadline()
-    try:
-        with api().open_download(url) as response:
-            yield from response.iter_bytes(CHUNK_SIZE)
-            return
-    except LinkNotFound:
-        url = _artifact_url(link_id, pipeline_id, record, role, fresh=True)
-        if not url:
-            raise
-    api_client.restart_deadline()
-    with api().open_download(url) as response:
-        yield from response.iter_bytes(CHUNK_SIZE)
+    locate = artifacts.result_locator(link_id, pipeline_id, record["id"], role, _fresh_token)
+    yield from artifacts.artifact_chunks(locate, known)
 
 
-def artifact_bytes(link_id: str, pipeline_id: str, record: dict, role: str) -> bytes | None:
+def result_file_bytes(link_id: str, pipeline_id: str, record: dict, role: str
+                      ) -> bytes | None:
     """Return a (small) file of a result whole, or None when the record has none."""
     if not ((record.get("artifacts") or {}).get(role) or {}).get("url"):
         return None
-    return b"".join(artifact_chunks(link_id, pipeline_id, record, role))
+    return b"".join(result_file_chunks(link_id, pipeline_id, record, role))

@@ -23,14 +23,14 @@ from flask import Blueprint, Response, request, stream_with_context
 
 from app import domain
 from app.viewer.core import api_client, paging
+from app.viewer.core.filenames import safe_filename
 from app.viewer.core.loaders import load_pipeline
 from app.viewer.exports import csv_writer as csv_export
 from app.viewer.exports import sdf_writer as sdf_export
 from app.viewer.exports import text_writers as export_formats
 from app.viewer.exports.sources import IndexNotReady, is_selection, record_pages
-from app.viewer.exports.stream import Walk, artifact_bytes, artifact_chunks, guarded
+from app.viewer.exports.stream import Walk, guarded, result_file_bytes, result_file_chunks
 from app.viewer.exports.zip_writer import zip_chunks
-from app.viewer.pages.downloads import safe_filename
 from app.viewer.web.error_pages import html_error_page
 
 bp = Blueprint("exports", __name__)
@@ -89,13 +89,13 @@ class Format:
 
 
 def _zip(source: Source) -> Iterator[bytes]:
-    fetch = partial(artifact_chunks, source.link_id, source.pipeline_id)
+    fetch = partial(result_file_chunks, source.link_id, source.pipeline_id)
     # The manifest needs every row before the first file: the files walk the rows again.
     return zip_chunks(source.kind, source.walk, source.again(), fetch)
 
 
 def _sdf(source: Source) -> Iterator[str]:
-    fetch = partial(artifact_bytes, source.link_id, source.pipeline_id)
+    fetch = partial(result_file_bytes, source.link_id, source.pipeline_id)
     return sdf_export.sdf_chunks(source.walk, lambda record: fetch(record, "ligand_structure"))
 
 

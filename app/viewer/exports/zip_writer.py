@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Iterator
 from zipstream import ZipStream
 
 from app import domain
+from app.viewer.core.filenames import safe_filename
 from app.viewer.exports.csv_writer import csv_chunks
-from app.viewer.pages.downloads import safe_filename
 
 # Bytes gathered before a chunk is handed to the server: zipstream yields headers and
 # deflate output in many small pieces, each of which would otherwise be a socket write.
@@ -36,7 +36,7 @@ CHUNK_BYTES = 256 * 1024
 # the visitor's bandwidth the stored file would be as slow, below it far slower.
 COMPRESS_LEVEL = 1
 
-# Fetches the bytes of a record's file of a role, in pieces (``export_stream.artifact_chunks``
+# Fetches the bytes of a record's file of a role, in pieces (``exports.stream.result_file_chunks``
 # bound to the link and pipeline).
 FileFetcher = Callable[[dict, str], Iterable[bytes]]
 # The files of each result: (artifact role, file name after the result id).

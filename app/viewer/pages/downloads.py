@@ -1,25 +1,26 @@
 """Artifact downloads, streamed from the presigned URL the API returned, in constant memory.
 
-The viewer never takes a URL from the visitor: it asks the API for the result (``ids=``
-filter) or the prediction and follows only the URL the API gave. If that URL answers
-403/404 (its signature expired between the two calls), it asks the API once more for a
-fresh one. The body is relayed chunk by chunk, so a 256 MiB file costs a worker a few
-hundred KiB, whatever its size.
+The viewer never takes a URL from the visitor: ``core.artifacts`` asks the API for the
+result or the prediction, follows only the URL the API gave and asks once more if its
+signature expired. The body is relayed chunk by chunk, so a 256 MiB file costs a worker a
+few hundred KiB, whatever its size.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack
 
 import httpx
 from flask import Blueprint, Response, request
 
 from app import domain
-from app.viewer.core.api_client import CHUNK_SIZE, api
+from app.viewer.core.api_client import CHUNK_SIZE
+from app.viewer.core.artifacts import Locate, open_artifact, prediction_locator, result_locator
 from app.viewer.core.errors import LinkNotFound, RangeNotSatisfiable
-from app.viewer.core.loaders import bearer, check_ids, load_prediction
+from app.viewer.core.filenames import safe_filename
+from app.viewer.core.loaders import check_ids
 from app.viewer.core.prefetch import prefetched
 
 bp = Blueprint("downloads", __name__)
@@ -36,14 +37,7 @@ _EXTENSIONS = {
 }
 _DEFAULT_EXTENSIONS = {"archive": "zip", "structure": "cif", "ligand_structure": "cif"}
 _UPSTREAM_FILENAME = re.compile(r"""filename\*?=(?:UTF-8''|")?([^";]+)""", re.IGNORECASE)
-_UNSAFE = re.compile(r"[^A-Za-z0-9._\-]+")
 _SIMPLE_RANGE = re.compile(r"bytes=\d{1,15}-\d{0,15}")
-
-
-def safe_filename(name: str, fallback: str) -> str:
-    """Keep a file name to safe characters (no paths, quotes or header tricks)."""
-    name = _UNSAFE.sub("_", (name or "").rsplit("/", 1)[-1]).strip("._")
-    return name[:150] or fallback
 
 
 def _filename(response: httpx.Response, preferred: str | None, stem: str, role: str) -> str:
@@ -75,7 +69,7 @@ def _relayed_headers(artifact: dict, upstream: httpx.Response, stem: str, role: 
     return headers
 
 
-def stream_artifact(locate: Callable[[], dict], stem: str, role: str) -> Response:
+def _stream(locate: Locate, stem: str, role: str) -> Response:
     """Relay the artifact that ``locate()`` describes (``url``, maybe ``filename``...).
 
     ``locate`` asks the API each time it is called, so a second call after an expired
@@ -87,12 +81,7 @@ def stream_artifact(locate: Callable[[], dict], stem: str, role: str) -> Respons
     wanted = request.headers.get("Range", "")
     wanted = wanted if _SIMPLE_RANGE.fullmatch(wanted) else None
     try:
-        artifact = locate()
-        try:
-            upstream = stack.enter_context(api().open_download(artifact["url"], wanted))
-        except LinkNotFound:
-            artifact = locate()
-            upstream = stack.enter_context(api().open_download(artifact["url"], wanted))
+        artifact, upstream = open_artifact(stack, locate, byte_range=wanted)
     except RangeNotSatisfiable:
         stack.close()
         return Response(status=416, headers={"Accept-Ranges": "bytes"})
@@ -126,7 +115,7 @@ def result_artifact(link_id: str, pipeline_id: str, result_id: str, name: str):
     if name not in domain.RESULT_ROLES:
         raise LinkNotFound()
     check_ids(link_id, pipeline_id, result_id)
-    return stream_artifact(result_locator(link_id, pipeline_id, result_id, name),
+    return _stream(result_locator(link_id, pipeline_id, result_id, name),
                            f"{result_id}-{name}", name)
 
 
@@ -134,28 +123,6 @@ def result_artifact(link_id: str, pipeline_id: str, result_id: str, name: str):
 def prediction_artifact(link_id: str, prediction_id: str, name: str):
     """Stream one artifact of a prediction, by its name."""
     check_ids(link_id, prediction_id)
-    return stream_artifact(prediction_locator(link_id, prediction_id, name),
+    return _stream(prediction_locator(link_id, prediction_id, name),
                            f"{prediction_id}-{safe_filename(name, 'artifact')}", name)
 
-
-def result_locator(link_id: str, pipeline_id: str, result_id: str,
-                   name: str) -> Callable[[], dict]:
-    """Return ``locate()``: the API's record of a result's artifact ``name``, fresh URL."""
-    def locate() -> dict:
-        record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
-        artifact = (record.get("artifacts") or {}).get(name)
-        if not artifact or not artifact.get("url"):
-            raise LinkNotFound()
-        return artifact
-    return locate
-
-
-def prediction_locator(link_id: str, prediction_id: str, name: str) -> Callable[[], dict]:
-    """Return ``locate()``: the API's record of a prediction's artifact ``name``."""
-    def locate() -> dict:
-        prediction = load_prediction(link_id, prediction_id)
-        for artifact in prediction.get("artifacts") or []:
-            if artifact.get("name") == name and artifact.get("url"):
-                return artifact
-        raise LinkNotFound()
-    return locate

@@ -1,7 +1,7 @@
 """The 3D pages: a result's or a prediction sample's structure, its PAE, two results compared.
 
 Views stay thin: the API says what the link exposes (``loaders``), the structure file is
-read through the presigned URL the API gives (``artifact_bytes``), ``structure_model``
+read through the presigned URL the API gives (``core.artifacts``), ``structure_model``
 reads it, ``structure_scene`` turns it into MolViewSpec scenes and a legend, and the page
 (``share/structure/page.html`` with ``static/js/structure.js``) hands them to Mol*. Only these
 pages relax the CSP (``security.allow_structure_viewer``). ``viewer.structure`` and
@@ -16,12 +16,17 @@ from dataclasses import dataclass
 from flask import Blueprint, jsonify, render_template, request, url_for
 
 from app import domain
-from app.viewer.core import artifacts as artifact_bytes
 from app.viewer.core.api_client import api
+from app.viewer.core.artifacts import (
+    ARCHIVE_LIMIT,
+    STRUCTURE_LIMIT,
+    prediction_locator,
+    read_artifact,
+    result_locator,
+)
 from app.viewer.core.errors import BadRequest, LinkNotFound
 from app.viewer.core.loaders import bearer, check_ids, load_pipeline, load_prediction
 from app.viewer.pages import predictions
-from app.viewer.pages.downloads import prediction_locator, result_locator
 from app.viewer.structure import model as structure_model
 from app.viewer.structure import pae as pae_data
 from app.viewer.structure import roles as chain_roles
@@ -43,7 +48,7 @@ def _format(artifact: dict) -> str:
 def _model(locate, fmt: str, interface: bool = True,
            known: dict | None = None) -> structure_model.Model | None:
     """Read the structure file ``locate()`` points at; None if too big or unreadable."""
-    data = artifact_bytes.read_artifact(locate, artifact_bytes.STRUCTURE_LIMIT, known)
+    data = read_artifact(locate, STRUCTURE_LIMIT, known)
     if data is None:
         return None
     try:
@@ -157,9 +162,9 @@ def result_pae(link_id: str, pipeline_id: str, result_id: str):
     artifacts = record.get("artifacts") or {}
     if not artifacts.get("archive") or not artifacts.get("structure"):
         return jsonify(n=0)
-    archive = artifact_bytes.read_artifact(
+    archive = read_artifact(
         result_locator(link_id, pipeline_id, result_id, "archive"),
-        artifact_bytes.ARCHIVE_LIMIT, artifacts["archive"])
+        ARCHIVE_LIMIT, artifacts["archive"])
     try:
         matrix = pae_data.read_npz(archive) if archive is not None else None
     except pae_data.NoPae:

@@ -268,7 +268,7 @@ class _Api:
     def __init__(self, body: bytes, length: bool = True):
         self.body, self.length, self.opened = body, length, []
 
-    def open_download(self, url):
+    def open_download(self, url, range_header=None):
         from contextlib import contextmanager
 
         from app.viewer.core.errors import LinkNotFound
@@ -283,24 +283,24 @@ class _Api:
 
 
 def test_read_artifact_retries_a_stale_url_and_stops_at_the_limit(monkeypatch):
-    from app.viewer.core import artifacts as artifact_bytes
+    from app.viewer.core import artifacts
 
     fake = _Api(b"0123456789")
-    monkeypatch.setattr(artifact_bytes, "api", lambda: fake)
+    monkeypatch.setattr(artifacts, "api", lambda: fake)
     fresh = lambda: {"url": "fresh"}  # noqa: E731 - a one-line locator
-    assert artifact_bytes.read_artifact(fresh, 100, {"url": "expired"}) == b"0123456789"
+    assert artifacts.read_artifact(fresh, 100, {"url": "expired"}) == b"0123456789"
     assert fake.opened == ["expired", "fresh"]
-    assert artifact_bytes.read_artifact(fresh, 9) is None  # declared too long
+    assert artifacts.read_artifact(fresh, 9) is None  # declared too long
     fake.length = False
-    assert artifact_bytes.read_artifact(fresh, 9) is None  # streamed past the limit
-    assert artifact_bytes.read_artifact(fresh, 10) == b"0123456789"
+    assert artifacts.read_artifact(fresh, 9) is None  # streamed past the limit
+    assert artifacts.read_artifact(fresh, 10) == b"0123456789"
 
 
 def test_read_artifact_asks_for_a_url_when_the_record_has_none(monkeypatch):
-    from app.viewer.core import artifacts as artifact_bytes
+    from app.viewer.core import artifacts
 
     fake = _Api(b"0123456789")
-    monkeypatch.setattr(artifact_bytes, "api", lambda: fake)
-    assert artifact_bytes.read_artifact(lambda: {"url": "fresh"}, 100,
+    monkeypatch.setattr(artifacts, "api", lambda: fake)
+    assert artifacts.read_artifact(lambda: {"url": "fresh"}, 100,
                                         {"name": "structure"}) == b"0123456789"
     assert fake.opened == ["fresh"]
