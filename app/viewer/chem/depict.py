@@ -24,6 +24,7 @@ from rdkit.rdBase import BlockLogs
 
 from app.viewer.chem import substructure
 from app.viewer.chem.cache import BoundedCache
+from app.viewer.core.errors import BadRequest
 
 # Past this a SMILES is no small molecule of a design pipeline; it bounds what one
 # request can make the server parse and lay out.
@@ -100,7 +101,7 @@ def _highlight(mol: Chem.Mol, highlight: str | None) -> tuple[list[int], list[in
         return [], []
     try:
         query = substructure.parse_query(highlight)
-    except substructure.InvalidQuery:
+    except BadRequest:
         return [], []  # a drawing is never refused for its highlight
     return substructure.matched_atoms_and_bonds(mol, query)
 

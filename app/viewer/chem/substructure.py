@@ -6,7 +6,7 @@ and SMARTS keeps its exact meaning (``[OH]`` is a hydroxyl, not any oxygen). Two
 read as a SMILES instead (a molecule, aromaticity perceived): what SMARTS cannot read, and
 a Kekulé ring (``C1=CC=CC=C1``), which as SMARTS asks for alternating double bonds that no
 aromatic ring has and would match nothing a chemist meant. Either way the answer is an
-RDKit query molecule, or ``InvalidQuery`` whose message completes "'smarts' ..." on a 400
+RDKit query molecule, or ``BadRequest`` whose message completes "'smarts' ..." on a 400
 page.
 """
 
@@ -17,14 +17,12 @@ from functools import lru_cache
 from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 
+from app.viewer.core.errors import BadRequest
+
 # The depictions' limit: longer is no small molecule of a design pipeline.
 MAX_SMILES = 2000
 # Longer than any sensible substructure; bounds the parse and match cost of one request.
 MAX_QUERY_LENGTH = 500
-
-
-class InvalidQuery(ValueError):
-    """The text is not a SMARTS nor a SMILES RDKit can read (or is too long)."""
 
 
 def _aromatic_atoms(mol: Chem.Mol) -> int:
@@ -46,15 +44,15 @@ def _parse(text: str) -> Chem.Mol | None:
 
 
 def parse_query(text: str) -> Chem.Mol:
-    """Return the query molecule of ``text`` (SMARTS, else SMILES) or raise ``InvalidQuery``."""
+    """Return the query molecule of ``text`` (SMARTS, else SMILES) or raise ``BadRequest``."""
     text = (text or "").strip()
     if not text:
-        raise InvalidQuery("is empty: give a SMARTS or a SMILES")
+        raise BadRequest("is empty: give a SMARTS or a SMILES")
     if len(text) > MAX_QUERY_LENGTH:
-        raise InvalidQuery(f"is longer than {MAX_QUERY_LENGTH} characters")
+        raise BadRequest(f"is longer than {MAX_QUERY_LENGTH} characters")
     query = _parse(text)
     if query is None:
-        raise InvalidQuery("is not a SMARTS or a SMILES that RDKit can read")
+        raise BadRequest("is not a SMARTS or a SMILES that RDKit can read")
     return query
 
 

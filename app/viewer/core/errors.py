@@ -35,7 +35,13 @@ class LinkForbidden(ApiError):
 
 
 class BadRequest(ApiError):
-    """The API answered 400 to what the visitor asked (a bad cursor or filter)."""
+    """What the visitor asked cannot be answered: the message says why, naming the value.
+
+    Raised by the viewer's own checks of a query string (``paging``, ``results.query``,
+    ``chem.substructure``, a prediction's ``sort``, a 3D page's ``sample``) and for the
+    API's 400/422. ``web.error_pages`` answers it once for every route: the 400 page, or
+    ``{"error": message}`` for the JSON the browser reads.
+    """
 
     status = 400
 

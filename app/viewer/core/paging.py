@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from werkzeug.datastructures import MultiDict
 
+from app.viewer.core.errors import BadRequest
+
 PAGE_SIZES = (25, 50, 100, 250, 500)
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
@@ -19,10 +21,6 @@ MAX_IDS = 200
 # What an id of the API can look like (at most 64 URL-safe characters).
 ID = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 _SEPARATORS = re.compile(r"[\s,;]+")
-
-
-class InvalidQuery(ValueError):
-    """The visitor's query string cannot be sent to the API; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -52,12 +50,12 @@ def parse_ids(text: str) -> tuple[str, ...]:
             continue
         if not ID.fullmatch(part):
             # Name the culprit: most often an id copied in its shortened on-screen form.
-            raise InvalidQuery(f"'{part[:70]}' is not a whole result id: ids hold only "
+            raise BadRequest(f"'{part[:70]}' is not a whole result id: ids hold only "
                                "letters, digits, '_' and '-'. Copy ids with the table's "
                                "Copy buttons.")
         seen.setdefault(part, None)
     if len(seen) > MAX_IDS:
-        raise InvalidQuery(f"Paste at most {MAX_IDS} result ids at a time.")
+        raise BadRequest(f"Paste at most {MAX_IDS} result ids at a time.")
     return tuple(seen)
 
 
@@ -67,14 +65,14 @@ def parse(args: MultiDict) -> PageRequest:
     # isdigit() alone admits fullwidth and other scripts' digits, which int() then reads.
     if not (raw_limit.isascii() and raw_limit.isdigit()) \
             or not 1 <= int(raw_limit) <= MAX_PAGE_SIZE:
-        raise InvalidQuery(f"The page size must be a whole number from 1 to {MAX_PAGE_SIZE}.")
+        raise BadRequest(f"The page size must be a whole number from 1 to {MAX_PAGE_SIZE}.")
     after_id = args.get("after_id") or None
     before_id = args.get("before_id") or None
     for cursor in (after_id, before_id):
         if cursor is not None and not ID.fullmatch(cursor):
-            raise InvalidQuery("That page position is not valid; start from the first page.")
+            raise BadRequest("That page position is not valid; start from the first page.")
     if after_id and before_id:
-        raise InvalidQuery("Use either the next or the previous page, not both.")
+        raise BadRequest("Use either the next or the previous page, not both.")
     return PageRequest(int(raw_limit), after_id, before_id, parse_ids(args.get("ids", "")))
 
 

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping
 from app import domain
 from app.viewer.core import api_client, identity
 from app.viewer.core.api_client import api
+from app.viewer.core.errors import BadRequest
 from app.viewer.exports import csv_writer as csv_export
 from app.viewer.results import answers as explore
 from app.viewer.results import indexer
@@ -86,7 +87,7 @@ def record_pages(link_id: str, pipeline: dict, kind: domain.Kind,
                  args: Mapping[str, str]) -> Iterator[list[dict]]:
     """Return the view's records in order, one list per page (module docstring).
 
-    Raises ``paging.InvalidQuery`` for a query that cannot be read, ``IndexNotReady``
+    Raises ``BadRequest`` for a query that cannot be read, ``IndexNotReady``
     while a sorted view's index is being built, and the API client's errors.
     """
     query = explore_query.parse(args)
@@ -100,5 +101,5 @@ def is_selection(args: Mapping[str, str]) -> bool:
     """Whether the view narrows the results (the file name then says ``-selection``)."""
     try:
         return explore_query.parse(args).has_selection
-    except explore_query.InvalidQuery:
+    except BadRequest:
         return False

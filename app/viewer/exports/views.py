@@ -22,7 +22,7 @@ from functools import partial
 from flask import Blueprint, Response, request, stream_with_context
 
 from app import domain
-from app.viewer.core import api_client, paging
+from app.viewer.core import api_client
 from app.viewer.core.filenames import safe_filename
 from app.viewer.core.loaders import load_pipeline
 from app.viewer.exports import csv_writer as csv_export
@@ -124,8 +124,6 @@ def export(link_id: str, pipeline_id: str, fmt: Format) -> Response:
         return html_error_page(400, fmt.wrong_family)
     try:
         pages = record_pages(link_id, pipeline, kind, request.args)
-    except paging.InvalidQuery as error:
-        return html_error_page(400, str(error))
     except IndexNotReady as building:
         return html_error_page(503, f"Sorting every result first: {building.indexed:,} of "
                                     f"{building.total:,} are indexed. Try again in a moment.")

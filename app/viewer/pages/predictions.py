@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from app import domain
-from app.viewer.core.paging import InvalidQuery
+from app.viewer.core.errors import BadRequest
 from app.viewer.results.table import Column  # the results tables' own: one header partial for both
 
 # The columns of the ADME table, which are also its sort keys, in display order.
@@ -76,13 +76,13 @@ def adme_columns() -> tuple[Column, ...]:
 def parse_sort(value: str | None) -> Sort | None:
     """Read ``sort=`` of the ADME page: None for no value, else a ``Sort``.
 
-    Raises ``InvalidQuery`` naming ``sort`` and the keys it accepts for anything else.
+    Raises ``BadRequest`` naming ``sort`` and the keys it accepts for anything else.
     """
     if not value:
         return None
     key = value[1:] if value.startswith("-") else value
     if key not in ADME_SORT_KEYS:
-        raise InvalidQuery(f"sort must be one of {', '.join(ADME_SORT_KEYS)} (with a leading "
+        raise BadRequest(f"sort must be one of {', '.join(ADME_SORT_KEYS)} (with a leading "
                            f"'-' for descending), not {value[:40]!r}")
     return Sort(key, value.startswith("-"))
 

@@ -39,11 +39,8 @@ def pipeline_results(link_id: str, pipeline_id: str):
     Without sort, filter or search the page comes straight from the API (keyset cursors,
     ``ids=``), as the API orders it; anything else is answered by ``explore_views``.
     """
-    try:
-        query = explore_query.parse(request.args)
-        page_request = paging.parse(request.args)
-    except paging.InvalidQuery as error:
-        return explore_views.invalid_query(error)
+    query = explore_query.parse(request.args)
+    page_request = paging.parse(request.args)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
     if not query.is_plain:
         return explore_views.explore_page(link_id, pipeline, kind, query)
@@ -107,10 +104,7 @@ def _metric_keys(kind: domain.Kind, record: dict) -> list[str]:
 @bp.get("/share/<link_id>/predictions/<prediction_id>")
 def prediction(link_id: str, prediction_id: str):
     """Show one prediction: ADME as a table sorted by ``sort=``, or samples best first."""
-    try:
-        sort = predictions.parse_sort(request.args.get("sort"))
-    except paging.InvalidQuery as error:
-        return explore_views.invalid_query(error)
+    sort = predictions.parse_sort(request.args.get("sort"))
     item = load_prediction(link_id, prediction_id)
     return render_template(
         "share/prediction.html", link_id=link_id, prediction=item,

@@ -5,8 +5,8 @@ descending; ties always by id), ``<k>__gte/__gt/__lte/__lt=<number>``, ``<k>__eq
 ``warnings=none|any``, ``warning=<code>``, ``q=<text>``, ``smarts=<SMARTS or SMILES>``
 (small-molecule kinds: a substructure, ``chem.substructure``), ``ids=``, ``limit=``, ``page=`` and
 the scatter axes ``x=``/``y=``. ``parse`` validates all of it before anything is read: an
-unknown key or a malformed value raises ``paging.InvalidQuery`` with a message naming it,
-which the views show as a 400 page.
+unknown key or a malformed value raises ``core.errors.BadRequest`` with a message naming
+it, which ``web.error_pages`` answers as a 400.
 
 Keys are the spec's metric names, the ADME values, ``id``, ``created_at``, ``length``,
 ``variant``, ``external_id`` and the computed chemistry (see ``KEYS``). A query with none of
@@ -24,7 +24,7 @@ from werkzeug.datastructures import MultiDict
 from app import domain
 from app.viewer.chem import substructure
 from app.viewer.core import paging
-from app.viewer.core.paging import InvalidQuery
+from app.viewer.core.errors import BadRequest
 
 # Sortable/filterable keys -> whether they are numbers (True) or text/classes (False).
 CHEMISTRY_KEYS = ("mol_weight", "clogp", "tpsa", "hbd", "hba", "rotatable_bonds",
@@ -141,7 +141,7 @@ def _value_text(value: float | str) -> str:
 
 def _key(name: str, what: str) -> str:
     if name not in KEYS:
-        raise InvalidQuery(f"Unknown {what} key '{name[:64]}'. Known keys: "
+        raise BadRequest(f"Unknown {what} key '{name[:64]}'. Known keys: "
                            f"{', '.join(sorted(KEYS))}.")
     return name
 
@@ -149,7 +149,7 @@ def _key(name: str, what: str) -> str:
 def _text(args: MultiDict, name: str) -> str | None:
     value = (args.get(name) or "").strip()
     if len(value) > MAX_TEXT:
-        raise InvalidQuery(f"'{name}' is longer than {MAX_TEXT} characters.")
+        raise BadRequest(f"'{name}' is longer than {MAX_TEXT} characters.")
     return value or None
 
 
@@ -162,17 +162,17 @@ def parse_sort(text: str) -> tuple[tuple[str, bool], ...]:
         desc = part.startswith("-")
         name = _key(part.lstrip("-+"), "sort")
         if any(name == k for k, _ in keys):
-            raise InvalidQuery(f"Sort key '{name}' is given twice.")
+            raise BadRequest(f"Sort key '{name}' is given twice.")
         keys.append((name, desc))
     if len(keys) > MAX_SORT_KEYS:
-        raise InvalidQuery(f"Sort by at most {MAX_SORT_KEYS} keys.")
+        raise BadRequest(f"Sort by at most {MAX_SORT_KEYS} keys.")
     return tuple(keys)
 
 
 def _number(name: str, raw: str) -> float:
     text = raw.strip()
     if not _NUMBER.fullmatch(text) or not math.isfinite(float(text)):
-        raise InvalidQuery(f"'{name}' needs a number, not '{raw[:40]}'.")
+        raise BadRequest(f"'{name}' needs a number, not '{raw[:40]}'.")
     return float(text)
 
 
@@ -184,7 +184,7 @@ def parse_filters(args: MultiDict) -> tuple[Filter, ...]:
             continue
         key, _, op = name.rpartition("__")
         if op not in OPERATORS:
-            raise InvalidQuery(f"Unknown filter '{name[:64]}': use __gte, __gt, __lte, "
+            raise BadRequest(f"Unknown filter '{name[:64]}': use __gte, __gt, __lte, "
                                "__lt or __eq.")
         _key(key, "filter")
         raw = args.get(name, "")
@@ -193,19 +193,19 @@ def parse_filters(args: MultiDict) -> tuple[Filter, ...]:
         if op == "eq":
             value: float | str = _number(name, raw) if key in NUMERIC_KEYS else raw.strip()
         elif key not in NUMERIC_KEYS:
-            raise InvalidQuery(f"'{key}' is not a number: filter it with {key}__eq.")
+            raise BadRequest(f"'{key}' is not a number: filter it with {key}__eq.")
         else:
             value = _number(name, raw)
         found.append(Filter(key, op, value))
     if len(found) > MAX_FILTERS:
-        raise InvalidQuery(f"Use at most {MAX_FILTERS} filters.")
+        raise BadRequest(f"Use at most {MAX_FILTERS} filters.")
     return tuple(found)
 
 
 def _axis(args: MultiDict, name: str) -> str | None:
     value = args.get(name) or None
     if value is not None and value not in NUMERIC_KEYS:
-        raise InvalidQuery(f"The plot axis '{name}' must be a numeric key, not "
+        raise BadRequest(f"The plot axis '{name}' must be a numeric key, not "
                            f"'{value[:64]}'.")
     return value
 
@@ -216,34 +216,34 @@ def _smarts(args: MultiDict) -> str | None:
         return None
     try:
         substructure.parse_query(text)
-    except substructure.InvalidQuery as error:
-        raise InvalidQuery(f"'smarts' {error}.") from None
+    except BadRequest as error:
+        raise BadRequest(f"'smarts' {error.message}.") from None
     return text
 
 
 def check_kind(query: ExploreQuery, kind: domain.Kind) -> None:
     """Refuse what the pipeline's kind cannot answer: ``smarts`` on protein results."""
     if query.smarts and kind.family != "small_molecule":
-        raise InvalidQuery("'smarts' filters small molecules, and this pipeline's results "
+        raise BadRequest("'smarts' filters small molecules, and this pipeline's results "
                            "are proteins.")
 
 
 def _page(args: MultiDict) -> int:
     raw = args.get("page") or "1"
     if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_PAGE:
-        raise InvalidQuery("The page must be a whole number from 1.")
+        raise BadRequest("The page must be a whole number from 1.")
     return int(raw)
 
 
 def parse(args: MultiDict) -> ExploreQuery:
-    """Validate a results table's query string (raises ``InvalidQuery`` naming the fault)."""
+    """Validate a results table's query string (raises ``BadRequest`` naming the fault)."""
     base = paging.parse(args)  # limit, cursors and ids, validated as before
     warnings = args.get("warnings") or None
     if warnings not in (None, "none", "any"):
-        raise InvalidQuery("'warnings' is 'none' or 'any'.")
+        raise BadRequest("'warnings' is 'none' or 'any'.")
     warning = args.get("warning") or None
     if warning is not None and not _WARNING_CODE.fullmatch(warning):
-        raise InvalidQuery("'warning' takes a warning code such as 'unpaired_cysteine'.")
+        raise BadRequest("'warning' takes a warning code such as 'unpaired_cysteine'.")
     return ExploreQuery(
         sort=parse_sort(args.get("sort", "")), filters=parse_filters(args),
         warnings=warnings, warning=warning, q=_text(args, "q"), smarts=_smarts(args),

@@ -23,7 +23,6 @@ from app.viewer.results import query as explore_query
 from app.viewer.results import table as tables
 from app.viewer.results.query import ExploreQuery
 from app.viewer.store.result_index import IndexState
-from app.viewer.web.error_pages import html_error_page
 
 bp = Blueprint("explore", __name__)
 
@@ -128,10 +127,7 @@ def _links(query: ExploreQuery, matched: int) -> paging.PageLinks:
 
 def explore_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery):
     """Render a sorted, filtered or searched view of the whole set from the index."""
-    try:
-        explore_query.check_kind(query, kind)
-    except paging.InvalidQuery as error:
-        return invalid_query(error)
+    explore_query.check_kind(query, kind)
     view = panel(link_id, pipeline, kind, query)
     records = explore.table_page(view.state, query) if view.ready else []
     columns = tables.columns_for(kind, records or None)
@@ -146,23 +142,12 @@ def explore_page(link_id: str, pipeline: dict, kind: domain.Kind, query: Explore
     )
 
 
-def invalid_query(error: paging.InvalidQuery):
-    """Answer a query that cannot be read: the 400 page naming the fault."""
-    return html_error_page(400, str(error))
-
-
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/explore.json")
 def explore_json(link_id: str, pipeline_id: str):
     """Return the view's histograms and scatter points, or the index build's progress."""
-    try:
-        query = explore_query.parse(request.args)
-    except paging.InvalidQuery as error:
-        return jsonify(error=str(error)), 400
+    query = explore_query.parse(request.args)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
-    try:
-        explore_query.check_kind(query, kind)
-    except paging.InvalidQuery as error:
-        return jsonify(error=str(error)), 400
+    explore_query.check_kind(query, kind)
     view = panel(link_id, pipeline, kind, query)
     body: dict = {"state": "ready" if view.ready else "building",
                   "indexed": view.indexed, "total": view.total}

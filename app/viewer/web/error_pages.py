@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Response, render_template, request
+from flask import Flask, Response, jsonify, render_template, request
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException
 
@@ -75,6 +75,9 @@ def _forbidden(_error):
 
 
 def _bad_request(error: api_errors.BadRequest):
+    # The JSON the browser reads (explore.json, pae.json) gets JSON it can show.
+    if request.path.endswith(".json"):
+        return jsonify(error=error.message), 400
     return html_error_page(400, error.message)
 
 

@@ -10,6 +10,7 @@ from werkzeug.datastructures import MultiDict
 from app import domain
 from app.domain import KINDS
 from app.viewer.core import formatting, paging
+from app.viewer.core.errors import BadRequest
 from app.viewer.exports import csv_writer as csv_export
 from app.viewer.results import table as tables
 
@@ -96,7 +97,7 @@ def test_links_walking_forward_and_back():
 
 def test_pasted_ids_keep_order_and_drop_repeats():
     assert paging.parse_ids("b, a\nb;c  a") == ("b", "a", "c")
-    with pytest.raises(paging.InvalidQuery):
+    with pytest.raises(BadRequest):
         paging.parse_ids("ok, not/ok")
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from app import domain
 from app.demo_data import predictions as demo
-from app.viewer.core.paging import InvalidQuery
+from app.viewer.core.errors import BadRequest
 from app.viewer.pages import predictions
 
 
@@ -94,7 +94,7 @@ def test_sorting_orders_values_keeps_ties_and_puts_missing_last(sort, expected):
 @pytest.mark.parametrize("value", ["weight", "-", "--permeability", "permeability,name",
                                    "Permeability", "adme.permeability"])
 def test_a_bad_sort_key_is_refused_naming_sort(value):
-    with pytest.raises(InvalidQuery, match=r"^sort must be one of name, smiles, lipophilicity"):
+    with pytest.raises(BadRequest, match=r"^sort must be one of name, smiles, lipophilicity"):
         predictions.parse_sort(value)
 
 
