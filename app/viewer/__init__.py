@@ -14,19 +14,20 @@ from flask import Config, Flask
 from app import base_app, cli
 from app.viewer import signin, store
 from app.viewer.core import api_client, cache_sweep, formatting
-from app.viewer.depictions import views as depictions
-from app.viewer.exports import views as exports
-from app.viewer.pages import downloads, views
-from app.viewer.results import plot_views as embed_views
-from app.viewer.results import views as explore_views
+from app.viewer.depictions import views as depiction_views
+from app.viewer.exports import views as export_views
+from app.viewer.pages import downloads
+from app.viewer.pages import views as page_views
+from app.viewer.results import panel as results_panel
+from app.viewer.results import views as results_views
 from app.viewer.signin import oidc
 from app.viewer.signin import views as signin_views
 from app.viewer.structure import views as structure_views
 from app.viewer.web import compression, embeds, error_pages, security, static_assets
 
-# Every route of the viewer, in one place.
-BLUEPRINTS = (views.bp, explore_views.bp, downloads.bp, exports.bp, signin_views.bp, oidc.bp,
-              depictions.bp, embed_views.bp, structure_views.bp)
+# Every route of the viewer, in one place: the only importer of modules with a blueprint.
+BLUEPRINTS = (page_views.bp, results_views.bp, downloads.bp, export_views.bp, signin_views.bp,
+              oidc.bp, depiction_views.bp, structure_views.bp)
 
 
 def create_viewer_app(
@@ -59,7 +60,8 @@ def create_viewer_app(
     compression.init_app(app)
     embeds.init_app(app)
     formatting.init_app(app)
-    depictions.init_app(app)
+    depiction_views.init_app(app)
+    results_panel.init_app(app)
     signin.init_app(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)

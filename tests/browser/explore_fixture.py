@@ -106,7 +106,7 @@ class FixtureSite:
             base = f"/share/{values['link_id']}/pipelines/{values['pipeline_id']}"
             if endpoint == "structure.compare":  # the shortlist's "Compare in 3D"
                 return base + "/compare"
-            assert endpoint == "viewer.pipeline_results", endpoint
+            assert endpoint == "results.pipeline_results", endpoint
             return base
 
         return self.env.get_template("explore_fixture.html").render(

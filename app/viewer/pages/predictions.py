@@ -249,6 +249,17 @@ def sample_structure_artifacts(item: dict) -> list[dict]:
     return [{**single, "sample": 1}] if single else []
 
 
+def structure_files(item: dict) -> list[dict]:
+    """Return the files the 3D page shows: a structure_and_binding prediction's samples'.
+
+    Other applications have none; a prediction with per-sample files only still gets its
+    "View 3D structure" button.
+    """
+    if item.get("application") != "structure_and_binding":
+        return []
+    return sample_structure_artifacts(item)
+
+
 def sample_structure_artifact(item: dict, number: int) -> dict | None:
     """Return sample ``number``'s structure artifact (see above), or None."""
     return next((a for a in sample_structure_artifacts(item) if a["sample"] == number), None)

@@ -4,8 +4,7 @@ Views stay thin: the API says what the link exposes (``loaders``), the structure
 read through the presigned URL the API gives (``core.artifacts``), ``structure_model``
 reads it, ``structure_scene`` turns it into MolViewSpec scenes and a legend, and the page
 (``share/structure/page.html`` with ``static/js/structure.js``) hands them to Mol*. Only these
-pages relax the CSP (``security.allow_structure_viewer``). ``viewer.structure`` and
-``viewer.prediction_structure`` keep their endpoint names (``views`` routes to here).
+pages relax the CSP (``security.allow_structure_viewer``).
 """
 
 from __future__ import annotations
@@ -59,8 +58,9 @@ def _model(locate, fmt: str, interface: bool = True,
         return None
 
 
-def result_page(link_id: str, pipeline_id: str, result_id: str):
-    """Render a result's 3D page: confidence colours, chains, interface, PAE beside."""
+@bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/structure")
+def result_structure(link_id: str, pipeline_id: str, result_id: str):
+    """Show a result's structure in Mol*: confidence colours, chains, interface, PAE beside."""
     check_ids(result_id)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
     record, prev_id, next_id = api().result_in_order(link_id, pipeline_id, result_id,
@@ -73,10 +73,10 @@ def result_page(link_id: str, pipeline_id: str, result_id: str):
                    known=artifacts["structure"])
     ids = {"link_id": link_id, "pipeline_id": pipeline_id}
     trail = [
-        ("Shared results", security.share_url("viewer.overview", link_id=link_id)),
-        (pipeline.get("name") or kind.label, security.share_url("viewer.pipeline_results",
+        ("Shared results", security.share_url("pages.overview", link_id=link_id)),
+        (pipeline.get("name") or kind.label, security.share_url("results.pipeline_results",
                                                                 **ids)),
-        ("Result", security.share_url("viewer.result", result_id=result_id, **ids)),
+        ("Result", security.share_url("pages.result", result_id=result_id, **ids)),
         ("3D structure", None),
     ]
     compare = [(label, security.share_url("structure.compare", a=result_id, b=other, **ids))
@@ -88,11 +88,11 @@ def result_page(link_id: str, pipeline_id: str, result_id: str):
                  pae_url=pae_url, compare=compare)
 
 
-def prediction_page(link_id: str, prediction_id: str):
-    """Render a structure_and_binding prediction's 3D page, one sample (``?sample=N``)."""
+@bp.get("/share/<link_id>/predictions/<prediction_id>/structure")
+def prediction_structure(link_id: str, prediction_id: str):
+    """Show a structure_and_binding prediction's sample (``?sample=N``) in Mol*."""
     item = load_prediction(link_id, prediction_id)
-    files = (predictions.sample_structure_artifacts(item)
-             if item.get("application") == "structure_and_binding" else [])
+    files = predictions.structure_files(item)
     if not files:
         raise LinkNotFound()
     asked = request.args.get("sample")
@@ -111,12 +111,12 @@ def prediction_page(link_id: str, prediction_id: str):
     label = item.get("name") or domain.APPLICATIONS.get(item.get("application"),
                                                         "Prediction")
     trail = [
-        ("Shared results", security.share_url("viewer.overview", link_id=link_id)),
-        (label, security.share_url("viewer.prediction", link_id=link_id,
+        ("Shared results", security.share_url("pages.overview", link_id=link_id)),
+        (label, security.share_url("pages.prediction", link_id=link_id,
                                    prediction_id=prediction_id)),
         ("3D structure", None),
     ]
-    samples = [(f["sample"], security.share_url("viewer.prediction_structure",
+    samples = [(f["sample"], security.share_url("structure.prediction_structure",
                                                 link_id=link_id, prediction_id=prediction_id,
                                                 sample=f["sample"]))
                for f in files] if len(files) > 1 else []
@@ -216,8 +216,8 @@ def compare(link_id: str, pipeline_id: str):
         transform, binders) if models_ok else None
     ids = {"link_id": link_id, "pipeline_id": pipeline_id}
     trail = [
-        ("Shared results", security.share_url("viewer.overview", link_id=link_id)),
-        (pipeline.get("name") or kind.label, security.share_url("viewer.pipeline_results",
+        ("Shared results", security.share_url("pages.overview", link_id=link_id)),
+        (pipeline.get("name") or kind.label, security.share_url("results.pipeline_results",
                                                                 **ids)),
         ("Compare in 3D", None),
     ]

@@ -23,8 +23,9 @@ from werkzeug.urls import urlencode
 from app.viewer.web.security import is_embed
 
 # Endpoints (last part of the name, any blueprint) whose pages offer embedding.
-EMBEDDABLE = frozenset({"overview", "pipeline_results", "result", "structure", "prediction",
-                        "prediction_structure", "plot", "compare"})
+EMBEDDABLE = frozenset({"pages.overview", "results.pipeline_results", "pages.result",
+                        "structure.result_structure", "pages.prediction",
+                        "structure.prediction_structure", "results.plot", "structure.compare"})
 _FRAME_DESTINATIONS = ("iframe", "frame")
 
 
@@ -40,8 +41,7 @@ def page_url(embed: bool) -> str:
 
 def embed_tools() -> dict | None:
     """Return the URLs of the embed links for this page, or None when it offers none."""
-    endpoint = (request.endpoint or "").rsplit(".", 1)[-1]
-    if endpoint not in EMBEDDABLE or not (request.view_args or {}).get("link_id"):
+    if request.endpoint not in EMBEDDABLE or not (request.view_args or {}).get("link_id"):
         return None
     if g.get("no_embed_tools"):  # a sign-in or no-access page answered at this URL
         return None

@@ -1,0 +1,68 @@
+"""The results page, rendered in one place for both of its sources.
+
+A plain view (no sort, filter or search) is a page of the API in the API's order, with
+keyset cursors (``api_page``); anything else is a page of the whole set from the index
+(``index_page``). Both hand ``render`` the records and the links to the pages beside.
+"""
+
+from __future__ import annotations
+
+from flask import render_template
+
+from app import domain
+from app.viewer.core import paging
+from app.viewer.core.api_client import api
+from app.viewer.core.loaders import bearer
+from app.viewer.results import answers as explore
+from app.viewer.results import query as explore_query
+from app.viewer.results import table as tables
+from app.viewer.results.panel import Panel, descending_first, panel, sort_key
+from app.viewer.results.query import ExploreQuery
+
+
+def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
+           page_request: paging.PageRequest, records: list[dict], links: paging.PageLinks,
+           *, from_index: bool, columns: list[tables.Column]) -> str:
+    """Render ``share/results/page.html`` with the records of one page of the view."""
+    query = view.query
+    return render_template(
+        "share/results/page.html", link_id=link_id, pipeline=pipeline, kind=kind,
+        page_request=page_request, columns=columns,
+        rows=tables.rows_for(records, columns, link_id, query.smarts),
+        links=links, page_sizes=paging.PAGE_SIZES, explore=view, query=query,
+        from_index=from_index, sort_key=sort_key, descending_first=descending_first,
+    )
+
+
+def api_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery,
+             page_request: paging.PageRequest) -> str:
+    """Render a plain view: a page of the API (keyset cursors, ``ids=``), in its order."""
+    page = api().results(
+        link_id, pipeline["id"], bearer(link_id), limit=page_request.limit,
+        after_id=page_request.after_id, before_id=page_request.before_id,
+        ids=list(page_request.ids),
+    )
+    records = page.get("data") or []
+    view = panel(link_id, pipeline, kind, query)
+    # A generic-only page gets the generic metrics' columns (``tables.columns_for``).
+    return render(link_id, pipeline, kind, view, page_request, records,
+                  paging.links(page, page_request), from_index=False,
+                  columns=tables.columns_for(kind, records))
+
+
+def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) -> str:
+    """Render a sorted, filtered or searched view of the whole set from the index."""
+    explore_query.check_kind(query, kind)
+    view = panel(link_id, pipeline, kind, query)
+    records = explore.table_page(view.state, query) if view.ready else []
+    links = _links(query, view.summary.matched) if view.summary else \
+        paging.PageLinks(None, None)
+    return render(link_id, pipeline, kind, view,
+                  paging.PageRequest(limit=query.limit, ids=query.ids), records, links,
+                  from_index=True, columns=tables.columns_for(kind, records or None))
+
+
+def _links(query: ExploreQuery, matched: int) -> paging.PageLinks:
+    prev = query.args(page=query.page - 1) if query.page > 1 else None
+    more = query.page * query.limit < matched
+    return paging.PageLinks(prev, query.args(page=query.page + 1) if more else None)
