@@ -18,7 +18,7 @@ from __future__ import annotations
 from flask import Flask, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
-from app.viewer.signin import cookies, limits, oidc, pages, sessions, state
+from app.viewer.signin import cookies, limits, oidc_providers, pages, sessions, state
 
 DEFAULTS: dict[str, object] = {
     # A sign-in message (link and code) works for this long, once.
@@ -29,7 +29,7 @@ DEFAULTS: dict[str, object] = {
     "SIGNIN_SESSION_HOURS": 12,
     # Seconds to wait on the SMTP server before telling the visitor to try later.
     "MAIL_TIMEOUT": 10,
-    # JSON list of OpenID Connect providers; see oidc.py and the README.
+    # JSON list of OpenID Connect providers; see oidc_providers.py and the README.
     "OIDC_PROVIDERS": [],
     # Referrer-Policy is no-referrer on every page, so the HTTPS Referer check of
     # Flask-WTF would refuse every form: the token in the session does the work.
@@ -45,7 +45,7 @@ def init_app(app: Flask) -> None:
     sessions.init_app(app)
     CSRFProtect(app)
     limits.init_app(app)
-    oidc.init_app(app)
+    oidc_providers.init_app(app)
 
     @app.context_processor
     def _signin_context() -> dict:

@@ -1,4 +1,4 @@
-"""Optional sign-in through OpenID Connect providers (authlib, discovery).
+"""Optional sign-in through OpenID Connect providers: the two routes (authlib, discovery).
 
 Configured with ``FLASK_OIDC_PROVIDERS``, a JSON list of
 ``{"name", "label", "server_metadata_url", "client_id", "client_secret"}`` (optional
@@ -12,22 +12,19 @@ counts: a provider that does not vouch for the address gets a clear refusal.
 
 from __future__ import annotations
 
-import json
 import logging
 
 from authlib.common.errors import AuthlibBaseError
-from authlib.integrations.flask_client import OAuth
-from flask import Blueprint, Flask, abort, current_app, redirect, request, session, url_for
+from flask import Blueprint, abort, current_app, redirect, request, session, url_for
 
 from app.viewer.core import loaders
-from app.viewer.signin import navigation, pages, state
+from app.viewer.signin import navigation, oidc_providers, pages, state
 
 bp = Blueprint("oidc", __name__)
 
 log = logging.getLogger(__name__)
 
 RETURN_KEY = "oidc_return"
-REQUIRED_FIELDS = ("name", "label", "server_metadata_url", "client_id", "client_secret")
 
 
 @bp.url_value_preprocessor
@@ -37,49 +34,14 @@ def _check_link_id(_endpoint: str | None, values: dict | None) -> None:
         loaders.check_ids(values["link_id"])
 
 
-def configured_providers(app: Flask) -> list[dict]:
-    """Return the provider list from ``OIDC_PROVIDERS`` (a list or its JSON text)."""
-    raw = app.config.get("OIDC_PROVIDERS") or []
-    providers = json.loads(raw) if isinstance(raw, str) else list(raw)
-    for provider in providers:
-        missing = [field for field in REQUIRED_FIELDS if not provider.get(field)]
-        if missing:
-            raise RuntimeError(f"FLASK_OIDC_PROVIDERS entry lacks {', '.join(missing)}")
-    return providers
-
-
-def init_app(app: Flask) -> None:
-    """Register each configured provider with an authlib client of this app."""
-    oauth = OAuth(app)
-    providers = configured_providers(app)
-    for provider in providers:
-        oauth.register(
-            name=provider["name"],
-            client_id=provider["client_id"],
-            client_secret=provider["client_secret"],
-            server_metadata_url=provider["server_metadata_url"],
-            client_kwargs={"scope": provider.get("scope") or "openid email profile",
-                           "timeout": 10},
-        )
-    app.extensions["signin_oauth"] = oauth
-    app.extensions["signin_providers"] = [
-        {"name": p["name"], "label": p["label"]} for p in providers
-    ]
-
-
-def providers() -> list[dict]:
-    """Return ``[{"name", "label"}]`` of the configured providers, for templates."""
-    return current_app.extensions.get("signin_providers", [])
-
-
 def _client(name: str):
-    if name not in {p["name"] for p in providers()}:
+    if name not in {p["name"] for p in oidc_providers.providers()}:
         abort(404)
     return current_app.extensions["signin_oauth"].create_client(name)
 
 
 def _label(name: str) -> str:
-    return next((p["label"] for p in providers() if p["name"] == name), name)
+    return next((p["label"] for p in oidc_providers.providers() if p["name"] == name), name)
 
 
 def _callback_url(name: str) -> str:
