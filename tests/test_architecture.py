@@ -1,5 +1,6 @@
 """The shape of ``app/`` that reviews hold us to: no import cycle, small modules, a pure
-domain vocabulary, SQL only in the stores, and the viewer never importing the service.
+domain vocabulary, SQL only in the stores, the viewer never importing the service, and
+only the viewer's factory importing a module with routes (a blueprint).
 
 Imports are read from the source (every ``import``, also those inside functions), so a
 cycle cannot hide behind a function-level import.
@@ -127,3 +128,30 @@ def test_the_service_does_not_import_the_viewer():
     service = [name for name in MODULES if name.startswith(("app.service", "app.store"))]
     assert [name for name in service
             if any(i.startswith("app.viewer") for i in _imports(name))] == []
+
+
+VIEWER_FACTORY = "app.viewer"
+
+
+def _defines_blueprint(name: str) -> bool:
+    """Whether module ``name`` creates a Flask blueprint (``bp = Blueprint(...)``)."""
+    for node in ast.walk(ast.parse(MODULES[name].read_text())):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Blueprint":
+            return True
+    return False
+
+
+def test_only_the_viewer_factory_imports_a_blueprint_module():
+    # A module with routes is no library: what others need lives in a sibling module.
+    viewer = [name for name in MODULES if name.startswith("app.viewer")]
+    with_routes = {name for name in viewer if _defines_blueprint(name)}
+    assert len(with_routes) >= 8  # pages, downloads, results, exports, structure, ...
+    importers = {name: sorted(_imports(name) & with_routes) for name in viewer
+                 if name != VIEWER_FACTORY}
+    assert {name: found for name, found in importers.items() if found} == {}
+
+
+def test_the_blueprint_check_tells_routes_from_libraries():
+    assert _defines_blueprint("app.viewer.pages.views")
+    assert not _defines_blueprint("app.viewer.core.loaders")
+    assert "app.viewer.pages.views" in _imports(VIEWER_FACTORY)
