@@ -1,9 +1,10 @@
-/* The PAE heatmap beside the 3D view (structure.html).
-   Fetches #pae-panel's data-url (JSON from structure_views.result_pae: n, step, values as
-   base64 bytes, tokens [chain, seq, name], chains [{chain, start, end, label}]) after the
+/* The PAE heatmap beside the 3D view (share/structure/page.html).
+   Fetches #pae-panel's data-url (pae.json, the shape app/viewer/structure/pae.py declares:
+   Heatmap = n, step, max, values as base64 bytes, tokens [chain, seq, name], chains
+   [{chain, start, end, label}], linked; or NoHeatmap = {n: 0}) after the
    page has painted, draws it on a canvas with chain boundary lines, shows the value under
    the pointer, and on a dragged rectangle names the residue ranges and asks structure.js
-   to select them in Mol* (a "structure:select" event). No pae.npz: the panel stays hidden.
+   to select them in Mol* (a "structure:select" event). n = 0: the panel stays hidden.
    When drawn, the panel carries data-ready="true". */
 (function () {
   "use strict";

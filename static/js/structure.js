@@ -43,7 +43,7 @@
   }
 
   function show(mode, keepCamera) {
-    // The trees are made and checked on the server (structure_scene); skip the re-check.
+    // The trees are made and checked on the server (app/viewer/structure/scene.py); skip the re-check.
     return viewer.loadMvsData(JSON.stringify(scenes[mode]), "mvsj",
       { keepCamera: !!keepCamera, sanityChecks: false }).then(function () { markMode(mode); });
   }

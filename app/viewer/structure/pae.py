@@ -5,6 +5,10 @@ service's (Boltz's) archives hold. Tokens are the structure's polymer residues i
 order, then one per ligand heavy atom; the page gets the matrix quantised to 1/8 A in
 bytes (base64), the chain boundaries, and a label per token, which is all the heatmap,
 its hover text and its selection need.
+
+What ``pae.json`` answers is declared here: a ``Heatmap``, or ``NoHeatmap`` (``{"n": 0}``,
+which ``static/js/pae.js`` reads as "keep the panel hidden"). Every number in them is
+finite: JSON has no NaN or Infinity.
 """
 
 from __future__ import annotations
@@ -12,8 +16,10 @@ from __future__ import annotations
 import base64
 import io
 import zipfile
+from typing import Literal
 
 import numpy as np
+from pydantic import BaseModel, FiniteFloat
 
 from app.viewer.structure.model import Model
 
@@ -26,6 +32,34 @@ MAX_BYTES = MAX_TOKENS * MAX_TOKENS * 8 + 64 * 1024
 
 class NoPae(Exception):
     """The archive holds no usable ``pae.npz`` (absent, malformed, or not this model)."""
+
+
+class ChainSpan(BaseModel):
+    """The tokens of one chain: ``start`` to ``end`` (inclusive, 0-based), and its name."""
+
+    chain: str  # label_asym_id
+    start: int
+    end: int
+    label: str  # "Binder (A)"
+
+
+class Heatmap(BaseModel):
+    """The PAE heatmap of a result, as ``pae.json`` answers it."""
+
+    n: int  # tokens: the matrix is n x n
+    step: FiniteFloat  # Angstroms per byte value
+    max: FiniteFloat  # the largest error drawn, Angstroms
+    values: str  # the n x n bytes, row-major, base64
+    # Per token: (label_asym_id, label_seq_id or None for a ligand atom, residue name).
+    tokens: list[tuple[str, int | None, str]]
+    chains: list[ChainSpan]
+    linked: bool  # tokens match the model: hover names residues, selection reaches Mol*
+
+
+class NoHeatmap(BaseModel):
+    """What ``pae.json`` answers for a result without a usable PAE: ``{"n": 0}``."""
+
+    n: Literal[0] = 0
 
 
 def read_npz(archive: bytes) -> np.ndarray:
@@ -50,8 +84,8 @@ def read_npz(archive: bytes) -> np.ndarray:
     return pae
 
 
-def payload(pae: np.ndarray, model: Model, chain_names: dict[str, str]) -> dict:
-    """Return the JSON of the heatmap: matrix bytes, tokens, chain spans.
+def heatmap(pae: np.ndarray, model: Model, chain_names: dict[str, str]) -> Heatmap:
+    """Return the heatmap of a PAE matrix: matrix bytes, tokens, chain spans.
 
     ``chain_names`` labels chains ("Binder (A)"). Tokens beyond the residues are the
     ligand's atoms; if the matrix does not match the model's token count the labels fall
@@ -64,19 +98,17 @@ def payload(pae: np.ndarray, model: Model, chain_names: dict[str, str]) -> dict:
     top = 255 * STEP
     finite = np.nan_to_num(pae, nan=top, posinf=top, neginf=0.0)
     quantised = np.clip(np.rint(finite / STEP), 0, 255).astype(np.uint8)
-    tokens, chains = [], []
+    tokens: list[tuple[str, int | None, str]] = []
+    chains: list[ChainSpan] = []
     if matches:
-        for residue in residues:
-            tokens.append([residue.chain, residue.seq, residue.name])
+        tokens = [(residue.chain, residue.seq, residue.name) for residue in residues]
         ligand = model.ligands[0] if model.ligands else "L"
-        tokens += [[ligand, None, "atom"]] * model.ligand_atoms
+        tokens += [(ligand, None, "atom")] * model.ligand_atoms
         for index, (chain, *_rest) in enumerate(tokens):
-            if not chains or chains[-1]["chain"] != chain:
-                chains.append({"chain": chain, "start": index, "end": index,
-                               "label": chain_names.get(chain, f"Chain {chain}")})
-            chains[-1]["end"] = index
-    return {
-        "n": n, "step": STEP, "max": float(finite.max()) if n else 0.0,
-        "values": base64.b64encode(quantised.tobytes()).decode(),
-        "tokens": tokens, "chains": chains, "linked": matches,
-    }
+            if not chains or chains[-1].chain != chain:
+                chains.append(ChainSpan(chain=chain, start=index, end=index,
+                                        label=chain_names.get(chain, f"Chain {chain}")))
+            chains[-1].end = index
+    return Heatmap(n=n, step=STEP, max=float(finite.max()) if n else 0.0,
+                   values=base64.b64encode(quantised.tobytes()).decode(),
+                   tokens=tokens, chains=chains, linked=matches)

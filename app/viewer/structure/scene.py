@@ -2,22 +2,25 @@
 
 Mol* 5.11 loads a MolViewSpec (MVS) state with ``Viewer.loadMvsData``: a tree of
 download -> parse -> structure -> component -> representation -> color nodes. The
-colours are decided here, on the server, from the parsed model (``structure_model``), so
-the legend on the page and the picture are made from the same numbers:
+colours are decided here, on the server, from the parsed model (``model.Model``), so the
+legend on the page and the picture are made from the same numbers:
 
 - ``plddt``: each residue in its AlphaFold DB band colour (residues without a value grey);
 - ``chain``: each chain its own colour, binder and target named in the legend.
 
 Interface residues get a ball-and-stick layer over the cartoon in the same colours;
-ligands are ball-and-stick in one colour. URLs in the trees are same-origin paths; the
-page's script makes them absolute before loading.
+ligands are ball-and-stick in one colour. The compare page's scene holds two results
+(``compare.Side``), the second moved by the fit. URLs in the trees are same-origin paths;
+the page's script makes them absolute before loading.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.viewer.structure.compare import Side
 from app.viewer.structure.model import PLDDT_BANDS, Model, band, ranges
+from app.viewer.structure.roles import Role
 
 UNKNOWN = "#B0B0B0"
 LIGAND = "#AE3EC9"
@@ -32,23 +35,28 @@ class ChainInfo:
 
     chain: str  # label_asym_id
     auth: str
-    role: str  # "Binder", "Target", "Ligand", "Protein"
+    role: Role
     description: str
     colour: str
     ligand: bool = False
 
+    @property
+    def name(self) -> str:
+        """Return the chain as the page names it: "Binder (A)"."""
+        return f"{self.role.label} ({self.auth})"
 
-def chain_infos(model: Model, roles: dict[str, str]) -> list[ChainInfo]:
+
+def chain_infos(model: Model, roles: dict[str, Role]) -> list[ChainInfo]:
     """Return the legend's chains: polymers first, then ligands; ``roles`` by auth id."""
     out = []
     for index, chain in enumerate(model.chains):
         auth = model.auth.get(chain, chain)
-        out.append(ChainInfo(chain, auth, roles.get(auth, "Protein"),
+        out.append(ChainInfo(chain, auth, roles.get(auth, Role.PROTEIN),
                              model.descriptions.get(chain, ""),
                              CHAIN_COLOURS[index % len(CHAIN_COLOURS)]))
     for chain in model.ligands:
         auth = model.auth.get(chain, chain)
-        out.append(ChainInfo(chain, auth, roles.get(auth, "Ligand"),
+        out.append(ChainInfo(chain, auth, roles.get(auth, Role.LIGAND),
                              model.descriptions.get(chain, ""), LIGAND, ligand=True))
     return out
 
@@ -119,16 +127,21 @@ def result_scenes(url: str, fmt: str, model: Model, chains: list[ChainInfo]) -> 
             for mode in modes}
 
 
-def compare_scene(first: tuple[str, str, Model], second: tuple[str, str, Model],
-                  transform: dict, binder_chains: tuple[set, set]) -> dict:
-    """Return the MVS state of two structures, the second moved by ``transform``."""
+def compare_scene(sides: tuple[Side, Side], transform: dict | None) -> dict:
+    """Return the MVS state of two read structures, the second moved by ``transform``.
+
+    Each side's binder chains are in its strong colour, the rest in its light one.
+    """
     roots = []
-    for index, ((url, fmt, model), binders) in enumerate(zip((first, second), binder_chains,
-                                                             strict=True)):
+    for index, side in enumerate(sides):
+        model, binders = side.model, side.binder_chains
+        if model is None:
+            raise ValueError("compare_scene needs both models read")
         strong, light = COMPARE_COLOURS[index]
         colours = [_node("color", color=strong if model.auth.get(c, c) in binders else light,
                          selector={"label_asym_id": c}) for c in model.chains]
-        roots.append(structure_node(url, fmt, components(model, "chain", [], colours),
+        roots.append(structure_node(side.url, side.format,
+                                    components(model, "chain", [], colours),
                                     transform if index else None))
     return scene(roots)
 
@@ -149,6 +162,6 @@ def interface_text(model: Model, chains: list[ChainInfo]) -> list[str]:
     for chain, first, last in ranges(sorted(model.interface)):
         by_chain.setdefault(chain, []).append(str(first) if first == last else
                                               f"{first}-{last}")
-    names = {c.chain: f"{c.role} ({c.auth})" for c in chains}
+    names = {c.chain: c.name for c in chains}
     return [f"{names.get(chain, chain)}: {', '.join(spans)}"
             for chain, spans in by_chain.items()]

@@ -24,6 +24,10 @@ class Fit:
         """Return the rotation as MolViewSpec wants it: 9 numbers, column-major."""
         return [self.rotation[r][c] for c in range(3) for r in range(3)]
 
+    def mvs_transform(self) -> dict:
+        """Return the params of the MolViewSpec ``transform`` node that applies this fit."""
+        return {"rotation": self.mvs_rotation(), "translation": list(self.translation)}
+
 
 def kabsch(fixed: np.ndarray, moving: np.ndarray) -> Fit:
     """Return the least-squares rigid fit of ``moving`` onto ``fixed`` (both N x 3).

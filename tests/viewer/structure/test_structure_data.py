@@ -1,4 +1,4 @@
-"""What the 3D page computes on the server: confidence, interface, PAE payload, superposition.
+"""What the 3D page computes on the server: confidence, interface, PAE heatmap, roles, fits.
 
 Pure functions on demo structures (built by the demo's own builders) and small made-up
 inputs; the interface search is checked against a brute-force numpy distance matrix.
@@ -18,9 +18,9 @@ import pytest
 
 from app.demo_data import molecule_pipelines, protein_pipelines
 from app.demo_data.pae import pae_matrix, pae_npz
+from app.viewer.structure import compare, roles, superpose
 from app.viewer.structure import model as structure_model
 from app.viewer.structure import pae as pae_data
-from app.viewer.structure import superpose
 
 START = datetime(2026, 1, 1)
 
@@ -155,12 +155,14 @@ def test_pae_payload_has_the_matrix_tokens_and_chains(ligand_cif):
     model = structure_model.read(ligand_cif.encode())
     matrix = pae_data.read_npz(_archive({"x.cif": ligand_cif, "pae.npz": pae_npz(ligand_cif)}))
     assert matrix.shape == (len(model.residues) + model.ligand_atoms,) * 2
-    payload = pae_data.payload(matrix, model, {"A": "Target (A)", "B": "Binder (B)"})
+    heatmap = pae_data.heatmap(matrix, model, {"A": "Target (A)", "B": "Binder (B)"})
+    payload = json.loads(heatmap.model_dump_json())  # what pae.js reads
     assert payload["linked"] and payload["n"] == len(matrix)
     assert [(c["chain"], c["start"], c["end"], c["label"]) for c in payload["chains"]] == [
         ("A", 0, len(model.residues) - 1, "Target (A)"),
         ("B", len(model.residues), len(matrix) - 1, "Binder (B)")]
     assert payload["tokens"][0][:2] == ["A", 1] and payload["tokens"][-1][:2] == ["B", None]
+    assert set(payload) == {"n", "step", "max", "values", "tokens", "chains", "linked"}
     decoded = np.frombuffer(base64.b64decode(payload["values"]), np.uint8).reshape(matrix.shape)
     assert np.abs(decoded * pae_data.STEP - pae_matrix(ligand_cif)).max() <= pae_data.STEP / 2
 
@@ -176,15 +178,28 @@ def test_an_archive_without_pae_or_with_a_bad_one_is_no_pae():
         pae_data.read_npz(_archive({"pae.npz": buffer.getvalue()}))
 
 
+def _strict_json(text: str):
+    """Parse JSON as a browser does: NaN and Infinity are not JSON."""
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
 def test_pae_with_nan_or_infinity_is_still_json(ligand_cif):
     model = structure_model.read(ligand_cif.encode())
     n = len(model.residues) + model.ligand_atoms
     matrix = np.full((n, n), 4.0, np.float32)
     matrix[0, 1], matrix[1, 0] = np.nan, np.inf
-    payload = pae_data.payload(matrix, model, {})
-    json.loads(json.dumps(payload, allow_nan=False))
+    payload = _strict_json(pae_data.heatmap(matrix, model, {}).model_dump_json())
     decoded = np.frombuffer(base64.b64decode(payload["values"]), np.uint8)
     assert decoded[1] == decoded[n] == 255 and payload["max"] == 255 * pae_data.STEP
+
+
+def test_no_pae_is_its_own_declared_shape():
+    assert _strict_json(pae_data.NoHeatmap().model_dump_json()) == {"n": 0}
+    with pytest.raises(ValueError):
+        pae_data.Heatmap(n=1, step=pae_data.STEP, max=float("nan"), values="", tokens=[],
+                         chains=[], linked=False)
 
 
 def test_a_pae_that_would_inflate_past_the_bound_is_not_read(monkeypatch):
@@ -250,6 +265,44 @@ def test_a_binder_is_measured_where_the_target_fit_puts_it():
     assert pairs == 5 and rmsd == pytest.approx(3.0)
     shorter = {k: v for k, v in b.items() if k != ("A", 5)}
     assert superpose.rmsd_after(fit, {**target, **binder_a}, shorter, "A", "A") is None
+
+
+def _side(record: dict, ca: dict) -> compare.Side:
+    chains = sorted({chain for chain, _seq in ca})
+    model = structure_model.Model([], chains, [], 0, None, ca=ca)
+    return compare.Side("res_x", record, "/structure", "mmcif", model)
+
+
+def test_compare_fits_on_the_target_and_measures_the_binder():
+    record = {"entities": [{"type": "protein", "chain_ids": ["A"]},
+                           {"type": "protein", "chain_ids": ["B"]}]}
+    assert roles.result_roles(record) == {"A": roles.Role.BINDER, "B": roles.Role.TARGET}
+    target = {("B", n): (float(n), float(n % 3), float(n % 5)) for n in range(1, 13)}
+    binder = {("A", n): (float(n), 10.0, 0.0) for n in range(1, 6)}
+    moved = {k: (x + 2.0, y, z) for k, (x, y, z) in target.items()}
+    moved.update({k: (x + 2.0, y + 3.0, z) for k, (x, y, z) in binder.items()})
+    first, second = _side(record, {**target, **binder}), _side(record, moved)
+    assert first.binder_chains == {"A"}
+    found = compare.fit(first, second)
+    assert found.chain == "B" and found.on_target and found.fit.rmsd < 1e-9
+    [(chain, rmsd, pairs)] = found.binders
+    assert chain == "A" and pairs == 5 and rmsd == pytest.approx(3.0)
+    assert found.fit.mvs_transform()["translation"] == pytest.approx([-2.0, 0.0, 0.0])
+    assert compare.fit(first, compare.Side("res_y", record, "/s", "mmcif", None)) is None
+
+
+def test_roles_are_members_and_their_labels_are_for_people():
+    alone = roles.result_roles({"entities": [{"type": "protein", "chain_ids": ["A"]},
+                                             {"type": "ligand", "chain_ids": ["G"]}]})
+    assert alone == {"A": roles.Role.DESIGNED, "G": roles.Role.LIGAND}
+    assert [r.label for r in alone.values()] == ["Designed protein", "Ligand"]
+    assert roles.Role.DESIGNED.is_binder and not roles.Role.TARGET.is_binder
+    small = roles.result_roles({"smiles": "CCO"})
+    assert small == {"A": roles.Role.TARGET, "B": roles.Role.BINDER}
+    item = {"inputs": {"binding": {"binder_chain_id": "B"}, "entities": [
+        {"type": "protein", "chain_ids": ["A"]}, {"type": "ligand", "chain_ids": ["B", "C"]}]}}
+    assert roles.prediction_roles(item) == {"A": roles.Role.TARGET, "B": roles.Role.BINDER,
+                                            "C": roles.Role.LIGAND}
 
 
 class _Download:

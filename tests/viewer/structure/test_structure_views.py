@@ -112,6 +112,48 @@ def test_pae_json_is_the_archives_matrix(app, client, demo):
     assert [c["label"] for c in payload["chains"]] == ["Target (A)", "Binder (B)"]
 
 
+def test_pae_json_without_a_matrix_is_n_zero(app, client, demo, monkeypatch):
+    from app.viewer.structure import pae
+
+    def unreadable(archive):
+        raise pae.NoPae("no pae.npz")
+    monkeypatch.setattr(pae, "read_npz", unreadable)
+    link = demo["share_links"]["public"]["id"]
+    pipeline = demo["pipelines"]["protein_design"]
+    result = _results(app, pipeline)[0]
+    response = client.get(f"/share/{link}/pipelines/{pipeline}/results/{result.id}"
+                          "/structure/pae.json")
+    assert response.status_code == 200 and response.mimetype == "application/json"
+    assert response.get_json() == {"n": 0}
+
+
+def _trail(body: str) -> list[tuple[str, str | None]]:
+    """Return the breadcrumb as (label, href or None), as the partial draws it."""
+    nav = re.search(r'<nav class="breadcrumb".*?</nav>', body, re.S).group(0)
+    return [(label, href.replace("&amp;", "&") if href else None) for href, label in
+            re.findall(r'<li>(?:<a href="([^"]*)">|<span aria-current="page">)([^<]*)<', nav)]
+
+
+def test_the_3d_pages_sit_under_their_result_pipeline_or_prediction(app, client, demo):
+    link = demo["share_links"]["public"]["id"]
+    pipeline = demo["pipelines"]["protein_redesign"]
+    a, b = (r.id for r in _results(app, pipeline)[:2])
+    base = f"/share/{link}/pipelines/{pipeline}"
+    overview = ("Shared results", f"/share/{link}")
+    title = _trail(client.get(f"{base}/results/{a}").get_data(as_text=True))[1]
+    assert title[1] == base  # the pipeline's results table
+    assert _trail(client.get(f"{base}/results/{a}/structure").get_data(as_text=True)) == [
+        overview, title, ("Result", f"{base}/results/{a}"), ("3D structure", None)]
+    assert _trail(client.get(f"{base}/compare?a={a}&b={b}").get_data(as_text=True)) == [
+        overview, title, ("Compare in 3D", None)]
+    pid = demo["predictions"]["structure_and_binding"]
+    trail = _trail(client.get(f"/share/{link}/predictions/{pid}/structure?embed=1")
+                   .get_data(as_text=True))
+    assert [href for _label, href in trail] == [
+        f"/share/{link}?embed=1", f"/share/{link}/predictions/{pid}?embed=1", None]
+    assert trail[-1][0] == "3D structure"
+
+
 def test_compare_checks_its_inputs(app, client, demo):
     link = demo["share_links"]["public"]["id"]
     pipeline = demo["pipelines"]["protein_redesign"]

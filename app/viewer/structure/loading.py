@@ -1,0 +1,135 @@
+"""What the 3D routes read: structure files, the chosen sample, the PAE, compared sides.
+
+Files are read through the presigned URLs the API gives (``core.artifacts``, bounded by
+``STRUCTURE_LIMIT`` and ``ARCHIVE_LIMIT``) and parsed by ``model.read``; a file too big
+or unreadable gives no model, and the page then shows it in Mol*'s own colours. What the
+link does not expose is the shared 404 (``LinkNotFound``); a bad query a 400
+(``BadRequest``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import url_for
+from werkzeug.datastructures import MultiDict
+
+from app.viewer.core.api_client import api
+from app.viewer.core.artifacts import ARCHIVE_LIMIT, STRUCTURE_LIMIT, read_artifact, result_locator
+from app.viewer.core.errors import BadRequest, LinkNotFound
+from app.viewer.core.loaders import bearer
+from app.viewer.pages import predictions
+from app.viewer.structure import model as structure_model
+from app.viewer.structure import pae
+from app.viewer.structure.compare import Side
+from app.viewer.structure.roles import result_roles
+from app.viewer.structure.scene import chain_infos
+
+log = logging.getLogger(__name__)
+
+
+def structure_format(artifact: dict) -> str:
+    """Return the format of a structure file: ``pdb`` or (by default) ``mmcif``."""
+    name = str(artifact.get("filename") or "").lower()
+    pdb = artifact.get("content_type") == "chemical/x-pdb" or name.endswith((".pdb", ".ent"))
+    return "pdb" if pdb else "mmcif"
+
+
+def read_model(locate, fmt: str, *, interface: bool = True,
+               known: dict | None = None) -> structure_model.Model | None:
+    """Read the structure file ``locate()`` points at; None if too big or unreadable."""
+    data = read_artifact(locate, STRUCTURE_LIMIT, known)
+    if data is None:
+        return None
+    try:
+        return structure_model.read(data, fmt, interface=interface)
+    except (RuntimeError, ValueError, IndexError) as error:
+        # The page still shows the file, coloured by Mol*'s defaults.
+        log.info("structure not readable for the legend: %s", type(error).__name__)
+        return None
+
+
+def result_structure_file(record: dict) -> dict:
+    """Return a result's structure artifact; the shared 404 if it has none."""
+    artifact = (record.get("artifacts") or {}).get("structure")
+    if not artifact:
+        raise LinkNotFound()
+    return artifact
+
+
+def result_model(link_id: str, pipeline_id: str, result_id: str, artifact: dict, *,
+                 interface: bool = True) -> structure_model.Model | None:
+    """Read a result's structure file (``artifact``, its record's entry)."""
+    return read_model(result_locator(link_id, pipeline_id, result_id, "structure"),
+                      structure_format(artifact), interface=interface, known=artifact)
+
+
+def compared_ids(args: MultiDict) -> tuple[str, str]:
+    """Return the results ``?a=`` and ``?b=`` of compare; a 400 naming the missing one."""
+    wanted = {key: args.get(key, "") for key in ("a", "b")}
+    for key, value in wanted.items():
+        if not value:
+            raise BadRequest(f"{key} must name a result of this pipeline")
+    return wanted["a"], wanted["b"]
+
+
+def compared_side(link_id: str, pipeline_id: str, result_id: str) -> Side:
+    """Return one side of compare: the result's record and its structure, read."""
+    record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
+    artifact = result_structure_file(record)
+    url = url_for("downloads.result_artifact", link_id=link_id, pipeline_id=pipeline_id,
+                  result_id=result_id, name="structure")
+    return Side(result_id, record, url, structure_format(artifact),
+                result_model(link_id, pipeline_id, result_id, artifact))
+
+
+def result_heatmap(link_id: str, pipeline_id: str, result_id: str,
+                   record: dict) -> pae.Heatmap | pae.NoHeatmap:
+    """Return the PAE heatmap of a result; ``NoHeatmap`` without a readable one.
+
+    The matrix is the archive's ``pae.npz``; the structure (without the interface, which
+    the heatmap does not need) gives the tokens and the chains' names.
+    """
+    artifacts = record.get("artifacts") or {}
+    if not artifacts.get("archive") or not artifacts.get("structure"):
+        return pae.NoHeatmap()
+    archive = read_artifact(result_locator(link_id, pipeline_id, result_id, "archive"),
+                            ARCHIVE_LIMIT, artifacts["archive"])
+    try:
+        matrix = pae.read_npz(archive) if archive is not None else None
+    except pae.NoPae:
+        matrix = None
+    if matrix is None:
+        return pae.NoHeatmap()
+    model = result_model(link_id, pipeline_id, result_id, artifacts["structure"],
+                         interface=False)
+    if model is None:
+        return pae.NoHeatmap()
+    names = {c.chain: c.name for c in chain_infos(model, result_roles(record))}
+    return pae.heatmap(matrix, model, names)
+
+
+def prediction_sample(item: dict, files: list[dict], asked: str | None) -> tuple[dict, str]:
+    """Return the structure artifact to show of a prediction, and its artifact name.
+
+    ``files`` are its samples' files (``predictions.structure_files``), ``asked`` the
+    ``?sample=`` value. No sample asked: the best sample's file (``structure``), as before
+    samples existed, shown as the best sample's number.
+    """
+    number = _sample_number(asked, len(files))
+    artifact = next((f for f in files if f["sample"] == number), files[0])
+    best = next((a for a in item.get("artifacts") or []
+                 if a.get("name") == "structure" and a.get("url")), None)
+    if asked is None and best is not None:
+        found = predictions.samples(item)
+        return {**best, "sample": found[0].number if found else 1}, "structure"
+    return artifact, artifact.get("name") or "structure"
+
+
+def _sample_number(value: str | None, count: int) -> int:
+    """Return the 1-based sample asked for (default 1); a 400 naming ``sample`` if bad."""
+    if value is None:
+        return 1
+    if not value.isdigit() or not 1 <= int(value) <= count:
+        raise BadRequest(f"sample must be a whole number from 1 to {count}")
+    return int(value)
