@@ -171,7 +171,6 @@ ARTIFACT_LABELS: dict[str, str] = {
     "ligand_structure": "Ligand structure",
 }
 RESULT_ROLES = tuple(ARTIFACT_LABELS)
-ARTIFACT_NAMES = RESULT_ROLES  # the viewer's older name for the same roles
 PROTEIN_ROLES = ("archive", "structure")
 
 ENTITY_TYPES: dict[str, str] = {

@@ -8,6 +8,8 @@ import sys
 import typing
 from pathlib import Path
 
+import pytest
+
 from app import domain
 
 DOMAIN_FILE = Path(domain.__file__)
@@ -44,8 +46,25 @@ def test_loading_domain_loads_no_framework():
 def test_store_accepts_exactly_the_domain_kinds():
     from app.store import catalog
 
-    assert set(catalog.PIPELINE_KINDS) == set(domain.KINDS)
-    assert set(catalog.RESULT_ROLES) == set(domain.RESULT_ROLES) == set(domain.ARTIFACT_LABELS)
+    inserted: list[dict] = []
+
+    class Recorder:
+        """A connection that keeps the rows it is asked to insert."""
+
+        def execute(self, _statement, rows):
+            inserted.extend(rows)
+
+    def insert(kind: str) -> None:
+        row = catalog.PipelineRow(id="pipe_1", workspace_id="ws_1", kind=kind, name=None,
+                                  status="succeeded", input={}, result_count=0,
+                                  created_at=None, completed_at=None)
+        catalog.insert_pipelines(Recorder(), [row])
+
+    for kind in domain.KINDS:
+        insert(kind)
+    assert [row["kind"] for row in inserted] == list(domain.KINDS)
+    with pytest.raises(ValueError, match="protein_folding"):
+        insert("protein_folding")
 
 
 def test_usage_api_and_viewer_know_the_same_applications():

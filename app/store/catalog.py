@@ -15,8 +15,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-# RESULT_ROLES is re-exported: app.service reads it from here until it imports app.domain.
-from app.domain import PIPELINE_KINDS, RESULT_ROLES  # noqa: F401
+from app.domain import PIPELINE_KINDS
 from app.store import schema
 
 

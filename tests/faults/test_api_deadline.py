@@ -16,7 +16,7 @@ import time
 import pytest
 from werkzeug.wrappers import Response
 
-from app.viewer.exports import csv_writer as csv_export
+from app.viewer.exports import sources, stream
 from tests.viewer.conftest import point_viewer_at
 from tests.viewer.fake_api import FakeApi, json_response
 
@@ -87,13 +87,13 @@ def test_each_request_has_its_own_deadline(client, shared, slow_proxy):
 
 def test_a_streamed_export_reads_every_page_past_the_first_deadline(client, shared,
                                                                      slow_proxy, monkeypatch):
-    monkeypatch.setattr(csv_export, "EXPORT_PAGE_SIZE", 1)  # one API call per result
+    monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 1)  # one API call per result
     slow_proxy(0.3)  # the link and the first page: 0.6 s, within the page's deadline
     pipeline = shared.pipelines["protein_design"]
     response, elapsed = _timed_get(client, shared.url(f"/pipelines/{pipeline}/export.csv"))
     assert response.status_code == 200
     rows = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
-    assert csv_export.INCOMPLETE_MARKER not in response.get_data(as_text=True)
+    assert stream.INCOMPLETE_MARKER not in response.get_data(as_text=True)
     assert [row[0] for row in rows[1:]] == shared.results["protein_design"]
     assert elapsed > TIMEOUT + 0.2  # five slow calls: the last ones after the deadline
 

@@ -8,6 +8,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
+from app import domain
 from app.db import make_engine
 from app.ids import new_id
 from app.store import catalog, schema
@@ -43,7 +44,7 @@ def _count(conn, table) -> int:
 
 
 def test_pipelines_round_trip_with_their_json_input(engine, workspace_id):
-    pipelines = [_pipeline(workspace_id, kind) for kind in catalog.PIPELINE_KINDS]
+    pipelines = [_pipeline(workspace_id, kind) for kind in domain.PIPELINE_KINDS]
     with engine.begin() as conn:
         assert catalog.insert_pipelines(conn, pipelines) == 6
     with engine.connect() as conn:

@@ -1,17 +1,17 @@
 """A pipeline's results as CSV: the table's columns with full values, streamed page by page.
 
-The columns are the results table's (``tables.columns_for``), so a kind's CSV and its
+The columns are the results table's (``results.table.columns_for``), so a kind's CSV and its
 table never disagree; each cell holds the full value (numbers at full precision, whole
 SMILES, every entity's whole sequence, warning codes). The header is written before the
 first page is read, so a kind with record variants gets the metrics of all of them
 (protein_sequence_redesign: the binder set, which holds every generic metric): one
 header for the whole file, the ``variant`` column says which shape a row is, and a
 generic row leaves the binder-only metrics empty. ``csv_chunks`` turns pages of records
-(``exports.record_pages``) into the CSV text of one page at a time, so an export of any
+(``sources.record_pages``) into the CSV text of one page at a time, so an export of any
 size costs the worker one page of memory.
 
 If the API fails after the first page, the rows already sent cannot be taken back:
-``export_stream.guarded`` then writes ``incomplete_row`` (one marker row that says the
+``stream.guarded`` then writes ``incomplete_row`` (one marker row that says the
 file is incomplete) and raises ``ExportIncomplete`` so that the server aborts the
 response (no final chunk), which browsers and HTTP clients report as a failed download.
 """
@@ -25,14 +25,9 @@ from collections.abc import Iterable, Iterator
 from app.domain import Kind
 from app.viewer.chem import properties
 from app.viewer.core import formatting
-from app.viewer.exports.stream import INCOMPLETE_MARKER as INCOMPLETE_MARKER
-from app.viewer.exports.stream import ExportIncomplete as ExportIncomplete
 from app.viewer.exports.stream import incomplete_text
 from app.viewer.results.table import Column, columns_for
 
-# Results asked of the API per page (its maximum), for every export format: it began
-# here with CSV, and tests lower it here to walk several pages.
-EXPORT_PAGE_SIZE = 1000
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 # Where a header differs from the table column's key (the API calls the variant "type").

@@ -21,11 +21,12 @@ from app import domain
 from app.viewer.core import api_client, identity
 from app.viewer.core.api_client import api
 from app.viewer.core.errors import BadRequest
-from app.viewer.exports import csv_writer as csv_export
-from app.viewer.results import answers as explore
-from app.viewer.results import indexer
-from app.viewer.results import query as explore_query
+from app.viewer.results import answers, indexer
+from app.viewer.results.query import ExploreQuery, check_kind, parse
 
+# Results asked of the API per page (its maximum), for every export format; tests
+# lower it to walk several pages.
+EXPORT_PAGE_SIZE = 1000
 # Ids per API call for an indexed view (the API's limit for ``ids``).
 IDS_PER_CALL = 200
 
@@ -39,7 +40,7 @@ class IndexNotReady(Exception):
 
 
 def _api_walk(link_id: str, pipeline_id: str, ids: list[str]) -> Iterator[list[dict]]:
-    client, size = api(), csv_export.EXPORT_PAGE_SIZE
+    client, size = api(), EXPORT_PAGE_SIZE
     # A token of its own, not the request's cached one: a second walk (the ZIP's files)
     # starts long after the request did.
     first = client.results(link_id, pipeline_id, identity.bearer_for(link_id), limit=size,
@@ -58,13 +59,12 @@ def _api_walk(link_id: str, pipeline_id: str, ids: list[str]) -> Iterator[list[d
     return walk()
 
 
-def _indexed_walk(link_id: str, pipeline: dict, query: explore_query.ExploreQuery
-                  ) -> Iterator[list[dict]]:
+def _indexed_walk(link_id: str, pipeline: dict, query: ExploreQuery) -> Iterator[list[dict]]:
     state = indexer.ensure(link_id, pipeline)
     if not state.ready:
         raise IndexNotReady(state.indexed, state.target_count)
     client, pipeline_id = api(), pipeline["id"]
-    batches = explore.ordered_ids(state, query, IDS_PER_CALL)
+    batches = answers.ordered_ids(state, query, IDS_PER_CALL)
 
     def fetch(ids: list[str], token: str | None) -> list[dict]:
         page = client.results(link_id, pipeline_id, token, limit=len(ids), ids=ids)
@@ -90,8 +90,8 @@ def record_pages(link_id: str, pipeline: dict, kind: domain.Kind,
     Raises ``BadRequest`` for a query that cannot be read, ``IndexNotReady``
     while a sorted view's index is being built, and the API client's errors.
     """
-    query = explore_query.parse(args)
-    explore_query.check_kind(query, kind)  # every source yields whole records otherwise
+    query = parse(args)
+    check_kind(query, kind)  # every source yields whole records otherwise
     if query.is_plain:
         return _api_walk(link_id, pipeline["id"], list(query.ids))
     return _indexed_walk(link_id, pipeline, query)
@@ -100,6 +100,6 @@ def record_pages(link_id: str, pipeline: dict, kind: domain.Kind,
 def is_selection(args: Mapping[str, str]) -> bool:
     """Whether the view narrows the results (the file name then says ``-selection``)."""
     try:
-        return explore_query.parse(args).has_selection
+        return parse(args).has_selection
     except BadRequest:
         return False

@@ -12,7 +12,7 @@ Nothing is held whole: each file is read from its URL in pieces and deflated on 
 ``CHUNK_BYTES`` before they go out, and no temporary file is written. The only thing that
 grows is the central directory (about a hundred bytes per file), which a ZIP must end
 with. A failure midway leaves the archive without that directory, and
-``export_stream.guarded`` aborts the response, so no tool takes a short archive for a
+``stream.guarded`` aborts the response, so no tool takes a short archive for a
 whole one.
 """
 

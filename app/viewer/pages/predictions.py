@@ -313,8 +313,8 @@ def page_content(item: dict, sort: Sort | None) -> dict:
     ``files`` lists the artifacts in reading order with labels; ``kind`` says which part
     renders: ``adme`` (rows, columns, sort, inputs), ``structure_and_binding`` (samples
     best first, their columns, binding columns, the numbers of the samples that have a
-    structure file, the domain as ``catalog`` for the entity partial) or ``other`` (the
-    page falls back to the raw values).
+    structure file, and ``domain`` for the entity partial) or ``other`` (the page falls
+    back to the raw values).
     """
     application = item.get("application")
     common = {"files": files(item)}
@@ -330,5 +330,5 @@ def page_content(item: dict, sort: Sort | None) -> dict:
                 "binding": (item.get("outputs") or {}).get("binding_metrics") or {},
                 # Only these samples link to a 3D view: another number is the 3D page's 400.
                 "structure_samples": {a["sample"] for a in sample_structure_artifacts(item)},
-                "shade": shade, "catalog": domain}
+                "shade": shade, "domain": domain}
     return {**common, "kind": "other"}

@@ -39,7 +39,7 @@ def result(link_id: str, pipeline_id: str, result_id: str):
     return render_template(
         "share/result.html", link_id=link_id, pipeline=pipeline, kind=kind,
         record=record, prev_id=prev_id, next_id=next_id,
-        metric_keys=_metric_keys(kind, record), catalog=domain,
+        metric_keys=_metric_keys(kind, record), domain=domain,
     )
 
 

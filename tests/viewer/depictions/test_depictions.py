@@ -8,7 +8,9 @@ import re
 from app.timeutil import utcnow
 from app.viewer.chem import depict
 from app.viewer.chem.cache import BoundedCache
-from app.viewer.depictions import views as depictions
+from app.viewer.depictions.markup import molecule_html
+from app.viewer.depictions.signing import depiction_url
+from app.viewer.depictions.views import MAX_AGE
 from tests.service import factories
 
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
@@ -66,7 +68,7 @@ def test_unparsable_or_too_long_smiles_is_text_and_a_note_never_a_blank_box(app)
     for smiles in ("C1CC", "not a smiles", "C" * (depict.MAX_SMILES + 1)):
         assert depict.svg(smiles) is None
         with app.test_request_context():
-            html = depictions.molecule_html("sl_x", smiles)
+            html = molecule_html("sl_x", smiles)
         assert "<img" not in html
         assert "could not be drawn" in html
         assert smiles[:50] in html
@@ -88,7 +90,7 @@ def test_macro_renders_a_lazy_sized_image_with_alt_text(app):
 
 def _image_path(app, link_id, smiles=ASPIRIN, highlight=None, size="row"):
     with app.test_request_context():
-        return depictions.depiction_url(link_id, smiles, highlight, size)
+        return depiction_url(link_id, smiles, highlight, size)
 
 
 def test_signed_depiction_is_an_svg_with_strict_headers(app, client, shared):
@@ -100,7 +102,7 @@ def test_signed_depiction_is_an_svg_with_strict_headers(app, client, shared):
     assert headers["X-Content-Type-Options"] == "nosniff"
     assert "script-src" not in headers["Content-Security-Policy"]
     assert headers["Content-Security-Policy"].startswith("default-src 'none'")
-    assert headers["Cache-Control"] == f"private, max-age={depictions.MAX_AGE}"
+    assert headers["Cache-Control"] == f"private, max-age={MAX_AGE}"
     assert headers["Referrer-Policy"] == "no-referrer"
 
 

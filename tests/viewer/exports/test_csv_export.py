@@ -16,7 +16,7 @@ from app.db import get_engine
 from app.demo import seed_demo
 from app.store import schema
 from app.viewer.core.api_client import api
-from app.viewer.exports import csv_writer as csv_export
+from app.viewer.exports import csv_writer, sources, stream
 from tests.viewer.conftest import point_viewer_at
 from tests.viewer.fake_api import FakeApi, json_response
 
@@ -92,7 +92,7 @@ def spy_results_calls(app, monkeypatch) -> list[dict]:
 
 def test_every_result_of_a_260_result_pipeline_over_several_api_pages(
         app, client, demo, monkeypatch):
-    monkeypatch.setattr(csv_export, "EXPORT_PAGE_SIZE", 100)
+    monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 100)
     records = api_records(app, demo, "protein_design")
     calls = spy_results_calls(app, monkeypatch)
     rows = parse(client.get(export_path(demo, "protein_design")))
@@ -138,7 +138,7 @@ def test_columns_of_each_kind_with_full_values(app, client, demo):
 
 
 def test_entities_in_compact_chain_form():
-    text = csv_export.entities_text([
+    text = csv_writer.entities_text([
         {"type": "protein", "chain_ids": ["A"], "value": "MKT"},
         {"type": "protein", "chain_ids": ["B", "C"], "value": "GSS"},
         {"type": "ligand_ccd", "chain_ids": ["D"], "value": "NAG"},
@@ -176,11 +176,11 @@ def test_submitter_text_that_starts_a_formula_is_written_as_text(app, client, de
 
 
 def test_formula_guard_on_cells():
-    assert csv_export.defuse_formula("=1+1") == "'=1+1"
-    assert csv_export.defuse_formula("@SUM(A1)") == "'@SUM(A1)"
-    assert csv_export.defuse_formula("-1.5") == "-1.5"
-    assert csv_export.defuse_formula("+cmd|' /C calc'!A0") == "'+cmd|' /C calc'!A0"
-    assert csv_export.defuse_formula("L1300-01-A02") == "L1300-01-A02"
+    assert csv_writer.defuse_formula("=1+1") == "'=1+1"
+    assert csv_writer.defuse_formula("@SUM(A1)") == "'@SUM(A1)"
+    assert csv_writer.defuse_formula("-1.5") == "-1.5"
+    assert csv_writer.defuse_formula("+cmd|' /C calc'!A0") == "'+cmd|' /C calc'!A0"
+    assert csv_writer.defuse_formula("L1300-01-A02") == "L1300-01-A02"
 
 
 def test_headers_name_the_file_after_the_pipeline_and_keep_the_hygiene(client, demo):
@@ -201,7 +201,7 @@ def test_headers_name_the_file_after_the_pipeline_and_keep_the_hygiene(client, d
 
 
 def test_the_body_streams_one_api_page_at_a_time(app, client, demo, monkeypatch):
-    monkeypatch.setattr(csv_export, "EXPORT_PAGE_SIZE", 100)
+    monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 100)
     calls = spy_results_calls(app, monkeypatch)
     response = client.get(export_path(demo, "protein_design"), buffered=False)
     assert response.status_code == 200
@@ -234,7 +234,7 @@ def test_the_download_link_on_the_results_page(client, demo):
 
 
 def test_email_link_export_needs_a_listed_verified_address(app, client, demo, monkeypatch):
-    monkeypatch.setattr(csv_export, "EXPORT_PAGE_SIZE", 100)  # a token per page, 3 pages
+    monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 100)  # a token per page, 3 pages
     path = export_path(demo, "protein_design", link="email")
     link_id = demo["share_links"]["email"]["id"]
     anonymous = client.get(path)
@@ -302,12 +302,12 @@ def test_a_failure_midway_ends_with_a_marker_row_and_an_aborted_body(client, bro
     response = client.get("/share/sl_fake/pipelines/pipe_fake/export.csv", buffered=False)
     assert response.status_code == 200
     received = []
-    with pytest.raises(csv_export.ExportIncomplete):
+    with pytest.raises(stream.ExportIncomplete):
         for chunk in response.response:
             received.append(chunk)
     rows = list(csv.reader(io.StringIO(b"".join(received).decode())))
     assert [row[0] for row in rows[1:3]] == ["res_000", "res_001"]
-    assert rows[-1][0].startswith(csv_export.INCOMPLETE_MARKER)
+    assert rows[-1][0].startswith(stream.INCOMPLETE_MARKER)
     assert "stopped after 2 rows" in rows[-1][0]
     assert len(rows) == 4
     assert any("after_id=res_001" in call for call in broken_api.calls)
@@ -351,6 +351,6 @@ def test_behind_gunicorn_a_broken_export_is_a_failed_download(db_url, tmp_path):
         stop_gunicorn(server)
         api_server.stop()
     assert b"res_001" in received
-    assert csv_export.INCOMPLETE_MARKER.encode() in received
+    assert stream.INCOMPLETE_MARKER.encode() in received
     log = server.log_text()
     assert "ExportIncomplete" in log and "sl_fake" not in log

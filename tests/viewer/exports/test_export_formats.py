@@ -19,9 +19,7 @@ from app import domain
 from app.db import get_engine
 from app.demo import seed_demo
 from app.store import schema
-from app.viewer.exports import csv_writer as csv_export
-from app.viewer.exports import stream as export_stream
-from app.viewer.exports import text_writers as export_formats
+from app.viewer.exports import sources, stream, text_writers
 from tests.viewer.conftest import point_viewer_at
 from tests.viewer.exports.test_csv_export import api_records, breaking_api
 from tests.viewer.fake_api import FakeApi, json_response
@@ -80,7 +78,7 @@ def test_fasta_has_each_designed_chain_of_every_result(app, client, demo):
         assert response.headers["Content-Disposition"].endswith('.fasta"')
         records = api_records(app, demo, kind)
         expected = [(r, chain, entity["value"]) for r in records
-                    for chain, _seq, entity in export_formats.designed_chains(r)]
+                    for chain, _seq, entity in text_writers.designed_chains(r)]
         # The binder (first protein entity), never the target chain B or the glycan.
         assert {chain for _r, chain, _v in expected} == {"A"}
         parsed = parse_fasta(response.get_data(as_text=True))
@@ -104,9 +102,9 @@ def test_designed_chains_rule():
         {"type": "ligand_ccd", "chain_ids": ["C"], "value": "NAG"},
         {"type": "protein", "chain_ids": ["A", "D"], "value": "MKT"},
         {"type": "protein", "chain_ids": ["B"], "value": "TARGET"}]}
-    assert [(c, s) for c, s, _e in export_formats.designed_chains(record)] == [
+    assert [(c, s) for c, s, _e in text_writers.designed_chains(record)] == [
         ("A", "MKT"), ("D", "MKT")]
-    header = export_formats.fasta_header(domain.kind("protein_library_screen"), {
+    header = text_writers.fasta_header(domain.kind("protein_library_screen"), {
         "id": "res_1", "external_id": "well A1|x", "metrics": {"iptm": 0.5}},
         "A", {"cyclic": True})
     assert header == ">res_1|chain=A iptm=0.500 cyclic=true external_id=well_A1_x"
@@ -165,7 +163,7 @@ def test_an_unparsable_smiles_is_still_a_record(app, client, demo):
 
 
 def test_json_is_the_api_records_over_several_pages(app, client, demo, monkeypatch):
-    monkeypatch.setattr(csv_export, "EXPORT_PAGE_SIZE", 100)
+    monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 100)
     records = api_records(app, demo, "protein_design")
     response = ok(client.get(export_path(demo, "protein_design", "json"), buffered=False))
     assert response.is_streamed and "Content-Length" not in response.headers
@@ -254,6 +252,18 @@ def test_an_unknown_link_is_the_shared_404(client, demo):
     assert len(bodies) == 1
 
 
+def test_an_unknown_extension_is_the_shared_404(client, demo):
+    not_found = client.get(f"/share/{demo['share_links']['public']['id']}/nothing-here")
+    paths = [export_path(demo, "protein_design", extension)
+             for extension in ("txt", "CSV", "csv.gz", "")]
+    # Not a sign-in redirect either: no such export exists for any visitor.
+    paths.append(export_path(demo, "protein_design", "txt", link="email"))
+    for path in paths:
+        response = client.get(path)
+        assert response.status_code == 404, path
+        assert response.data == not_found.data
+
+
 def test_email_link_exports_need_sign_in(client, demo):
     link_id = demo["share_links"]["email"]["id"]
     paths = [export_path(demo, "small_molecule_design", ext, link="email")
@@ -318,7 +328,7 @@ def test_a_failure_midway_is_marked_and_raised(app, client, extension):
                               buffered=False)
         assert response.status_code == 200
         received = []
-        with pytest.raises(export_stream.ExportIncomplete):
+        with pytest.raises(stream.ExportIncomplete):
             for chunk in response.response:
                 received.append(chunk)
     finally:
@@ -328,7 +338,7 @@ def test_a_failure_midway_is_marked_and_raised(app, client, extension):
         headers = [h for h, _s in parse_fasta(body.decode())]
         assert headers[:2] == ["res_000|chain=A binding_confidence=0.500",
                                "res_001|chain=A binding_confidence=0.510"]
-        assert headers[-1].startswith(export_stream.INCOMPLETE_MARKER)
+        assert headers[-1].startswith(stream.INCOMPLETE_MARKER)
         assert "stopped after 2 results" in headers[-1]
     else:
         assert b"results.csv" in body and b"res_000.cif" in body

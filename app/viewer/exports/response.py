@@ -1,0 +1,52 @@
+"""The streamed response of an export: checked first, then the file page by page.
+
+Every format is checked the same way before answering: ``load_pipeline`` first (an
+unknown link is the shared 404, an email-mode link without a verified address goes to
+sign-in), then the format against the pipeline's family (a 400 page naming the formats
+that fit), then ``sources.record_pages``, which reads the first page of records (the
+API's order, or a sorted or filtered view's from the index), so a bad query or an API
+already down is an ordinary error page. Only then does the body stream, one page of
+records at a time; ``stream.guarded`` breaks it off honestly if anything fails later.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from flask import Response, request, stream_with_context
+
+from app import domain
+from app.viewer.core.filenames import safe_filename
+from app.viewer.core.loaders import load_pipeline
+from app.viewer.exports.formats import Format, Source
+from app.viewer.exports.sources import IndexNotReady, is_selection, record_pages
+from app.viewer.exports.stream import Walk, guarded
+from app.viewer.web.error_pages import html_error_page
+
+
+def export_filename(pipeline: dict, kind: domain.Kind, filtered: bool,
+                    today: datetime | None = None, extension: str = "csv") -> str:
+    """Return ``<pipeline name or kind>[-selection]-<YYYY-MM-DD>.<extension>``; never an id."""
+    # "/" would make safe_filename keep only the last path part of the name.
+    stem = safe_filename((pipeline.get("name") or "").replace("/", "-"), kind.key)
+    day = (today or datetime.now(UTC)).strftime("%Y-%m-%d")
+    return f"{stem}{'-selection' if filtered else ''}-{day}.{extension}"
+
+
+def export_response(link_id: str, pipeline_id: str, fmt: Format) -> Response:
+    """Check the link, the format and the first page, then stream the export (module doc)."""
+    _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
+    if fmt.family and kind.family != fmt.family:
+        return html_error_page(400, fmt.wrong_family)
+    try:
+        pages = record_pages(link_id, pipeline, kind, request.args)
+    except IndexNotReady as building:
+        return html_error_page(503, f"Sorting every result first: {building.indexed:,} of "
+                                    f"{building.total:,} are indexed. Try again in a moment.")
+    source = Source(link_id, pipeline_id, pipeline, kind, request.args, [Walk(pages)])
+    chunks = guarded(fmt.write(source), source.written, fmt.extension.upper(), fmt.marker)
+    # stream_with_context: minting a token per page reads the visitor's session, and
+    # reading files asks the app's API client.
+    name = export_filename(pipeline, kind, is_selection(request.args), extension=fmt.extension)
+    return Response(stream_with_context(chunks), content_type=fmt.content_type,
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
