@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app
-from app.viewer.results import answers as explore
+from app.viewer.results import answers
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index
 
@@ -160,9 +160,9 @@ def main() -> None:
 
     def cold(what: str) -> float:
         if what == "frame":
-            explore.clear_caches()  # the worker loads the index's columns again
+            answers.clear_caches()  # the worker loads the index's columns again
         else:
-            explore._answers.clear()  # the answers alone, the frame kept
+            answers._answers.clear()  # the answers alone, the frame kept
         return timed(client, f"{base}/explore.json?{query}")
 
     frame_ms = statistics.median(cold("frame") for _ in range(3))

@@ -14,11 +14,12 @@ from flask import Config, Flask
 from app import base_app, cli
 from app.viewer import signin, store
 from app.viewer.core import api_client, cache_sweep, formatting
+from app.viewer.depictions import markup as depiction_markup
 from app.viewer.depictions import views as depiction_views
 from app.viewer.exports import views as export_views
 from app.viewer.pages import downloads
 from app.viewer.pages import views as page_views
-from app.viewer.results import panel as results_panel
+from app.viewer.results import fields as results_fields
 from app.viewer.results import views as results_views
 from app.viewer.signin import oidc
 from app.viewer.signin import views as signin_views
@@ -60,8 +61,8 @@ def create_viewer_app(
     compression.init_app(app)
     embeds.init_app(app)
     formatting.init_app(app)
-    depiction_views.init_app(app)
-    results_panel.init_app(app)
+    depiction_markup.init_app(app)
+    results_fields.init_app(app)
     signin.init_app(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)

@@ -1,8 +1,9 @@
 """A test-local HTTP server for the results page's browser side (issue 8), without the app.
 
 It serves ``explore_fixture.html`` (the lead's results page reduced to its contract, with
-the real partials ``share/results/_plots.html`` and ``shortlist.html`` rendered by
-Jinja), ``explore.json`` from a payload the test controls, the real ``static/`` files, and
+the real partials ``share/results/_plots.html``, ``_shortlist.html`` and, while the index
+builds, ``_index_progress.html`` rendered by Jinja, each loading its own script),
+``explore.json`` from a payload the test controls, the real ``static/`` files, and
 a stub result page, all under the viewer's own Content-Security-Policy
 (``app.viewer.web.security._CSP``), so the browser refuses what the app's pages would refuse.
 """
@@ -20,6 +21,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jinja2
 
+from app.viewer.core.formatting import format_number
 from app.viewer.web.security import _CSP
 from tests.conftest import ROOT, free_port
 
@@ -78,6 +80,7 @@ class FixtureSite:
         loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(ROOT / "templates")),
                                       jinja2.FileSystemLoader(str(Path(__file__).parent))])
         self.env = jinja2.Environment(loader=loader, autoescape=True)
+        self.env.filters["number"] = format_number  # as the viewer's templates have it
 
     def explore_json(self) -> dict:
         """The next answer of explore.json."""
@@ -99,6 +102,7 @@ class FixtureSite:
         if start + self.page_size < len(self.ids):
             following = VIEW + "?" + urlencode({**query, "page": page + 1})
         args = {k: v for k, v in query.items() if k not in ("page",)}
+        indexed = self.total // (self.building_polls + 2)
 
         def url_for(endpoint: str, **values) -> str:
             if endpoint == "static":
@@ -106,6 +110,9 @@ class FixtureSite:
             base = f"/share/{values['link_id']}/pipelines/{values['pipeline_id']}"
             if endpoint == "structure.compare":  # the shortlist's "Compare in 3D"
                 return base + "/compare"
+            if endpoint == "results.explore_json":  # the progress bar's
+                query = {k: v for k, v in values.items() if k not in ("link_id", "pipeline_id")}
+                return base + "/explore.json" + ("?" + urlencode(query) if query else "")
             assert endpoint == "results.pipeline_results", endpoint
             return base
 
@@ -114,10 +121,10 @@ class FixtureSite:
             pipeline=SimpleNamespace(id=PIPELINE, name="Fixture pipeline"),
             kind=SimpleNamespace(family=self.family, label="Fixture kind"),
             explore=SimpleNamespace(args=args, x=query.get("x", "iptm"),
-                                    y=query.get("y", "binding_confidence"), axes=AXES),
+                                    y=query.get("y", "binding_confidence"), axes=AXES,
+                                    indexed=indexed, total=self.total),
             explore_url=VIEW + "/explore.json" + ("?" + urlencode(query) if query else ""),
-            view_url=VIEW, building=self.building_polls > 0,
-            indexed=self.total // (self.building_polls + 2), total=self.total,
+            view_url=VIEW, view_args=query, building=self.building_polls > 0,
         )
 
 

@@ -119,3 +119,20 @@ def test_access_is_the_apis_on_every_request(big_site, browser):
     v.context.close()
     # The 404 pages' own resource errors are expected; nothing else.
     assert [e for e in v.errors if "404" not in e] == []
+
+
+def test_the_widgets_shared_modules_are_fetched_fingerprinted(big_site, browser):
+    # Through the page's import map: no module of the results page is asked for by a plain
+    # URL (which could only be revalidated), and the plots still draw from them.
+    server, seed = big_site
+    v = Visitor(browser)
+    asked: list[str] = []
+    v.page.on("request", lambda request: asked.append(request.url))
+    v.goto(f"{server.url}/share/{seed['share_links']['public']['id']}/pipelines/"
+           f"{seed['pipelines']['protein_design']}?sort=-iptm")
+    v.page.wait_for_selector("#explore svg", timeout=15000)
+    modules = [url for url in asked if "/static/js/" in url]
+    assert any("/static/js/results/" in url for url in modules), modules
+    assert [url for url in modules if "?v=" not in url] == []
+    v.context.close()
+    assert v.errors == []

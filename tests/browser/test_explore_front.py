@@ -478,9 +478,9 @@ def test_live_building_page_polls_and_shows_the_plots_when_ready(building_site, 
     v.goto(live_url(building_site, "protein_design", "?sort=-iptm"))
     if v.page.locator("#index-progress").count() == 0:
         pytest.skip("the index was ready at the first request")
-    assert v.page.locator("script[src*='js/explore.js']").count() == 1
+    assert v.page.locator("script[src*='js/index_progress.js']").count() == 1
     assert int(v.page.locator("#index-progress").get_attribute("max")) == 3000
     v.page.wait_for_selector("[data-explore-scatter] svg", timeout=120_000)
-    assert polled  # explore.js asked for the progress
+    assert polled  # index_progress.js asked for the progress
     body = explore_json(v)
     assert v.page.locator("[data-explore-scatter] svg a.point").count() == body["matched"]

@@ -1,7 +1,7 @@
 """Whole-set answers for the results page: a sorted page, facets, histograms, plot points.
 
-A worker answers from a ``Frame`` of the pipeline's index (``index_frame``: its columns
-in NumPy), loaded from the store once per index version, and keeps the answers of recent
+A worker answers from a ``Frame`` of the pipeline's index (``frame``: its columns in
+NumPy), loaded from the store once per index version, and keeps the answers of recent
 views (the matching rows in their order, the panel's counts) in small LRU caches keyed by
 that version, so paging through a sorted view sorts once. An append bumps the version, so
 nothing cached outlives the data it came from.
@@ -18,8 +18,9 @@ import numpy as np
 
 from app import domain
 from app.timeutil import utcnow
-from app.viewer.chem import properties, substructure
-from app.viewer.results import frame as index_frame
+from app.viewer.chem import substructure
+from app.viewer.results import fields, frame
+from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
 from app.viewer.results.query import ExploreQuery
 from app.viewer.store import get_engine
@@ -28,8 +29,6 @@ from app.viewer.store.result_index import IndexState
 
 HISTOGRAM_BINS = 20
 POINTS_LIMIT = 5000
-# The computed chemistry plotted for small molecules (the four the table shows).
-CHEMISTRY_PLOTS = ("mol_weight", "clogp", "tpsa", "qed")
 
 
 class _Lru:
@@ -82,15 +81,15 @@ def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
     with get_engine().connect() as conn:
         saved = queries.saved_frame(conn, pipeline_id)
     if saved is not None and (saved[0] == version or older_ok):
-        return saved[0], index_frame.from_bytes(saved[1])
+        return saved[0], frame.from_bytes(saved[1])
     with get_engine().connect() as conn:
-        built = index_frame.build(queries.column_chunks(conn, pipeline_id), codes)
+        built = frame.build(queries.column_chunks(conn, pipeline_id), codes)
     with get_engine().begin() as conn:
-        queries.save_frame(conn, pipeline_id, version, index_frame.to_bytes(built))
+        queries.save_frame(conn, pipeline_id, version, frame.to_bytes(built))
     return version, built
 
 
-def frame(state: IndexState) -> Frame:
+def current_frame(state: IndexState) -> Frame:
     """Return the frame of the index's current version (see ``load_frame``)."""
     refreshing = state.building(utcnow())
     key = (state.pipeline_id, f"refresh to {state.target_count}" if refreshing
@@ -107,7 +106,7 @@ def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
     filter of a substructure view matches nothing again.
     """
     def compute() -> np.ndarray:
-        data = frame(state)
+        data = current_frame(state)
         molecules = data.molecules
         if molecules is None or not molecules.smiles:
             return np.zeros(data.size, dtype=bool)
@@ -126,7 +125,7 @@ def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
             with get_engine().connect() as conn:
                 searched = queries.search_ids(conn, state.pipeline_id, query.q)
         matched = substructure_rows(state, query.smarts) if query.smarts else None
-        return index_frame.mask(frame(state), query, searched, matched)
+        return frame.mask(current_frame(state), query, searched, matched)
 
     return _answers.get(_key(state, query, "keep"), compute)
 
@@ -134,44 +133,7 @@ def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
 def ordered_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:
     """Return the frame rows that match the query, in the view's order."""
     return _answers.get(_key(state, query, f"order:{query.sort_text()}"),
-                        lambda: index_frame.order(frame(state), query, _keep(state, query)))
-
-
-def plot_keys(kind: domain.Kind) -> tuple[str, ...]:
-    """Return the numeric keys a kind's results are plotted by, in table order."""
-    extra = ("lipophilicity", "permeability", *CHEMISTRY_PLOTS) \
-        if kind.family == "small_molecule" else ("length",)
-    return (*kind.metrics, *extra)
-
-
-def key_label(key: str) -> str:
-    """Return a key's label (the metric's, the ADME field's, or a plain one)."""
-    if key in domain.METRICS:
-        return domain.METRICS[key].label
-    if key in domain.ADME_FIELDS:
-        return domain.ADME_FIELDS[key].label
-    if key in properties.PROPERTIES:
-        return properties.PROPERTIES[key].label
-    return {"length": "Length (aa)", "id": "Result id", "created_at": "Created",
-            "external_id": "External ID", "variant": "Variant"}.get(
-        key, key.replace("_", " ").capitalize())
-
-
-def key_unit(key: str) -> str:
-    """Return what to print beside a key's values (unit or range)."""
-    if key in domain.METRICS:
-        return domain.METRICS[key].scale
-    if key in domain.ADME_FIELDS:
-        return domain.ADME_FIELDS[key].unit
-    if key in properties.PROPERTIES:
-        return properties.PROPERTIES[key].unit
-    return "aa" if key == "length" else ""
-
-
-def default_axes(kind: domain.Kind) -> tuple[str, str]:
-    """Return the scatter's default (x, y): the kind's second and first metrics."""
-    keys = plot_keys(kind)
-    return (keys[1] if len(keys) > 1 else keys[0]), keys[0]
+                        lambda: frame.order(current_frame(state), query, _keep(state, query)))
 
 
 @dataclass(frozen=True)
@@ -179,8 +141,8 @@ class Summary:
     """What the page and explore.json say about the matching set."""
 
     matched: int
-    facets: dict
-    histograms: list[dict]
+    facets: Facets
+    histograms: list[Histogram]
 
 
 def _key(state: IndexState, query: ExploreQuery, what: str) -> tuple:
@@ -191,61 +153,61 @@ def table_page(state: IndexState, query: ExploreQuery) -> list[dict]:
     """Return the stored records of the query's page, in the view's order."""
     start = (query.page - 1) * query.limit
     rows = ordered_rows(state, query)[start:start + query.limit]
-    ids = frame(state).id_list(rows)
+    ids = current_frame(state).id_list(rows)
     with get_engine().connect() as conn:
         return queries.records(conn, state.pipeline_id, ids)
 
 
-def _histograms(data: Frame, keep: np.ndarray, kind: domain.Kind) -> list[dict]:
+def _histograms(data: Frame, keep: np.ndarray, kind: domain.Kind) -> list[Histogram]:
     total = int(np.count_nonzero(keep))
     out = []
-    for key in plot_keys(kind):
-        found = index_frame.value_range(data, keep, key)
+    for key in fields.plot_keys(kind):
+        found = frame.value_range(data, keep, key)
         if found is None:
             continue  # no matching result has this value (e.g. ADME on none of them)
-        low, high = found
-        if key in domain.METRICS and domain.METRICS[key].range == domain.UNIT_RANGE:
-            low, high = 0.0, 1.0  # confidences: the whole scale, comparable across sets
-        counts = index_frame.histogram(data, keep, key, low, high, HISTOGRAM_BINS)
+        # Confidences span their whole scale, comparable across sets; others their values.
+        low, high = fields.FIELDS[key].scale or found
+        counts = frame.histogram(data, keep, key, low, high, HISTOGRAM_BINS)
         width = (high - low) / HISTOGRAM_BINS if high > low else 1.0 / HISTOGRAM_BINS
-        out.append({
-            "key": key, "label": key_label(key), "unit": key_unit(key),
-            "bins": [{"x0": low + i * width, "x1": low + (i + 1) * width, "count": n}
-                     for i, n in enumerate(counts)],
-            "missing": total - sum(counts),
-        })
+        out.append(Histogram(
+            key=key, label=fields.label(key), unit=fields.unit(key),
+            bins=[{"x0": low + i * width, "x1": low + (i + 1) * width, "count": n}
+                  for i, n in enumerate(counts)],
+            missing=total - sum(counts),
+        ))
     return out
 
 
 def summary(state: IndexState, query: ExploreQuery, kind: domain.Kind) -> Summary:
     """Return the match count, facet counts and per-metric histograms of the selection."""
     def compute() -> Summary:
-        data, keep = frame(state), _keep(state, query)
-        return Summary(int(np.count_nonzero(keep)), index_frame.facets(data, keep),
+        data, keep = current_frame(state), _keep(state, query)
+        return Summary(int(np.count_nonzero(keep)),
+                       Facets.model_validate(frame.facets(data, keep)),
                        _histograms(data, keep, kind))
 
     return _answers.get(_key(state, query, f"summary:{kind.key}"), compute)
 
 
-def points(state: IndexState, query: ExploreQuery, x: str, y: str) -> dict:
+def points(state: IndexState, query: ExploreQuery, x: str, y: str) -> Points:
     """Return the scatter's points: the first ``POINTS_LIMIT`` with both values, in order."""
-    data = frame(state)
+    data = current_frame(state)
     rows = ordered_rows(state, query)
     xs, ys = data.numbers[x][rows], data.numbers[y][rows]
     both = ~(np.isnan(xs) | np.isnan(ys))
     chosen = np.flatnonzero(both)[:POINTS_LIMIT]
     ids = data.id_list(rows[chosen])
-    return {
-        "x": x, "y": y, "x_label": key_label(x), "y_label": key_label(y),
-        "data": [{"id": i, "x": float(vx), "y": float(vy)}
-                 for i, vx, vy in zip(ids, xs[chosen], ys[chosen], strict=True)],
-        "truncated": int(np.count_nonzero(both)) > POINTS_LIMIT, "limit": POINTS_LIMIT,
-    }
+    return Points(
+        x=x, y=y, x_label=fields.label(x), y_label=fields.label(y),
+        data=[{"id": i, "x": float(vx), "y": float(vy)}
+              for i, vx, vy in zip(ids, xs[chosen], ys[chosen], strict=True)],
+        truncated=int(np.count_nonzero(both)) > POINTS_LIMIT, limit=POINTS_LIMIT,
+    )
 
 
 def ordered_ids(state: IndexState, query: ExploreQuery, chunk: int = 200
                 ) -> Iterator[list[str]]:
     """Yield the matching ids in the view's order, ``chunk`` at a time (for exports)."""
-    data, rows = frame(state), ordered_rows(state, query)
+    data, rows = current_frame(state), ordered_rows(state, query)
     for start in range(0, len(rows), chunk):
         yield data.id_list(rows[start:start + chunk])

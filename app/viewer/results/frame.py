@@ -10,7 +10,7 @@ Small-molecule kinds also hold their SMILES as ``Molecules``: each distinct SMIL
 a code per row, so the substructure filter (``smarts=``) asks RDKit once per distinct
 molecule and maps the answer back to the rows with one NumPy index.
 
-Semantics match the contract (``explore_query``): missing values sort last whichever the
+Semantics match the contract (``query``): missing values sort last whichever the
 direction; ties are broken by result id; text keys sort by their text.
 """
 
@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.viewer.results.query import NUMERIC_KEYS, ExploreQuery, Filter
+from app.viewer.results.fields import NUMERIC_KEYS
+from app.viewer.results.query import ExploreQuery, Filter
 
 TEXT_COLUMNS = ("result_id", "created_at", "external_id", "variant", "solubility",
                 "warning_codes")
@@ -167,7 +168,7 @@ def mask(frame: Frame, query: ExploreQuery, searched: set[str] | None = None,
 
     ``searched`` is the set of ids that contain the ``q`` text (the store's search, which
     keeps the long sequences out of the worker's memory); ``substructure`` the rows whose
-    molecule holds the ``smarts`` query (``explore`` computes and caches it).
+    molecule holds the ``smarts`` query (``answers`` computes and caches it).
     """
     keep = np.ones(frame.size, dtype=bool) if substructure is None else substructure.copy()
     for item in query.filters:

@@ -1,7 +1,8 @@
 """What the exploration index keeps of one API result record (pure functions).
 
-``index_values`` turns a record into the index's sortable and filterable values (every
-metric, ADME, variant, warning codes, the designed chain's length, what ``q=`` searches);
+``index_values`` turns a record into the index's values: one per field of
+``fields.FIELDS`` (metrics, ADME, computed chemistry, variant, external id, the designed
+chain's length...), the warning codes and what ``q=`` searches;
 ``stored_record`` is the record kept for rendering a page of a sorted view: everything but
 the artifact URLs, which expire within minutes (result pages and downloads always ask the
 API for fresh ones).
@@ -18,8 +19,11 @@ from __future__ import annotations
 
 from pydantic_core import to_json
 
-from app import domain
 from app.viewer.chem import properties
+from app.viewer.results.fields import of_group
+
+# Read once: every record of an index goes through ``index_values``.
+_METRICS, _ADME, _CHEMISTRY = of_group("metric"), of_group("adme"), of_group("chemistry")
 
 
 def _number(value) -> float | None:
@@ -53,23 +57,23 @@ def index_values(record: dict) -> dict:
         "created_at": record.get("created_at"),
         "external_id": _short(record.get("external_id"), 200),
         "variant": _short(record.get("type"), 32),
-        "solubility": _short(adme.get("solubility"), 32),
         "warning_codes": (";" + ";".join(codes) + ";" if codes else "")[:2000],
         "warning_count": len(record.get("warnings") or []),
         "search": search.lower(),
         # The table's Sequence column number (formatting.entity_summary): the first protein.
         "length": len(designed.get("value") or "") if designed else None,
-        "lipophilicity": _number(adme.get("lipophilicity")),
-        "permeability": _number(adme.get("permeability")),
     }
-    for key in domain.METRICS:
-        values[key] = _number(metrics.get(key))
+    for field in _METRICS:
+        values[field.key] = _number(metrics.get(field.key))
+    for field in _ADME:  # numbers, and the solubility class as text
+        value = adme.get(field.key)
+        values[field.key] = _number(value) if field.numeric else _short(value, 32)
     smiles = record.get("smiles")
     values["smiles"] = smiles if isinstance(smiles, str) and smiles else None
     # Computed once per distinct SMILES (cached): a set drawn from a pool costs little.
     chemistry = properties.compute(values["smiles"]) or {}
-    for key in properties.PROPERTIES:
-        values[key] = chemistry.get(key)
+    for field in _CHEMISTRY:
+        values[field.key] = chemistry.get(field.key)
     return values
 
 

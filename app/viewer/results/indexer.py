@@ -40,8 +40,7 @@ from app.timeutil import utcnow
 from app.viewer.core import identity
 from app.viewer.core.api_client import ComputeApi, api
 from app.viewer.core.errors import LinkNotFound
-from app.viewer.results import answers as explore
-from app.viewer.results import index_rows
+from app.viewer.results import answers, index_rows
 from app.viewer.store import get_engine
 from app.viewer.store import result_index as store
 from app.viewer.store.result_index import IndexState
@@ -135,7 +134,7 @@ class Build:
             store.finish(conn, self.pipeline_id, self.owner, utcnow())
             done = store.get(conn, self.pipeline_id)
         if done is not None:
-            explore.load_frame(self.pipeline_id, done.version, done.warning_codes)
+            answers.load_frame(self.pipeline_id, done.version, done.warning_codes)
 
     def run_in_background(self) -> None:
         """Run in a daemon thread with the app's context (for the store and tokens)."""

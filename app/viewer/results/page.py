@@ -13,24 +13,23 @@ from app import domain
 from app.viewer.core import paging
 from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer
-from app.viewer.results import answers as explore
-from app.viewer.results import query as explore_query
-from app.viewer.results import table as tables
-from app.viewer.results.panel import Panel, descending_first, panel, sort_key
-from app.viewer.results.query import ExploreQuery
+from app.viewer.results import answers, fields, table
+from app.viewer.results.panel import Panel, panel
+from app.viewer.results.query import ExploreQuery, check_kind
 
 
 def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
            page_request: paging.PageRequest, records: list[dict], links: paging.PageLinks,
-           *, from_index: bool, columns: list[tables.Column]) -> str:
+           *, from_index: bool, columns: list[table.Column]) -> str:
     """Render ``share/results/page.html`` with the records of one page of the view."""
     query = view.query
     return render_template(
         "share/results/page.html", link_id=link_id, pipeline=pipeline, kind=kind,
         page_request=page_request, columns=columns,
-        rows=tables.rows_for(records, columns, link_id, query.smarts),
+        rows=table.rows_for(records, columns, link_id, query.smarts),
         links=links, page_sizes=paging.PAGE_SIZES, explore=view, query=query,
-        from_index=from_index, sort_key=sort_key, descending_first=descending_first,
+        from_index=from_index, sort_key=fields.sort_key,
+        descending_first=fields.descending_first,
     )
 
 
@@ -44,22 +43,22 @@ def api_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuer
     )
     records = page.get("data") or []
     view = panel(link_id, pipeline, kind, query)
-    # A generic-only page gets the generic metrics' columns (``tables.columns_for``).
+    # A generic-only page gets the generic metrics' columns (``table.columns_for``).
     return render(link_id, pipeline, kind, view, page_request, records,
                   paging.links(page, page_request), from_index=False,
-                  columns=tables.columns_for(kind, records))
+                  columns=table.columns_for(kind, records))
 
 
 def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) -> str:
     """Render a sorted, filtered or searched view of the whole set from the index."""
-    explore_query.check_kind(query, kind)
+    check_kind(query, kind)
     view = panel(link_id, pipeline, kind, query)
-    records = explore.table_page(view.state, query) if view.ready else []
+    records = answers.table_page(view.state, query) if view.ready else []
     links = _links(query, view.summary.matched) if view.summary else \
         paging.PageLinks(None, None)
     return render(link_id, pipeline, kind, view,
                   paging.PageRequest(limit=query.limit, ids=query.ids), records, links,
-                  from_index=True, columns=tables.columns_for(kind, records or None))
+                  from_index=True, columns=table.columns_for(kind, records or None))
 
 
 def _links(query: ExploreQuery, matched: int) -> paging.PageLinks:

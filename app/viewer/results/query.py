@@ -3,14 +3,14 @@
 The contract is ``../shared/DESIGN.md``, "Exploring results": ``sort=k1,-k2`` (``-`` is
 descending; ties always by id), ``<k>__gte/__gt/__lte/__lt=<number>``, ``<k>__eq=<text>``,
 ``warnings=none|any``, ``warning=<code>``, ``q=<text>``, ``smarts=<SMARTS or SMILES>``
-(small-molecule kinds: a substructure, ``chem.substructure``), ``ids=``, ``limit=``, ``page=`` and
-the scatter axes ``x=``/``y=``. ``parse`` validates all of it before anything is read: an
-unknown key or a malformed value raises ``core.errors.BadRequest`` with a message naming
-it, which ``web.error_pages`` answers as a 400.
+(small-molecule kinds: a substructure, ``chem.substructure``), ``ids=``, ``limit=``,
+``page=`` and the scatter axes ``x=``/``y=``. ``parse`` validates all of it before anything
+is read: an unknown key or a malformed value raises ``core.errors.BadRequest`` with a
+message naming it, which ``web.error_pages`` answers as a 400.
 
-Keys are the spec's metric names, the ADME values, ``id``, ``created_at``, ``length``,
-``variant``, ``external_id`` and the computed chemistry (see ``KEYS``). A query with none of
-sort, filters, search (``is_plain``) is served straight from the API, as before.
+Keys are those of ``fields.FIELDS``: the spec's metric names, the ADME values, ``id``,
+``created_at``, ``length``, ``variant``, ``external_id`` and the computed chemistry. A
+query with none of sort, filters, search (``is_plain``) is served straight from the API.
 """
 
 from __future__ import annotations
@@ -25,13 +25,8 @@ from app import domain
 from app.viewer.chem import substructure
 from app.viewer.core import paging
 from app.viewer.core.errors import BadRequest
+from app.viewer.results.fields import KEYS, NUMERIC_KEYS
 
-# Sortable/filterable keys -> whether they are numbers (True) or text/classes (False).
-CHEMISTRY_KEYS = ("mol_weight", "clogp", "tpsa", "hbd", "hba", "rotatable_bonds",
-                  "lipinski_violations", "qed")
-NUMERIC_KEYS = (*domain.METRICS, "lipophilicity", "permeability", "length", *CHEMISTRY_KEYS)
-TEXT_KEYS = ("id", "created_at", "variant", "external_id", "solubility")
-KEYS = frozenset(NUMERIC_KEYS) | frozenset(TEXT_KEYS)
 OPERATORS = ("gte", "gt", "lte", "lt", "eq")
 MAX_SORT_KEYS = 5
 MAX_FILTERS = 30
@@ -142,7 +137,7 @@ def _value_text(value: float | str) -> str:
 def _key(name: str, what: str) -> str:
     if name not in KEYS:
         raise BadRequest(f"Unknown {what} key '{name[:64]}'. Known keys: "
-                           f"{', '.join(sorted(KEYS))}.")
+                         f"{', '.join(sorted(KEYS))}.")
     return name
 
 
@@ -185,7 +180,7 @@ def parse_filters(args: MultiDict) -> tuple[Filter, ...]:
         key, _, op = name.rpartition("__")
         if op not in OPERATORS:
             raise BadRequest(f"Unknown filter '{name[:64]}': use __gte, __gt, __lte, "
-                               "__lt or __eq.")
+                             "__lt or __eq.")
         _key(key, "filter")
         raw = args.get(name, "")
         if raw.strip() == "":
@@ -206,7 +201,7 @@ def _axis(args: MultiDict, name: str) -> str | None:
     value = args.get(name) or None
     if value is not None and value not in NUMERIC_KEYS:
         raise BadRequest(f"The plot axis '{name}' must be a numeric key, not "
-                           f"'{value[:64]}'.")
+                         f"'{value[:64]}'.")
     return value
 
 
@@ -225,7 +220,7 @@ def check_kind(query: ExploreQuery, kind: domain.Kind) -> None:
     """Refuse what the pipeline's kind cannot answer: ``smarts`` on protein results."""
     if query.smarts and kind.family != "small_molecule":
         raise BadRequest("'smarts' filters small molecules, and this pipeline's results "
-                           "are proteins.")
+                         "are proteins.")
 
 
 def _page(args: MultiDict) -> int:

@@ -23,10 +23,8 @@ from app import domain
 from app.domain import Kind
 from app.viewer.chem import properties
 from app.viewer.core import formatting
-from app.viewer.depictions import views as depictions
-
-# The computed chemistry the small-molecule tables show (all eight sort and filter).
-TABLE_CHEMISTRY = ("mol_weight", "clogp", "tpsa", "qed")
+from app.viewer.depictions.markup import molecule_html
+from app.viewer.results.fields import FIELDS, Field, of_group
 
 
 @dataclass(frozen=True)
@@ -81,10 +79,10 @@ def _number_td(value, decimals: int, shade: str = "") -> str:
     return _td(escape(formatting.format_number(value, decimals)), value, "num")
 
 
-def _metric_column(key: str) -> Column:
-    """Return the column of metric ``key``, its header showing its unit or range."""
-    m = domain.metric(key)
-    return Column(key, m.label, m.scale, m.description, True, "metric")
+def _field_column(field: Field, source: str) -> Column:
+    """Return the column that shows ``field`` (header: its label, unit or range, meaning)."""
+    return Column(field.column or field.key, field.label, field.unit, field.description,
+                  field.numeric, source)
 
 
 def metric_keys(kind: Kind, records: list[dict] | None = None) -> tuple[str, ...]:
@@ -105,13 +103,9 @@ def columns_for(kind: Kind, records: list[dict] | None = None) -> list[Column]:
     """
     columns: list[Column] = []
     if kind.has_external_id:
-        columns.append(Column("external_id", "External ID", "",
-                              "Identifier given by the submitter for this library entry."))
+        columns.append(_field_column(FIELDS["external_id"], "field"))
     if kind.has_variant:
-        columns.append(Column("type", "Variant", "",
-                              "binder: designed to bind a target (binder metrics); "
-                              "generic: a general redesign (generic metrics only).",
-                              source="variant"))
+        columns.append(_field_column(FIELDS["variant"], "variant"))
     if kind.family == "small_molecule":
         columns.append(Column("smiles", "Structure", "", "The molecule drawn from its SMILES "
                               "(RDKit), with the SMILES under it.", source="smiles"))
@@ -119,15 +113,11 @@ def columns_for(kind: Kind, records: list[dict] | None = None) -> list[Column]:
         columns.append(Column("sequence", "Sequence", "aa · chains",
                               "Length of the designed protein and the chains of the complex.",
                               source="sequence"))
-    columns.extend(_metric_column(key) for key in metric_keys(kind, records))
+    columns.extend(_field_column(FIELDS[key], "metric") for key in metric_keys(kind, records))
     if kind.family == "small_molecule":
-        for key in TABLE_CHEMISTRY:
-            prop = properties.PROPERTIES[key]
-            columns.append(Column(key, prop.label, prop.unit, prop.description, True,
-                                  "chemistry"))
-        for key, (label, unit, description) in domain.ADME_FIELDS.items():
-            columns.append(Column(f"adme.{key}", label, unit, description,
-                                  numeric=key != "solubility", source="adme"))
+        columns.extend(_field_column(field, "chemistry") for field in of_group("chemistry")
+                       if field.column)  # the four shown; all eight sort and filter
+        columns.extend(_field_column(field, "adme") for field in of_group("adme"))
     columns.append(Column("warnings", "Warnings", "", "Warnings raised for this result.",
                           source="warnings"))
     return columns
@@ -176,8 +166,8 @@ def _smiles_cell(_column: Column, context: Context) -> Callable[[dict], str]:
         smiles = record.get("smiles") or ""
         # The SMILES whole, wrapped, under the drawing: in a lead-optimisation series the
         # differences sit mid-string.
-        figure = depictions.molecule_html(context.link_id, smiles, context.highlight, "row",
-                                          caption=True)
+        figure = molecule_html(context.link_id, smiles, context.highlight, "row",
+                               caption=True)
         return _td(figure, smiles, "smiles")
 
     return render

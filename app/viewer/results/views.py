@@ -8,14 +8,13 @@ touched, an email-mode link still needs sign-in. A query that cannot be read is 
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, render_template, request
+from flask import Blueprint, Response, render_template, request
 
 from app.viewer.core import paging
 from app.viewer.core.loaders import load_pipeline
-from app.viewer.results import answers as explore
 from app.viewer.results import page
-from app.viewer.results import query as explore_query
 from app.viewer.results.panel import panel
+from app.viewer.results.query import check_kind, parse
 
 bp = Blueprint("results", __name__)
 
@@ -27,7 +26,7 @@ def pipeline_results(link_id: str, pipeline_id: str):
     Without sort, filter or search the page comes straight from the API (keyset cursors,
     ``ids=``), as the API orders it; anything else is answered from the index.
     """
-    query = explore_query.parse(request.args)
+    query = parse(request.args)
     page_request = paging.parse(request.args)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
     if not query.is_plain:
@@ -38,24 +37,18 @@ def pipeline_results(link_id: str, pipeline_id: str):
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/explore.json")
 def explore_json(link_id: str, pipeline_id: str):
     """Return the view's histograms and scatter points, or the index build's progress."""
-    query = explore_query.parse(request.args)
+    query = parse(request.args)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
-    explore_query.check_kind(query, kind)
-    view = panel(link_id, pipeline, kind, query)
-    body: dict = {"state": "ready" if view.ready else "building",
-                  "indexed": view.indexed, "total": view.total}
-    if view.ready and view.summary is not None:
-        body.update(matched=view.summary.matched, facets=view.summary.facets,
-                    histograms=view.summary.histograms,
-                    points=explore.points(view.state, query, view.x, view.y))
-    return jsonify(body)
+    check_kind(query, kind)
+    answer = panel(link_id, pipeline, kind, query).explore_answer()
+    return Response(answer.model_dump_json(), mimetype="application/json")
 
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/plot")
 def plot(link_id: str, pipeline_id: str):
     """Show the scatter plot of a results view (index built first, as on the results page)."""
-    query = explore_query.parse(request.args)
+    query = parse(request.args)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
     view = panel(link_id, pipeline, kind, query)
-    return render_template("share/results/plot.html", link_id=link_id, pipeline=pipeline, kind=kind,
-                           explore=view, query=query)
+    return render_template("share/results/plot.html", link_id=link_id, pipeline=pipeline,
+                           kind=kind, explore=view, query=query)

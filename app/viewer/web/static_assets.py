@@ -21,7 +21,7 @@ from __future__ import annotations
 import mimetypes
 from pathlib import Path
 
-from flask import Flask, Response, current_app, request, send_file
+from flask import Flask, Response, current_app, request, send_file, url_for
 from werkzeug.exceptions import NotFound
 from werkzeug.security import safe_join
 
@@ -92,8 +92,25 @@ def serve_static(filename: str) -> Response:
     return response
 
 
+# ES modules that page scripts import (``import ... from "./results/x.js"``): the browser
+# asks for them by their plain URL, which is only revalidated, never cached for a year.
+# The page's import map sends each to its fingerprinted URL instead.
+IMPORTED_MODULES = "js/results"
+
+
+def module_import_map() -> dict:
+    """Return the import map of the shared modules: plain URL -> fingerprinted URL."""
+    folder = Path(current_app.static_folder or "") / IMPORTED_MODULES
+    imports = {}
+    for path in sorted(folder.glob("*.js")):
+        versioned = url_for("static", filename=f"{IMPORTED_MODULES}/{path.name}")
+        imports[versioned.split("?", 1)[0]] = versioned
+    return {"imports": imports}
+
+
 def init_app(app: Flask) -> None:
     """Fingerprint static URLs, serve ``/static`` through ``serve_static``, add the command."""
+    app.jinja_env.globals["module_import_map"] = module_import_map
 
     @app.url_defaults
     def _fingerprint(endpoint: str, values: dict) -> None:

@@ -200,8 +200,12 @@ def test_a_large_pipeline_is_indexed_in_the_background_with_progress(app, client
     first = client.get(f"{path}?sort=-iptm").get_data(as_text=True)
     assert 'id="index-progress"' in first and "Indexing" in first
     assert '<meta http-equiv="refresh"' in first
+    # The progress partial loads its own script; the plots' and shortlist's wait.
+    assert first.count("/static/js/index_progress.js?v=") == 1
+    assert "js/plots.js" not in first and "js/shortlist.js" not in first
     deadline = time.monotonic() + 60
-    while client.get(f"{path}/explore.json").get_json()["state"] != "ready":
+    while (answer := client.get(f"{path}/explore.json").get_json())["state"] != "ready":
+        assert set(answer) == {"state", "indexed", "total"}  # explore_answer.Building
         assert time.monotonic() < deadline, "the index build did not finish"
         time.sleep(0.2)
     assert len(viewer_ids(client, path, "sort=-iptm")) == 1500

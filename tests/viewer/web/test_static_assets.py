@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import re
 import time
 from pathlib import Path
@@ -153,3 +154,20 @@ def test_a_page_with_a_csrf_token_is_not_compressed(app, client, org):
     assert page.status_code == 200
     assert b'name="csrf_token"' in page.data and len(page.data) > 1024
     assert "Content-Encoding" not in page.headers
+
+
+def test_modules_imported_by_page_scripts_are_mapped_to_fingerprinted_urls(client, shared):
+    # plots.js imports ./results/*.js by their plain URL; the page's import map sends the
+    # browser to the fingerprinted one, which is cached for a year like every other file.
+    pipeline = next(iter(shared.pipelines.values()))
+    page = client.get(shared.url(f"/pipelines/{pipeline}")).get_data(as_text=True)
+    found = re.search(r'<script type="importmap" nonce="[^"]+">(.*?)</script>', page)
+    assert found, "no import map in the page"
+    imports = json.loads(found.group(1))["imports"]
+    modules = sorted((ROOT / "static" / "js" / "results").glob("*.js"))
+    assert modules and set(imports) == {f"/static/js/results/{m.name}" for m in modules}
+    for module in modules:
+        mapped = imports[f"/static/js/results/{module.name}"]
+        assert mapped == f"/static/js/results/{module.name}?v={_short(module)}"
+        answer = client.get(mapped)
+        assert answer.status_code == 200 and "immutable" in answer.headers["Cache-Control"]

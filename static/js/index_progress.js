@@ -1,0 +1,32 @@
+/* Share Viewer: the exploration index's progress (templates/share/results/_index_progress.html).
+
+   While the server builds the results index, polls explore.json about once a second,
+   moves #index-progress and updates its text, and reloads the page when the index is
+   ready (without JavaScript, the page's <meta refresh> does that).
+
+   A module (type="module": run once, after the page is parsed), loaded by its partial only.
+   External file (no inline script, no eval), so the strict Content-Security-Policy holds. */
+
+import { poll, progressText } from "./results/explore_json.js";
+
+function setupProgress(progress) {
+  const url = progress.getAttribute("data-explore-url");
+  const text = document.getElementById("index-progress-text");
+  let lastText = 0;
+  if (!url) { return; }
+  poll(url, function (body) {
+    if (typeof body.total === "number" && body.total > 0) { progress.max = body.total; }
+    if (typeof body.indexed === "number") { progress.value = body.indexed; }
+    // The text sits in a live region: new words every 5 s at most, not every second.
+    if (text && Date.now() - lastText >= 5000) {
+      lastText = Date.now();
+      text.textContent = progressText(body);
+    }
+  }, function () {
+    if (text) { text.textContent = "The index is ready: loading the results."; }
+    window.location.reload();
+  });
+}
+
+const progress = document.getElementById("index-progress");
+if (progress) { setupProgress(progress); }
