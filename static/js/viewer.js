@@ -27,7 +27,7 @@
     return legacyCopy(text);
   }
 
-  // Shared with the other scripts of the page (explore.js copies the shortlist's link).
+  // Shared with the other scripts of the page (shortlist.js copies the shortlist's link).
   window.ShareViewer = { copyText: copyText };
 
   document.addEventListener("click", function (event) {

@@ -3,5 +3,5 @@
 ``depict`` draws a SMILES as SVG (CoordGen 2D coordinates, shared with the SDF export),
 ``properties`` computes the eight index properties, ``substructure`` reads a ``smarts=``
 query and matches it. Nothing here knows about Flask: the route and the page markup are
-in ``app.viewer.depictions.views``.
+in ``app.viewer.depictions``.
 """

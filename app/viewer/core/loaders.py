@@ -7,6 +7,8 @@ decides everything else (gone, sign-in needed, not for this address).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from flask import g
 
 from app import domain
@@ -57,6 +59,25 @@ def load_pipeline(link_id: str, pipeline_id: str) -> tuple[dict, dict, domain.Ki
     share = load_share(link_id)
     pipeline = find(share.get("pipelines"), pipeline_id)
     return share, pipeline, domain.kind(pipeline.get("kind"))
+
+
+class ResultInOrder(NamedTuple):
+    """A result of a link's pipeline, with its neighbours' ids in the API's order."""
+
+    pipeline: dict
+    kind: domain.Kind
+    record: dict
+    prev_id: str | None
+    next_id: str | None
+
+
+def load_result(link_id: str, pipeline_id: str, result_id: str) -> ResultInOrder:
+    """Return the result ``result_id`` of the link's pipeline and its neighbours' ids."""
+    check_ids(result_id)
+    _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
+    record, prev_id, next_id = api().result_in_order(link_id, pipeline_id, result_id,
+                                                     bearer(link_id))
+    return ResultInOrder(pipeline, kind, record, prev_id, next_id)
 
 
 def load_prediction(link_id: str, prediction_id: str) -> dict:

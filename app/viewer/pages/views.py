@@ -12,8 +12,11 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template, request
 
 from app import domain
-from app.viewer.core.api_client import api
-from app.viewer.core.loaders import bearer, check_ids, load_pipeline, load_prediction, load_share
+from app.viewer.core.loaders import (
+    load_prediction,
+    load_result,
+    load_share,
+)
 from app.viewer.pages import predictions
 
 bp = Blueprint("pages", __name__)
@@ -32,14 +35,11 @@ def overview(link_id: str):
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>")
 def result(link_id: str, pipeline_id: str, result_id: str):
     """Show one result: entities with full sequences, metrics, warnings, downloads."""
-    check_ids(result_id)
-    _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
-    record, prev_id, next_id = api().result_in_order(link_id, pipeline_id, result_id,
-                                                     bearer(link_id))
+    found = load_result(link_id, pipeline_id, result_id)
     return render_template(
-        "share/result.html", link_id=link_id, pipeline=pipeline, kind=kind,
-        record=record, prev_id=prev_id, next_id=next_id,
-        metric_keys=_metric_keys(kind, record), domain=domain,
+        "share/result.html", link_id=link_id, pipeline=found.pipeline, kind=found.kind,
+        record=found.record, prev_id=found.prev_id, next_id=found.next_id,
+        metric_keys=_metric_keys(found.kind, found.record), domain=domain,
     )
 
 

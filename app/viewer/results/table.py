@@ -2,7 +2,7 @@
 
 Which columns a kind has, how a value is formatted and escaped, and what a header says
 on hover are decided here; the template only places ``columns`` and each row's cells, and
-the CSV export (``csv_export``) writes the full values of the same columns.
+the CSV export (``exports.csv_writer``) writes the full values of the same columns.
 
 Kinds whose records come in variants (protein_sequence_redesign: ``binder`` or
 ``generic``) get the metric columns of the variants on the page: a page of generic

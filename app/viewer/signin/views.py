@@ -17,8 +17,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, redirect, request, url_for
 
 from app import share_tokens
-from app.viewer.core import errors as api_errors
-from app.viewer.core import identity, loaders
+from app.viewer.core import errors, identity, loaders
 from app.viewer.core.api_client import api
 from app.viewer.signin import addresses, codes, limits, mailer, navigation, pages, state
 from app.viewer.signin.codes import Outcome
@@ -46,9 +45,9 @@ def link_access(link_id: str, bearer: str | None) -> str:
     """
     try:
         api().share(link_id, bearer)
-    except api_errors.LinkNeedsSignIn:
+    except errors.LinkNeedsSignIn:
         return "sign-in"
-    except api_errors.LinkForbidden:
+    except errors.LinkForbidden:
         return "forbidden"
     return "open"
 

@@ -18,7 +18,7 @@ from app.viewer.core import breadcrumbs
 from app.viewer.core.api_client import api
 from app.viewer.core.artifacts import prediction_locator
 from app.viewer.core.errors import LinkNotFound
-from app.viewer.core.loaders import bearer, check_ids, load_pipeline, load_prediction
+from app.viewer.core.loaders import bearer, check_ids, load_pipeline, load_prediction, load_result
 from app.viewer.pages import predictions
 from app.viewer.structure import loading, rendering
 from app.viewer.structure.roles import prediction_roles, result_roles
@@ -30,10 +30,7 @@ bp = Blueprint("structure", __name__)
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/structure")
 def result_structure(link_id: str, pipeline_id: str, result_id: str):
     """Show a result's structure in Mol*: confidence colours, chains, interface, PAE beside."""
-    check_ids(result_id)
-    _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
-    record, prev_id, next_id = api().result_in_order(link_id, pipeline_id, result_id,
-                                                     bearer(link_id))
+    pipeline, kind, record, prev_id, next_id = load_result(link_id, pipeline_id, result_id)
     artifact = loading.result_structure_file(record)
     model = loading.result_model(link_id, pipeline_id, result_id, artifact)
     ids = {"link_id": link_id, "pipeline_id": pipeline_id}

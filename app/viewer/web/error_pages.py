@@ -17,8 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from app.db import DatabaseError, describe, is_unavailable
 from app.viewer import store
-from app.viewer.core import errors as api_errors
-from app.viewer.core import identity
+from app.viewer.core import errors, identity
 
 log = logging.getLogger(__name__)
 
@@ -74,14 +73,14 @@ def _forbidden(_error):
     return _through_seam(identity.access_denied)
 
 
-def _bad_request(error: api_errors.BadRequest):
+def _bad_request(error: errors.BadRequest):
     # The JSON the browser reads (explore.json, pae.json) gets JSON it can show.
     if request.path.endswith(".json"):
         return jsonify(error=error.message), 400
     return html_error_page(400, error.message)
 
 
-def _unavailable(error: api_errors.ApiUnavailable):
+def _unavailable(error: errors.ApiUnavailable):
     # The detail is an exception class or a status, never a URL (URLs hold share ids).
     log.warning("compute API failure (%s): %s", error.status, error)
     return html_error_page(error.status)
@@ -111,11 +110,11 @@ def _unexpected(_error: Exception):
 
 def init_app(app: Flask) -> None:
     """Answer the API client's exceptions, HTTP errors and unexpected ones with pages."""
-    app.register_error_handler(api_errors.LinkNotFound, _not_found)
-    app.register_error_handler(api_errors.LinkNeedsSignIn, _sign_in)
-    app.register_error_handler(api_errors.LinkForbidden, _forbidden)
-    app.register_error_handler(api_errors.BadRequest, _bad_request)
-    app.register_error_handler(api_errors.ApiUnavailable, _unavailable)
+    app.register_error_handler(errors.LinkNotFound, _not_found)
+    app.register_error_handler(errors.LinkNeedsSignIn, _sign_in)
+    app.register_error_handler(errors.LinkForbidden, _forbidden)
+    app.register_error_handler(errors.BadRequest, _bad_request)
+    app.register_error_handler(errors.ApiUnavailable, _unavailable)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(DatabaseError, _database_error)
     app.register_error_handler(Exception, _unexpected)

@@ -11,7 +11,7 @@ from app import domain
 from app.domain import KINDS
 from app.viewer.core import formatting, paging
 from app.viewer.core.errors import BadRequest
-from app.viewer.exports import csv_writer as csv_export
+from app.viewer.exports import csv_writer
 from app.viewer.results import table as tables
 
 NOW = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
@@ -115,7 +115,7 @@ def test_metric_quality_bands():
 def test_csv_cells_never_start_a_formula():
     columns = tables.columns_for(KINDS["small_molecule_library_screen"])
     external = next(c for c in columns if c.key == "external_id")
-    assert csv_export.cells([external], {"external_id": "=HYPERLINK(\"x\")"}) \
+    assert csv_writer.cells([external], {"external_id": "=HYPERLINK(\"x\")"}) \
         == ["", "'=HYPERLINK(\"x\")"]
-    assert csv_export.cells([external], {"external_id": "-1.5"})[1] == "-1.5"
-    assert csv_export.cells([external], {"external_id": "L1300-01-A02"})[1] == "L1300-01-A02"
+    assert csv_writer.cells([external], {"external_id": "-1.5"})[1] == "-1.5"
+    assert csv_writer.cells([external], {"external_id": "L1300-01-A02"})[1] == "L1300-01-A02"
