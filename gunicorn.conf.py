@@ -33,6 +33,14 @@ errorlog = "-"
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(L)ss "%(a)s"'
 # Forwarded headers are trusted only as far as FLASK_TRUSTED_PROXY_COUNT says (app side).
 forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")
+# gunicorn's control socket (gunicornc) defaults to one fixed path per user
+# ($XDG_RUNTIME_DIR or ~/.gunicorn/gunicorn.ctl): a second server on the host would take it
+# over, and its commands would reach the wrong server. Off, unless GUNICORN_CONTROL_SOCKET
+# names a path of this instance's own.
+_control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "")
+control_socket_disable = not _control_socket
+if _control_socket:
+    control_socket = _control_socket
 
 
 class RedactingLogger(Logger):
