@@ -1,10 +1,21 @@
 """2D depictions of SMILES as SVG (RDKit), with the atoms of a substructure highlighted.
 
-Coordinates come from CoordGen (``rdDepictor`` with CoordGen preferred): better macrocycle
-and fused-ring layouts than RDKit's default, and the SDF export reads the same
-coordinates (``depiction_mol``), so a file and the page it came from show the same
-drawing. Drawings have no background box (they sit on the page's own background) and
-two sizes: ``row`` (tables) and ``large`` (a result page).
+Coordinates come from CoordGen (``rdDepictor`` with CoordGen preferred): better fused-ring
+layouts than RDKit's default, and the SDF export reads the same coordinates
+(``depiction_mol``), so a file and the page it came from show the same drawing.
+
+Layout has a budget, because the molecules come from clients: CoordGen's time grows
+exponentially with the size of a plain ring (0.5 s at 31 atoms, over a minute from 49,
+holding the GIL, so a page of three such drawings killed every gunicorn worker). A
+molecule with a ring of more than ``COORDGEN_MAX_RING`` atoms is laid out by RDKit's own
+depictor instead (milliseconds for a 120-atom ring), and one of more than
+``MAX_LAYOUT_ATOMS`` heavy atoms is not laid out at all (RDKit's depictor takes over a
+second for a 1,000-atom chain): it is not drawable, and the page says so. Both limits are
+checked on the parsed molecule, before any layout; ``tests/viewer/chem`` drives a corpus
+of hostile molecules (large rings, cages, long chains, huge SMILES) through every step.
+
+Drawings have no background box (they sit on the page's own background) and two sizes:
+``row`` (tables) and ``large`` (a result page).
 
 Both caches are bounded (``BoundedCache``): parsed molecules with coordinates by SMILES,
 finished SVGs by a SHA-256 of (SMILES, highlight, size). A SMILES longer than
@@ -34,6 +45,12 @@ SIZES = {"row": (160, 120), "large": (320, 240)}
 # element colours stay readable on it.
 HIGHLIGHT = (1.0, 0.80, 0.35)
 HIGHLIGHT_HEX = "#FFCC59"  # how RDKit writes it in the SVG
+# CoordGen lays out rings up to this size in ~25 ms (28 atoms measured); a 31-atom plain
+# ring takes 0.5 s and each further atom about doubles it.
+COORDGEN_MAX_RING = 28
+# RDKit's depictor: a 250-atom chain in ~0.1 s; 1,000 atoms take 1.4 s. No drug-like or
+# designed small molecule comes near it.
+MAX_LAYOUT_ATOMS = 250
 
 _molecules: BoundedCache[tuple] = BoundedCache(4096)
 _readable: BoundedCache[bool] = BoundedCache(16384)
@@ -48,13 +65,30 @@ _PATH_STYLE = re.compile(
 _CLASS = re.compile(r" class='(?:bond|atom)-[^']*'")
 
 
-def layout(smiles: str) -> Chem.Mol | None:
-    """Parse ``smiles`` and give it CoordGen 2D coordinates (None if RDKit cannot)."""
+def _parse(smiles: str) -> Chem.Mol | None:
+    """Return the molecule of ``smiles`` if it can be laid out within the budget, else None."""
     with BlockLogs():  # an unparsable SMILES is reported on the page, not in the log
         mol = Chem.MolFromSmiles(smiles)
-        if mol is None:
-            return None
-        rdDepictor.SetPreferCoordGen(True)
+    if mol is None or mol.GetNumHeavyAtoms() > MAX_LAYOUT_ATOMS:
+        return None
+    return mol
+
+
+def _largest_ring(mol: Chem.Mol) -> int:
+    return max((len(ring) for ring in mol.GetRingInfo().AtomRings()), default=0)
+
+
+def layout(smiles: str) -> Chem.Mol | None:
+    """Parse ``smiles`` and give it 2D coordinates within the budget (module docstring).
+
+    None if RDKit cannot read it or it is beyond ``MAX_LAYOUT_ATOMS``.
+    """
+    mol = _parse(smiles)
+    if mol is None:
+        return None
+    with BlockLogs():
+        # The preference is process-wide: set it on every call, as both engines are used.
+        rdDepictor.SetPreferCoordGen(_largest_ring(mol) <= COORDGEN_MAX_RING)
         rdDepictor.Compute2DCoords(mol)
     return mol
 
@@ -75,7 +109,8 @@ def depiction_mol(smiles: str | None) -> Chem.Mol | None:
 
 
 def drawable(smiles: str | None) -> bool:
-    """Return whether ``smiles`` can be drawn (parsed by RDKit, within the length limit).
+    """Return whether ``smiles`` can be drawn (parsed by RDKit, within the length and atom
+    limits).
 
     Only parsed (about 0.1 ms), not laid out (CoordGen, 1-2 ms): a page asks this for
     every row, and the layout is needed only when the image itself is asked for.
@@ -84,8 +119,7 @@ def drawable(smiles: str | None) -> bool:
         return False
     known = _readable.get(smiles)
     if known is None:
-        with BlockLogs():
-            known = Chem.MolFromSmiles(smiles) is not None
+        known = _parse(smiles) is not None
         _readable.put(smiles, known)
     return known
 
