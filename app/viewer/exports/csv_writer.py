@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from collections.abc import Iterable, Iterator
 
 from app.domain import Kind
@@ -28,7 +29,9 @@ from app.viewer.core import formatting
 from app.viewer.exports.stream import incomplete_text
 from app.viewer.results.table import Column, columns_for
 
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_STARTS = ("=", "+", "-", "@")
+# A leading tab or line break is itself a known injection vector, whatever follows.
+_SPACE_STARTS = ("\t", "\r", "\n")
 
 # Where a header differs from the table column's key (the API calls the variant "type").
 _HEADER_NAMES = {"type": "variant"}
@@ -38,11 +41,15 @@ def defuse_formula(text: str) -> str:
     """Keep a spreadsheet from running a cell as a formula (CSV injection).
 
     Submitter-provided text such as ``external_id`` could start with ``=``; a leading
-    apostrophe makes spreadsheets show it as text. Numbers are written as numbers.
+    apostrophe makes spreadsheets show it as text. Spreadsheets skip leading spaces and
+    read fullwidth signs (U+FF1D, U+FF0B, U+FF0D, U+FF20) as their ASCII forms, so the
+    check is on the first non-space character after NFKC normalisation; a leading tab or
+    line break is defused whatever follows. Numbers ("-1.5", " +2") are written as numbers.
     """
-    if text[:1] in _FORMULA_STARTS:
+    start = unicodedata.normalize("NFKC", text).lstrip()
+    if text.startswith(_SPACE_STARTS) or start.startswith(_FORMULA_STARTS):
         try:
-            float(text)
+            float(start)
         except ValueError:
             return "'" + text
     return text

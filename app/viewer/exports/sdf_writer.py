@@ -19,14 +19,25 @@ verbatim), ``external_id``, every metric at full precision, the ADME values
   hold a worker's CPU for minutes; and a conformer made without the target would look
   like a pose it is not. (3,000 rows, some with ligand files: about 370 rows/s in
   all, most of it fetching the ligand files.)
+- A ligand file the API cannot serve (its 403/404/5xx, any ``core.errors.ApiError``)
+  is skipped like a missing one: the record falls back to ``2D`` and says so in
+  ``ligand_file_error``; the export goes on. A failure of the results pages is not
+  skipped (``stream.guarded`` breaks the export off).
 - ``none``: RDKit cannot parse the SMILES. The record is still written, with no atoms
   and ``smiles_error`` saying so, so row counts always match the other formats.
 
-Property values are made single-line (a blank line would end an SD data item).
+Values never break the file's structure, whatever the API returns: a property value is
+made one line (newlines and other whitespace runs become one space, control characters
+are dropped; a blank line would end an SD data item, so an empty value is left out), and
+a value or title that would read as a record end (``$$$$``), a data header (``>``) or a
+molfile end (``M  END``) gets a leading space. Property names (metric keys come from the
+API) keep only letters, digits, ``_``, ``.`` and ``-`` (others become ``_``).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 
 from rdkit import Chem
@@ -35,6 +46,7 @@ from rdkit.rdBase import BlockLogs
 from app import domain
 from app.viewer.chem import depict
 from app.viewer.chem import properties as chemistry
+from app.viewer.core.errors import ApiError
 from app.viewer.exports.stream import incomplete_text
 
 # Fetches a result's ligand file (bytes) or None: ``exports.stream.result_file_bytes`` bound to
@@ -42,13 +54,23 @@ from app.viewer.exports.stream import incomplete_text
 LigandFetcher = Callable[[dict], bytes | None]
 
 _ADME_KEYS = tuple(domain.ADME_FIELDS)
+# Line starts a reader takes for structure, not data (module docstring).
+_STRUCTURE_STARTS = ("$$$$", ">", "M  END")
+_NAME_UNSAFE = re.compile(r"[^\w.-]+")
+
+
+def one_line(text: str) -> str:
+    """Return ``text`` as one SD line that no reader takes for structure."""
+    text = "".join(ch for ch in str(text) if ch.isspace() or unicodedata.category(ch) != "Cc")
+    text = " ".join(text.split())
+    return " " + text if text.startswith(_STRUCTURE_STARTS) else text
 
 
 def _value_text(value) -> str:
     """Return an SD property value: full-precision numbers, one line of text."""
     if isinstance(value, float):
         return repr(value)  # the shortest text that reads back to the same number
-    return " ".join(str(value).split())
+    return one_line(value)
 
 
 def properties(record: dict) -> list[tuple[str, str]]:
@@ -60,8 +82,9 @@ def properties(record: dict) -> list[tuple[str, str]]:
     props += list((chemistry.compute(record.get("smiles")) or {}).items())
     codes = [str(w.get("code")) for w in record.get("warnings") or [] if w.get("code")]
     props.append(("warnings", ";".join(codes)))
-    return [(name, _value_text(value)) for name, value in props
-            if value is not None and value != ""]
+    texts = [(_NAME_UNSAFE.sub("_", str(name)), _value_text(value)) for name, value in props
+             if value is not None]
+    return [(name, text) for name, text in texts if text]
 
 
 def _from_ligand_file(data: bytes | None) -> Chem.Mol | None:
@@ -86,20 +109,27 @@ def _from_smiles(smiles: str | None) -> Chem.Mol | None:
 
 def molecule(record: dict, ligand: LigandFetcher) -> tuple[Chem.Mol, list[tuple[str, str]]]:
     """Return the molecule to write for a result and its extra properties (module docstring)."""
-    roles = record.get("artifacts") or {}
-    mol = _from_ligand_file(ligand(record)) if roles.get("ligand_structure") else None
+    roles, notes = record.get("artifacts") or {}, []
+    mol = None
+    if roles.get("ligand_structure"):
+        try:
+            mol = _from_ligand_file(ligand(record))
+        except ApiError as error:  # this file only: the export goes on (module docstring)
+            reason = one_line(error) or "not found or not allowed"
+            notes = [("ligand_file_error", f"the ligand file could not be read ({reason}); "
+                                           "coordinates from the SMILES instead")]
     if mol is not None:
         return mol, [("coordinates", "ligand_structure")]
     mol = _from_smiles(record.get("smiles"))
     if mol is not None:
-        return mol, [("coordinates", "2D")]
-    return Chem.Mol(), [("coordinates", "none"),
+        return mol, [("coordinates", "2D"), *notes]
+    return Chem.Mol(), [("coordinates", "none"), *notes,
                         ("smiles_error", "RDKit could not parse this SMILES; no atoms")]
 
 
 def sdf_record(title: str, mol: Chem.Mol, props: list[tuple[str, str]]) -> str:
     """Return one SD record: the molfile titled ``title``, its data items, ``$$$$``."""
-    mol.SetProp("_Name", " ".join(title.split())[:80])
+    mol.SetProp("_Name", one_line(title)[:80])
     try:
         block = Chem.MolToMolBlock(mol)
     except (ValueError, RuntimeError):  # a ring RDKit cannot kekulize: aromatic bonds

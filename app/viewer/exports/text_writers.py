@@ -14,12 +14,21 @@ ligands get none. The header is ``>`` + result id + ``|chain=A``, then the key m
 the record's shape (those that grade a design, not the secondary-structure fractions) at
 the table's decimals, then ``variant=``, ``cyclic=true`` and ``external_id=`` where they
 apply, separated by spaces. The sequence is wrapped at 60 columns.
+
+Values never break a record boundary, whatever the API returns: header words lose
+whitespace, control characters, ``|`` and ``>`` (runs become ``_``); in a sequence,
+whitespace and control/format characters (Unicode categories Z and C: newlines, tabs,
+NUL, U+2028...) are dropped, as they are no residue (a sequence pasted with line
+breaks reads as it was meant), and ``>`` and ``;``, which would start a header or a
+comment line when wrapping puts them first, become ``X`` (unknown residue), so the
+sequence keeps its length and residue positions.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 
 from app import domain
@@ -27,7 +36,9 @@ from app.viewer.exports.stream import incomplete_text
 
 FASTA_WIDTH = 60
 # Header text comes partly from the submitter (external_id): one line, no separators.
-_HEADER_UNSAFE = re.compile(r"[\s|>]+")
+_HEADER_UNSAFE = re.compile(r"[\s|>\x00-\x1f\x7f-\x9f]+")
+# Characters that start a header or a (legacy) comment line: kept as an unknown residue.
+_SEQUENCE_MARKS = {">": "X", ";": "X"}
 
 
 def json_chunks(pipeline: dict, kind: domain.Kind, pages: Iterable[list[dict]],
@@ -53,6 +64,12 @@ def designed_chains(record: dict) -> list[tuple[str, str, dict]]:
         return []
     chains = [str(c) for c in entity.get("chain_ids") or []] or ["?"]
     return [(chain, entity.get("value") or "", entity) for chain in chains]
+
+
+def sequence_text(value: str) -> str:
+    """Return a sequence safe for FASTA lines (module docstring): one line, no marks."""
+    return "".join(_SEQUENCE_MARKS.get(ch, ch) for ch in str(value)
+                   if not ch.isspace() and unicodedata.category(ch)[0] not in "CZ")
 
 
 def _key_metrics(kind: domain.Kind, record: dict) -> list[str]:
@@ -88,6 +105,7 @@ def fasta_records(kind: domain.Kind, record: dict) -> str:
     out = []
     for chain, sequence, entity in designed_chains(record):
         out.append(fasta_header(kind, record, chain, entity))
+        sequence = sequence_text(sequence)
         out += [sequence[i : i + FASTA_WIDTH] for i in range(0, len(sequence), FASTA_WIDTH)]
     return "".join(line + "\n" for line in out)
 

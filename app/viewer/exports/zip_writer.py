@@ -14,16 +14,28 @@ grows is the central directory (about a hundred bytes per file), which a ZIP mus
 with. A failure midway leaves the archive without that directory, and
 ``stream.guarded`` aborts the response, so no tool takes a short archive for a
 whole one.
+
+One file the API cannot serve (its 403/404/5xx, any ``core.errors.ApiError`` on opening
+it) is skipped instead: the archive goes on, and ends with ``missing_files.txt`` (only
+when something was skipped) naming each missing file and why. ``results.csv`` still has
+every result's row: it is written before any file is fetched, so it cannot say which
+are missing. A file is opened and its first piece read *before* its archive member is
+started, so an error on opening leaves no half member; an error after that (the body
+breaking off midway) cannot be undone in a stream already sent, and breaks the export
+off like a failure of the results pages does. Each file is opened only when its turn
+comes, so one connection is open at a time.
 """
 
 from __future__ import annotations
 
+import itertools
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 
 from zipstream import ZipStream
 
 from app import domain
+from app.viewer.core.errors import ApiError
 from app.viewer.core.filenames import safe_filename
 from app.viewer.exports.csv_writer import csv_chunks
 
@@ -43,6 +55,7 @@ FileFetcher = Callable[[dict, str], Iterable[bytes]]
 MEMBERS = (("structure", ".cif"), ("ligand_structure", "_ligand.sdf"))
 # Not a byte string: zipstream itself yields empty ones. Send what is gathered now.
 FLUSH = None
+MISSING_FILES = "missing_files.txt"
 
 
 def _gathered(pieces: Iterable[bytes | None]) -> Iterator[bytes]:
@@ -69,6 +82,25 @@ def _gathered(pieces: Iterable[bytes | None]) -> Iterator[bytes]:
         yield bytes(buffer)
 
 
+def _opened(pieces: Iterable[bytes]) -> Iterable[bytes]:
+    """Return ``pieces`` with its first piece already read (opens the file now).
+
+    Raises the API's error for a file that cannot be opened, before any byte of it is
+    in the archive (module docstring).
+    """
+    pieces = iter(pieces)
+    first = next(pieces, b"")
+    return itertools.chain((first,), pieces)
+
+
+def _missing_text(missing: list[tuple[str, str]]) -> bytes:
+    """Return ``missing_files.txt``: a line saying what it is, then file TAB reason."""
+    lines = ["# Files of these results could not be read from the API and are not in "
+             "this archive. Download them again from the result pages."]
+    lines += [f"{name}\t{reason}" for name, reason in missing]
+    return ("\n".join(lines) + "\n").encode()
+
+
 def _pieces(kind: domain.Kind, manifest_pages: Iterable[list[dict]],
             file_pages: Iterable[list[dict]], fetch: FileFetcher) -> Iterator[bytes | None]:
     """Yield the archive in zipstream's own pieces: manifest, files, central directory."""
@@ -76,13 +108,23 @@ def _pieces(kind: domain.Kind, manifest_pages: Iterable[list[dict]],
     archive.add((text.encode() for text in csv_chunks(kind, manifest_pages)), "results.csv")
     yield from archive.all_files()
     yield FLUSH
+    missing: list[tuple[str, str]] = []
     for records in file_pages:
         for record in records:
             stem = safe_filename(str(record.get("id") or ""), "result")
             for role, suffix in MEMBERS:
-                if ((record.get("artifacts") or {}).get(role) or {}).get("url"):
-                    # Queued as a generator: the file is opened only when its turn comes.
-                    archive.add(fetch(record, role), stem + suffix)
+                if not ((record.get("artifacts") or {}).get(role) or {}).get("url"):
+                    continue
+                try:
+                    pieces = _opened(fetch(record, role))
+                except ApiError as error:  # this file only (module docstring)
+                    reason = " ".join(str(error).split()) or "not found or not allowed"
+                    missing.append((stem + suffix, f"{role}: {reason}"))
+                    continue
+                archive.add(pieces, stem + suffix)
+                yield from archive.all_files()  # streamed before the next file is opened
+    if missing:
+        archive.add(_missing_text(missing), MISSING_FILES)
         yield from archive.all_files()
     yield from archive.footer()
 

@@ -2,13 +2,16 @@
 
 ``next`` comes from the query string or a form, so it is untrusted: it is accepted only as
 a local path under the same share link (``/share/<id>`` or below), with no scheme, host,
-backslash, control character, dot segment or double slash. Anything else falls back to
-the link's overview, so there is no open redirect and no hop to another link.
+backslash, control character, dot segment or double slash. The checks hold for the path
+both as written and percent-decoded (a browser treats ``%2e%2e`` as ``..``, and
+``%2f``/``%5c`` may be decoded by a proxy), so an encoded dot segment, slash or backslash
+is refused too. Anything else falls back to the link's overview, so there is no open
+redirect and no hop to another link.
 """
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from app.viewer.web.security import is_embed
 
@@ -25,6 +28,19 @@ def overview_path(link_id: str) -> str:
     return f"/share/{link_id}" + ("?embed=1" if is_embed() else "")
 
 
+def _path_is_safe(link_id: str, path: str) -> bool:
+    """Whether ``path`` stays under the link: no backslash, control, dot or empty segment."""
+    if "\\" in path or any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
+        return False
+    base = f"/share/{link_id}"
+    if path != base and not path.startswith(base + "/"):
+        return False
+    if any(segment in ("", ".", "..") for segment in path.split("/")[1:]):
+        return False
+    # Back to a sign-in page would loop: send the visitor to the overview instead.
+    return not path.startswith(base + "/sign-")
+
+
 def _is_safe(link_id: str, candidate: str) -> bool:
     if not candidate or len(candidate) > MAX_NEXT_LENGTH:
         return False
@@ -33,14 +49,9 @@ def _is_safe(link_id: str, candidate: str) -> bool:
     parts = urlsplit(candidate)
     if parts.scheme or parts.netloc or not parts.path.startswith("/"):
         return False
-    base = f"/share/{link_id}"
-    if parts.path != base and not parts.path.startswith(base + "/"):
-        return False
-    segments = parts.path.split("/")[1:]
-    if any(segment in ("", ".", "..") for segment in segments):
-        return False
-    # Back to a sign-in page would loop: send the visitor to the overview instead.
-    return not parts.path.startswith(base + "/sign-")
+    # Decoded twice: a doubly encoded dot (%252e) is one proxy's decoding from a dot.
+    once = unquote(parts.path)
+    return all(_path_is_safe(link_id, path) for path in (parts.path, once, unquote(once)))
 
 
 def safe_next(link_id: str, candidate: str | None) -> str:

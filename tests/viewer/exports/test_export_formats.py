@@ -299,22 +299,27 @@ def test_the_export_menu_links_every_format_of_the_family(app, client, demo):
 # --- a real API server that breaks off ---------------------------------------------------
 
 def files_api():
-    """An API whose results' structure files answer, except the second one (a 500)."""
+    """An API whose results' structure files answer; its results pages answer for the
+    manifest, and the files' walk breaks off after the first page (a 500)."""
     share = {"id": "sl_fake", "access_mode": "public", "pipelines": [
-        {"id": "pipe_fake", "kind": "protein_design", "name": "Fake run", "result_count": 2}],
+        {"id": "pipe_fake", "kind": "protein_design", "name": "Fake run", "result_count": 3}],
         "predictions": []}
+    later_pages = []
 
     def handler(request):
         if request.path == "/compute/v1/share/sl_fake":
             return json_response(share)
         if request.path.endswith("/results"):
+            if request.args.get("after_id"):
+                later_pages.append(request.full_path)
+                if len(later_pages) > 1:  # the second walk (the files'): the API fails
+                    return json_response({"message": "boom"}, 500)
+                return json_response({"data": [], "has_more": False})
             data = [{"id": f"res_00{n}", "metrics": {}, "entities": [], "artifacts": {
                 "structure": {"url": f"/files/res_00{n}.cif"}}} for n in range(2)]
-            return json_response({"data": data, "has_more": False, "first_id": "res_000",
+            return json_response({"data": data, "has_more": True, "first_id": "res_000",
                                   "last_id": "res_001"})
-        if request.path == "/files/res_000.cif":
-            return json_response({"cif": "data_res_000"})
-        return json_response({"message": "boom"}, 500)
+        return json_response({"cif": request.path})
 
     return handler
 
