@@ -38,7 +38,7 @@ from flask import Flask, current_app, g
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
-from app import base_app
+from app import base_app, db_schema
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +142,9 @@ class Database:
 
     ``name`` keys its engine in ``app.extensions`` (``<name>_engine``) and its request
     connection in ``g`` (``<name>_conn``). ``fallback_key`` names the setting used when
-    ``url_key`` is unset (the viewer store defaults to the API's database).
+    ``url_key`` is unset (the viewer store defaults to the API's database). ``label``
+    names it for operators and ``init_command`` is what creates or upgrades its schema
+    (both in ``/readyz``'s answer when the schema is missing or behind).
     """
 
     name: str
@@ -150,6 +152,8 @@ class Database:
     migrations_dir: Path
     version_table: str = "alembic_version"
     fallback_key: str | None = None
+    label: str = "compute API's database"
+    init_command: str = "flask --app app init-db"
 
     def url(self, app: Flask | None = None) -> str:
         """Return the configured SQLAlchemy URL of this database."""
@@ -238,10 +242,11 @@ class Database:
             except DatabaseError as error:
                 log.debug("%s: closing the connection failed: %s", self.name, describe(error))
 
-    def ping(self, app: Flask | None = None) -> None:
-        """Run ``SELECT 1`` on this database; raise if it does not answer."""
-        with self.engine(app).connect() as conn:
-            conn.execute(sa.text("SELECT 1"))
+    def check_ready(self, app: Flask | None = None) -> None:
+        """Raise unless this database answers and its schema is at the code's head
+        (``db_schema``: one query of the version table)."""
+        db_schema.check(self.engine(app), self.migrations_dir, self.version_table,
+                         label=self.label, command=self.init_command)
 
     def alembic_config(self, conn: Connection) -> AlembicConfig:
         """Return an Alembic configuration that runs this database's migrations on ``conn``."""
@@ -259,16 +264,17 @@ class Database:
 
     def init_app(self, app: Flask) -> None:
         """Commit the request's connection before the response, close it at teardown,
-        and make ``/readyz`` check this database."""
+        and make ``/readyz`` check this database and its schema."""
         base_app.add_before_response(app, self.commit)
         app.teardown_appcontext(self.close)
-        base_app.add_readiness_check(app, self.name, lambda: self.ping(app))
+        base_app.add_readiness_check(app, self.name, lambda: self.check_ready(app))
 
 
 API_DB = Database(
     name="db",
     url_key="DATABASE_URL",
     migrations_dir=Path(__file__).parent / "store" / "migrations",
+    init_command="flask --app app init-db (API alone: --app wsgi:service_app)",
 )
 # Kept for callers that point Alembic at the API's migrations themselves.
 MIGRATIONS_DIR = API_DB.migrations_dir

@@ -29,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 from flask import Flask, Request, Response, current_app, render_template, request
 from flask.sessions import SecureCookieSession, session_json_serializer
 
+from app.db_schema import is_missing_table
 from app.timeutil import utcnow
 from app.viewer import store
 from app.viewer.signin import codes, cookies, purge, session_stores
@@ -114,8 +115,11 @@ class ServerSessionInterface(cookies.FrameAwareCookies):
         except Exception as error:  # store down: this answer becomes a 503
             session.failed = True
             store.rollback_conn()
-            log.error("session store unreachable, request refused: %s", type(error).__name__)
-            _unavailable(response)
+            missing = is_missing_table(error)
+            log.error("session store %s, request refused: %s",
+                      "has no schema (run init-db)" if missing else "unreachable",
+                      type(error).__name__)
+            _unavailable(response, store_missing=missing)
 
     def _write(self, app: Flask, session: ServerSession, response: Response) -> None:
         backend = session_stores.current(app)
@@ -146,8 +150,9 @@ class ServerSessionInterface(cookies.FrameAwareCookies):
         response.vary.add("Cookie")
 
 
-def _unavailable(response: Response) -> None:
-    """Turn ``response`` into the viewer's 503 page, in place.
+def _unavailable(response: Response, *, store_missing: bool = False) -> None:
+    """Turn ``response`` into the viewer's 503 page, in place (``store_missing``: the
+    page says the viewer store has no tables, see ``error_pages.html_error_page``).
 
     ``save_session`` runs after the error handlers, so it cannot hand the failure to them;
     what the view answered (a redirect into a session that was not kept) must not go out.
@@ -156,7 +161,7 @@ def _unavailable(response: Response) -> None:
     response.headers.pop("Location", None)
     response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     response.set_data(render_template("errors/503.html", status=503, message=None,
-                                      retry_url=request.path))
+                                      retry_url=request.path, store_missing=store_missing))
     response.mimetype = "text/html"
 
 

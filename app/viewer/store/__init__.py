@@ -33,6 +33,8 @@ VIEWER_DB = Database(
     fallback_key="DATABASE_URL",
     migrations_dir=Path(__file__).parent / "migrations",
     version_table="viewer_alembic_version",
+    label="viewer store",
+    init_command="flask --app app init-db (viewer alone: --app wsgi:viewer_app)",
 )
 
 

@@ -4,7 +4,8 @@ Every error of the viewer app becomes a page here: unknown routes, wrong methods
 unexpected exceptions, and the API client's failures raised inside views: every "gone"
 answer is the same 404 page, 401/403 go through the sign-in seam, and an API that is
 down, failing or slow gives 502/503/504 with a retry link. The viewer's own store down
-(a restart of its database) is a 503 page too, logged as one line without a traceback.
+(a restart of its database) is a 503 page too, logged as one line without a traceback;
+a store without its tables (``init-db`` not run) is a 503 page that says so.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException
 
 from app.db import DatabaseError, describe, is_unavailable
+from app.db_schema import is_missing_table
 from app.viewer import store
 from app.viewer.core import errors, identity
 
@@ -26,14 +28,20 @@ KNOWN_PAGES = {400, 401, 403, 404, 405, 500, 502, 503, 504}
 RETRY_AFTER_SECONDS = 10
 
 
-def html_error_page(status: int, message: str | None = None) -> Response:
-    """Render ``errors/<status>.html`` (or the generic page) with that status."""
+def html_error_page(status: int, message: str | None = None, *,
+                    store_missing: bool = False) -> Response:
+    """Render ``errors/<status>.html`` (or the generic page) with that status.
+
+    ``store_missing`` makes the 503 page say the viewer's own store has no tables (its
+    operator has not run ``init-db``) instead of blaming the results service.
+    """
     template = f"errors/{status}.html" if status in KNOWN_PAGES else "errors/generic.html"
+    context = {"status": status, "message": message, "retry_url": _retry_url(),
+               "store_missing": store_missing}
     try:
-        body = render_template(template, status=status, message=message, retry_url=_retry_url())
+        body = render_template(template, **context)
     except TemplateNotFound:
-        body = render_template("errors/generic.html", status=status, message=message,
-                               retry_url=_retry_url())
+        body = render_template("errors/generic.html", **context)
     response = Response(body, status=status, mimetype="text/html")
     if status in (502, 503, 504):
         response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
@@ -87,6 +95,12 @@ def _unavailable(error: errors.ApiUnavailable):
 
 
 def _database_error(error: DatabaseError):
+    if is_missing_table(error):
+        # Not a bug in a view: the store was never migrated. /readyz says so too.
+        log.error("viewer store has no schema (%s): run init-db: %s", request.endpoint,
+                  describe(error))
+        store.rollback_conn()
+        return html_error_page(503, store_missing=True)
     if not is_unavailable(error):
         return _unexpected(error)
     # The endpoint, not the path: paths carry share ids.
