@@ -3,8 +3,9 @@ logging with secrets redacted, proxy trust, ``/healthz`` and ``/readyz``.
 
 ``/healthz`` answers 200 while the process is up. ``/readyz`` answers 200 only when every
 readiness check of the app passes, else 503 with ``Retry-After``: each ``Database`` an app
-uses adds one (``app.db``), and the viewer adds one for the compute API it reads. Checks
-are callables that raise when their dependency does not answer.
+uses adds one (``app.db``: it answers and its schema is at the code's head), and the
+viewer adds one for the compute API it reads. Checks are callables that raise when their
+dependency is not ready.
 
 Request transactions are committed before the response leaves (``ShareViewerFlask``), so a
 commit that fails is answered by the app's error handlers (the API's JSON envelope, the
@@ -23,7 +24,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from flask import Config, Flask, current_app
+from flask import Config, Flask, Request, current_app
+from werkzeug.exceptions import HTTPException, SecurityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import config as config_module
@@ -38,6 +40,30 @@ _BEFORE_RESPONSE = "before_response"
 log = logging.getLogger(__name__)
 
 
+# WSGI environ key the viewer's in-process API client sets (api_client.embedded). A client
+# cannot forge it: request headers only ever reach the environ as HTTP_* keys.
+IN_PROCESS_KEY = "share_viewer.in_process"
+
+
+class ShareViewerRequest(Request):
+    """A request whose host is checked against ``TRUSTED_HOSTS`` unless it is in-process.
+
+    The viewer calls the embedded API with ``Host: compute.internal`` (no network, no
+    outsider), which no deployment lists among its public names.
+    """
+
+    _trusted: list[str] | None = None
+
+    @property
+    def trusted_hosts(self) -> list[str] | None:
+        """The names Flask checks ``Host`` against; None for in-process calls."""
+        return None if self.environ.get(IN_PROCESS_KEY) else self._trusted
+
+    @trusted_hosts.setter
+    def trusted_hosts(self, value: list[str] | None) -> None:
+        self._trusted = value
+
+
 class ShareViewerFlask(Flask):
     """Flask, committing the request's transactions as soon as the view has returned.
 
@@ -46,6 +72,31 @@ class ShareViewerFlask(Flask):
     that was lost, or the server's bare 500). Committing here, inside the dispatch, lets
     a failure reach the app's error handlers like any other exception of the view.
     """
+
+    request_class = ShareViewerRequest
+
+    def create_url_adapter(self, request):
+        """Flask's adapter; for an untrusted ``Host`` one that ignores it, and a 400 to raise.
+
+        Flask leaves such a request without an adapter, so the viewer's 400 page could not
+        build its relative links (``url_for``) and failed with a 500 instead.
+        """
+        try:
+            return super().create_url_adapter(request)
+        except SecurityError as untrusted:
+            # Dispatch raises it (raise_routing_exception), even if matching the path fails.
+            request.routing_exception = request.untrusted_host = untrusted
+            try:
+                return self.url_map.bind_to_environ(
+                    request.environ, subdomain=self.url_map.default_subdomain or "")
+            except HTTPException:  # a Host with characters no name may hold
+                return None
+
+    def raise_routing_exception(self, request):
+        """Raise the untrusted-``Host`` 400 before any 404 or 405 of the path."""
+        if getattr(request, "untrusted_host", None) is not None:
+            raise request.untrusted_host
+        super().raise_routing_exception(request)
 
     def dispatch_request(self):
         """Run the view, then the ``before_response`` hooks (the commits)."""
@@ -84,6 +135,10 @@ def _fill_instance_defaults(app: Flask) -> None:
     if not app.config.get("DATABASE_URL"):
         path = Path(app.instance_path) / "share-viewer.sqlite3"
         app.config["DATABASE_URL"] = f"sqlite:///{path}"
+    hosts = app.config.get("TRUSTED_HOSTS")
+    if isinstance(hosts, str):
+        # A plain FLASK_TRUSTED_HOSTS=a,b (not JSON): Werkzeug would iterate its letters.
+        app.config["TRUSTED_HOSTS"] = [h.strip() for h in hosts.split(",") if h.strip()]
     if not app.config.get("ARTIFACT_DIR"):
         app.config["ARTIFACT_DIR"] = str(Path(app.instance_path) / "artifacts")
 
@@ -134,19 +189,28 @@ def readyz():
     """Answer 200 when every readiness check passes, else 503 naming the failing ones.
 
     Each failure is one log line (no traceback): an unreachable database or API is an
-    operating condition, not a bug. The body names checks, never URLs or errors.
+    operating condition, not a bug. The body names checks, never URLs or errors; a check
+    whose exception carries ``readiness_state`` reports that word instead of
+    "unavailable", and its ``readiness_fix`` (what to run) under ``fix``.
     """
-    checks = {}
+    checks, fixes = {}, {}
     for name, check in current_app.extensions.get(_READINESS, {}).items():
         try:
             check()
         except Exception as error:  # any failure of a check means "not ready"
-            log.warning("not ready: %s: %s", name, type(error).__name__)
-            checks[name] = "unavailable"
+            # A check may say more than "unavailable": a schema missing or behind
+            # (app.db_schema) names its database and the command that fixes it.
+            checks[name] = getattr(error, "readiness_state", "unavailable")
+            fix = getattr(error, "readiness_fix", None)
+            if fix:
+                fixes[name] = fix
+            log.warning("not ready: %s: %s", name, fix or type(error).__name__)
         else:
             checks[name] = "ok"
     ready = all(state == "ok" for state in checks.values())
     body = {"status": "ok" if ready else "unavailable", "checks": checks}
+    if fixes:
+        body["fix"] = fixes
     headers = {"Cache-Control": "no-store"}
     if not ready:
         headers["Retry-After"] = str(RETRY_AFTER_SECONDS)

@@ -58,6 +58,12 @@ DEFAULTS: dict[str, object] = {
     "JWT_ISSUER": "share-viewer",
     "JWT_AUDIENCE": "compute-api",
     "JWT_TTL_SECONDS": 300,
+    # Host names the app answers to (Flask's TRUSTED_HOSTS): a JSON list, or names separated
+    # by commas ("share.example.org,.example.net"; a leading dot admits subdomains). Any
+    # other Host header is a 400. None admits every host; links then come from PUBLIC_URL
+    # only (app.public_url). Not derived from PUBLIC_URL: load balancers' health checks and
+    # a viewer reading this API at an internal address send other names.
+    "TRUSTED_HOSTS": None,
     # Proxies in front of the app whose X-Forwarded-For is trusted (count of hops).
     "TRUSTED_PROXY_COUNT": 0,
     # Where sign-in rate limits count: None (or memory://) means the viewer store, exact

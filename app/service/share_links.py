@@ -17,11 +17,11 @@ Rules beyond the spec's limits, as documented in the OpenAPI descriptions:
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Literal
 
 from email_validator import EmailNotValidError, validate_email
-from flask import current_app, request
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -32,6 +32,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from app import public_url
 from app.db import get_conn
 from app.service.api import ApiBlueprint
 from app.service.auth import current_key
@@ -41,6 +42,8 @@ from app.store import results as results_store
 from app.store import share_links as store
 from app.store import workspaces as workspace_store
 from app.timeutil import utcnow
+
+log = logging.getLogger(__name__)
 
 bp = ApiBlueprint("share_links", __name__)
 
@@ -219,9 +222,19 @@ class ShareLinkArchiveOut(BaseModel):
 
 
 def share_url(link_id: str) -> str:
-    """Return the visitable URL of a link: ``FLASK_PUBLIC_URL`` or this request's host."""
-    base = current_app.config.get("PUBLIC_URL") or request.host_url
-    return f"{base.rstrip('/')}/share/{link_id}"
+    """Return the visitable URL of a link, never built from an unchecked ``Host``.
+
+    ``FLASK_PUBLIC_URL``, or this request's host when ``FLASK_TRUSTED_HOSTS`` vouches for it
+    (``app.public_url``). Without either the URL is root-relative (``/share/<id>``): the
+    caller pastes it after the viewer's address it knows, and a request sent with a hostile
+    ``Host`` gets back nothing that names that host.
+    """
+    path = f"/share/{link_id}"
+    try:
+        return public_url.base_url() + path
+    except public_url.PublicUrlMissing as missing:
+        log.warning("share url is relative: %s", missing)
+        return path
 
 
 def _resolve_workspace(conn, requested: str | None) -> str:

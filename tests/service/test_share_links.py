@@ -74,10 +74,24 @@ def test_create_public_link_by_default(client, org, pipeline, prediction):
     assert body["expires_at"].endswith("Z")
 
 
-def test_url_falls_back_to_the_request_host(app, client, org, pipeline):
+def test_url_never_names_an_untrusted_host(app, client, org, pipeline):
+    # Without FLASK_PUBLIC_URL the Host header is the client's choice: a link handed out
+    # on create or retrieve must not send its readers there (it is relative instead).
     app.config["PUBLIC_URL"] = None
-    body = create(client, org.headers, pipeline_ids=[pipeline]).get_json()
-    assert body["url"] == f"http://localhost/share/{body['id']}"
+    hostile = {**org.headers, "Host": "evil.example"}
+    created = create(client, hostile, pipeline_ids=[pipeline]).get_json()
+    fetched = client.get(f"{URL}/{created['id']}", headers=hostile).get_json()
+    for body in (created, fetched):
+        assert "evil.example" not in body["url"]
+        assert body["url"] == f"/share/{created['id']}"
+
+
+def test_url_uses_the_request_host_when_trusted_hosts_vouch_for_it(app, client, org,
+                                                                   pipeline):
+    app.config.update(PUBLIC_URL=None, TRUSTED_HOSTS=["share.example.org"])
+    body = create(client, {**org.headers, "Host": "share.example.org"},
+                  pipeline_ids=[pipeline]).get_json()
+    assert body["url"] == f"http://share.example.org/share/{body['id']}"
 
 
 def test_explicit_public_mode(client, org, pipeline):

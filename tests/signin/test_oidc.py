@@ -111,3 +111,12 @@ def test_a_forged_or_replayed_callback_signs_nobody_in(oidc_app, link, providers
     page = client.get(link.path("/sign-in"))
     assert csrf_token(page.get_data(as_text=True))
     assert client.get(link.path("/sign-in/oidc/nobody")).status_code == 404
+
+
+def test_the_callback_never_names_an_untrusted_host(oidc_app, link):
+    # The provider would send the visitor, with a valid code, to the callback's host.
+    oidc_app.config["PUBLIC_URL"] = None
+    start = oidc_app.test_client().get(link.path("/sign-in/oidc/corp"),
+                                       base_url="http://evil.example")
+    assert start.status_code == 503
+    assert "evil.example" not in start.headers.get("Location", "")

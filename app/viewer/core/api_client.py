@@ -26,6 +26,7 @@ import httpx
 from flask import Flask, current_app, g, has_request_context
 from werkzeug.wsgi import FileWrapper
 
+from app.base_app import IN_PROCESS_KEY
 from app.viewer.core.errors import (
     ApiTimeout,
     ApiUnavailable,
@@ -195,7 +196,13 @@ class ComputeApi:
         except httpx.HTTPError as error:
             raise ApiUnavailable(502, type(error).__name__) from None
         if response.status_code != 200:
-            raise ApiUnavailable(503, f"compute API /readyz answered {response.status_code}")
+            error = ApiUnavailable(503, f"compute API /readyz answered {response.status_code}")
+            # Pass on what the API says to run (its schema missing or behind), so the
+            # viewer's /readyz names the API's database rather than only "api".
+            fixes = _readiness_fixes(response)
+            if fixes:
+                error.readiness_fix = "compute API: " + "; ".join(fixes)
+            raise error
 
     def _client_for(self, url: str) -> httpx.Client:
         """Pick the client that can reach a presigned URL the API returned.
@@ -258,6 +265,8 @@ def _with_large_file_blocks(service: Flask):
 
     def wsgi(environ, start_response):
         environ.setdefault("wsgi.file_wrapper", file_wrapper)
+        # In-process: exempt from TRUSTED_HOSTS (its Host is EMBEDDED_BASE_URL's name).
+        environ[IN_PROCESS_KEY] = True
         return service(environ, start_response)
 
     return wsgi
@@ -297,3 +306,12 @@ def timeout_setting(config) -> float:
 def api() -> ComputeApi:
     """Return the API client the current viewer app was created with."""
     return current_app.extensions["compute_api"]
+
+
+def _readiness_fixes(response: httpx.Response) -> list[str]:
+    """Return the ``fix`` sentences of an API's ``/readyz`` answer (none if unreadable)."""
+    try:
+        fixes = response.json().get("fix") or {}
+    except (ValueError, AttributeError):
+        return []
+    return [str(fix) for fix in fixes.values()] if isinstance(fixes, dict) else []

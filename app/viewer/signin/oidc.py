@@ -17,6 +17,7 @@ import logging
 from authlib.common.errors import AuthlibBaseError
 from flask import Blueprint, abort, current_app, redirect, request, session, url_for
 
+from app import public_url
 from app.viewer.core import loaders
 from app.viewer.signin import navigation, oidc_providers, pages, state
 
@@ -45,11 +46,9 @@ def _label(name: str) -> str:
 
 
 def _callback_url(name: str) -> str:
-    path = url_for("oidc.oidc_callback", provider=name)
-    base = current_app.config.get("PUBLIC_URL")
-    return str(base).rstrip("/") + path if base else url_for(
-        "oidc.oidc_callback", provider=name, _external=True
-    )
+    # Never from an unchecked Host (app.public_url): the provider would send the visitor,
+    # with a valid authorization code, to whatever host the request named.
+    return public_url.base_url() + url_for("oidc.oidc_callback", provider=name)
 
 
 @bp.get("/share/<link_id>/sign-in/oidc/<provider>")
@@ -59,7 +58,12 @@ def oidc_start(link_id: str, provider: str):
     next_path = navigation.safe_next(link_id, request.args.get("next"))
     session[RETURN_KEY] = {"link_id": link_id, "next": next_path, "provider": provider}
     try:
-        return client.authorize_redirect(_callback_url(provider))
+        callback = _callback_url(provider)
+    except public_url.PublicUrlMissing as missing:
+        log.error("OIDC sign-in not started: %s", missing)
+        return pages.problem(link_id, "not_configured", 503)
+    try:
+        return client.authorize_redirect(callback)
     except (AuthlibBaseError, OSError, ValueError) as error:
         log.error("OIDC provider %s discovery failed: %s", provider, type(error).__name__)
         return pages.problem(link_id, "provider", 502, provider=_label(provider))

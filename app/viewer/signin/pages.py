@@ -19,6 +19,9 @@ PROBLEMS = {
                "copied: open it from the message again, or ask for a new one.",
     "mail": "We could not send the sign-in message just now. Please try again in a few "
             "minutes.",
+    # FLASK_PUBLIC_URL is unset in production (app.public_url): the visitor cannot fix it.
+    "not_configured": "Sign-in by e-mail is not set up on this server yet. Please tell the "
+                      "person who shared this link.",
     "limited": "Too many sign-in attempts. Please wait about {wait} and try again.",
     # An outsider may have asked for this address's messages: each one still works for
     # whoever reads the mailbox, so point there first.

@@ -14,14 +14,18 @@ session has one pending (or the link names one).
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, redirect, request, url_for
+import logging
 
-from app import share_tokens
+from flask import Blueprint, Response, redirect, request, url_for
+
+from app import public_url, share_tokens
 from app.viewer.core import errors, identity, loaders
 from app.viewer.core.api_client import api
 from app.viewer.signin import addresses, codes, limits, mailer, navigation, pages, state
 from app.viewer.signin.codes import Outcome
 from app.viewer.store.signin_requests import CODE, LINK
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("signin", __name__)
 
@@ -52,9 +56,14 @@ def link_access(link_id: str, bearer: str | None) -> str:
     return "open"
 
 
-def _absolute(path: str) -> str:
-    base = str(current_app.config.get("PUBLIC_URL") or request.host_url).rstrip("/")
-    return base + path
+def _link_base(link_id: str) -> str | Response:
+    # The mailed link must not name a host the requester chose (app.public_url); without
+    # FLASK_PUBLIC_URL no message is sent at all, and the operator reads why in the log.
+    try:
+        return public_url.base_url()
+    except public_url.PublicUrlMissing as missing:
+        log.error("sign-in mail not sent: %s", missing)
+        return pages.problem(link_id, "not_configured", 503)
 
 
 def _limited(link_id: str, breach: limits.Breach) -> Response:
@@ -104,11 +113,14 @@ def request_message(link_id: str):
     # Only a live email-mode link gets a message: no mail for made-up or public links.
     if link_access(link_id, None) == "open":
         return redirect(next_path)
+    base = _link_base(link_id)
+    if isinstance(base, Response):
+        return base
     issued = codes.issue(link_id, address.normalized, state.browser_nonce(create=True),
                          navigation.to_suffix(link_id, next_path))
     link_path = url_for("signin.link_landing", link_id=link_id, token=issued.token)
     message = mailer.build_message(to=address.mailbox, shown=address.normalized,
-                                   link_url=_absolute(link_path),
+                                   link_url=base + link_path,
                                    code=codes.format_code(issued.code), minutes=pages.minutes())
     try:
         mailer.send(message, codes.format_code(issued.code))
