@@ -17,11 +17,12 @@ C60 = ("C12=C3C4=C5C6=C1C7=C8C9=C1C%10=C%11C(=C29)C3=C2C3=C4C4=C5C5=C9C6=C7C6=C7
        "C(=C81)C%10=C23")
 CORPUS = {
     # Plain rings: CoordGen's time doubles with each atom past ~30 (minutes at 49).
-    "ring 31": "C1" + "C" * 29 + "1",
-    "ring 41 (the issue's)": "C1" + "C" * 39 + "1",
-    "ring 49": "C1" + "C" * 47 + "1",
-    "ring 120": "C1" + "C" * 118 + "1",
-    "aromatic ring 30": "c1" + "c" * 28 + "1",
+    # Names give the ring's atoms; the issue's SMILES is "C1" + 38 x "C" + "1" (41 characters).
+    "ring 31": "C1" + "C" * 30 + "1",
+    "ring 40 (the issue's SMILES)": "C1" + "C" * 38 + "1",
+    "ring 49": "C1" + "C" * 48 + "1",
+    "ring 120": "C1" + "C" * 119 + "1",
+    "aromatic ring 30": "c1" + "c" * 29 + "1",
     "two linked macrocycles": "C1" + "C" * 35 + "1C2" + "C" * 35 + "2",
     "cyclophane": "c1cc2ccc1" + "C" * 20 + "c1ccc(cc1)" + "C" * 20 + "2",
     "cyclic peptide 33": "O=C1" + "NCC(=O)" * 10 + "NC1",
