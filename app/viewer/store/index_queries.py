@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from app.viewer.store.schema import index_frames, indexed_records, indexed_results
@@ -47,10 +48,20 @@ def saved_frame(conn: Connection, pipeline_id: str) -> tuple[int, bytes] | None:
 
 
 def save_frame(conn: Connection, pipeline_id: str, version: int, data: bytes) -> None:
-    """Keep ``data`` as the frame of the index at ``version`` (replacing an older one)."""
-    conn.execute(sa.delete(index_frames).where(index_frames.c.pipeline_id == pipeline_id))
-    conn.execute(sa.insert(index_frames).values(pipeline_id=pipeline_id, version=version,
-                                                data=data))
+    """Keep ``data`` as the frame of the index at ``version`` (replacing an older one).
+
+    One upsert, not delete-then-insert: two workers that build the same frame at once
+    (the first sorted views after a build, on PostgreSQL) both found nothing to delete,
+    and the second insert failed on the primary key, a 500. A frame of an older version
+    never replaces a newer one.
+    """
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(index_frames).values(pipeline_id=pipeline_id,
+                                                    version=version, data=data)
+    conn.execute(statement.on_conflict_do_update(
+        index_elements=[index_frames.c.pipeline_id],
+        set_={"version": statement.excluded.version, "data": statement.excluded.data},
+        where=index_frames.c.version <= statement.excluded.version))
 
 
 def search_ids(conn: Connection, pipeline_id: str, text: str) -> set[str]:
