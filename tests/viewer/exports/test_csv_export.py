@@ -325,8 +325,14 @@ def test_a_failure_on_the_first_page_is_an_error_page_not_a_csv(app, client):
     assert response.headers["Retry-After"] == "10"
 
 
-def test_behind_gunicorn_a_broken_export_is_a_failed_download(db_url, tmp_path):
-    """The visitor's HTTP client sees the body end without its final chunk: an error."""
+def broken_download_behind_gunicorn(db_url: str, tmp_path, extension: str
+                                    ) -> tuple[bytes, str]:
+    """Download ``export.<extension>`` through gunicorn from an API that breaks midway.
+
+    Asserts what every format shares: the answer starts as a chunked 200, and the body
+    ends without its final chunk, so the visitor's HTTP client raises. Returns the bytes
+    received and the server's log.
+    """
     import httpx
 
     from tests.conftest import start_gunicorn, stop_gunicorn
@@ -341,7 +347,7 @@ def test_behind_gunicorn_a_broken_export_is_a_failed_download(db_url, tmp_path):
     received = bytearray()
     try:
         with pytest.raises(httpx.RemoteProtocolError), httpx.stream(
-                "GET", f"{server.url}/share/sl_fake/pipelines/pipe_fake/export.csv",
+                "GET", f"{server.url}/share/sl_fake/pipelines/pipe_fake/export.{extension}",
                 timeout=20) as response:
             assert response.status_code == 200
             assert response.headers["Transfer-Encoding"] == "chunked"
@@ -350,7 +356,13 @@ def test_behind_gunicorn_a_broken_export_is_a_failed_download(db_url, tmp_path):
     finally:
         stop_gunicorn(server)
         api_server.stop()
-    assert b"res_001" in received
-    assert stream.INCOMPLETE_MARKER.encode() in received
     log = server.log_text()
     assert "ExportIncomplete" in log and "sl_fake" not in log
+    return bytes(received), log
+
+
+def test_behind_gunicorn_a_broken_export_is_a_failed_download(db_url, tmp_path):
+    """The visitor's HTTP client sees the body end without its final chunk: an error."""
+    received, _log = broken_download_behind_gunicorn(db_url, tmp_path, "csv")
+    assert b"res_001" in received
+    assert stream.INCOMPLETE_MARKER.encode() in received

@@ -21,7 +21,11 @@ from app.demo import seed_demo
 from app.store import schema
 from app.viewer.exports import sources, stream, text_writers
 from tests.viewer.conftest import point_viewer_at
-from tests.viewer.exports.test_csv_export import api_records, breaking_api
+from tests.viewer.exports.test_csv_export import (
+    api_records,
+    breaking_api,
+    broken_download_behind_gunicorn,
+)
 from tests.viewer.fake_api import FakeApi, json_response
 
 PROTEIN_KINDS = domain.PROTEIN_KINDS
@@ -353,31 +357,7 @@ def test_a_failure_midway_is_marked_and_raised(app, client, extension):
 
 def test_behind_gunicorn_a_broken_json_export_is_a_failed_download(db_url, tmp_path):
     """The body ends without its final chunk: the client raises, and no JSON parses."""
-    import httpx
-
-    from tests.conftest import start_gunicorn, stop_gunicorn
-
-    api_server = FakeApi(breaking_api())
-    instance = tmp_path / "instance"
-    instance.mkdir()
-    server = start_gunicorn({
-        "FLASK_DATABASE_URL": db_url, "FLASK_SECRET_KEY": "live-secret",
-        "FLASK_INSTANCE_PATH": str(instance), "FLASK_COMPUTE_API_URL": api_server.url,
-    }, tmp_path, workers=1)
-    received = bytearray()
-    try:
-        with pytest.raises(httpx.RemoteProtocolError), httpx.stream(
-                "GET", f"{server.url}/share/sl_fake/pipelines/pipe_fake/export.json",
-                timeout=20) as response:
-            assert response.status_code == 200
-            assert response.headers["Transfer-Encoding"] == "chunked"
-            for chunk in response.iter_raw():
-                received += chunk
-    finally:
-        stop_gunicorn(server)
-        api_server.stop()
+    received, _log = broken_download_behind_gunicorn(db_url, tmp_path, "json")
     assert b'"res_001"' in received
     with pytest.raises(ValueError):
-        json.loads(bytes(received))
-    log = server.log_text()
-    assert "ExportIncomplete" in log and "sl_fake" not in log
+        json.loads(received)
