@@ -30,7 +30,8 @@ keepalive = 5
 limit_request_line = 8190
 accesslog = "-"
 errorlog = "-"
-access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(L)ss "%(a)s"'
+# Ends with the request id (app.request_ids), which the error pages show to visitors.
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(L)ss "%(a)s" req=%({x-request-id}o)s'
 # Forwarded headers are trusted only as far as FLASK_TRUSTED_PROXY_COUNT says (app side).
 forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")
 # gunicorn's control socket (gunicornc) defaults to one fixed path per user

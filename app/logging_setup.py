@@ -22,6 +22,8 @@ import re
 
 from flask import Flask
 
+from app import request_ids
+
 REDACTED = "[redacted]"
 # Deeper than any client encodes by accident (double encoding is the most seen in the
 # wild); beyond it a word is blanked whole, so an attacker gains nothing by nesting more.
@@ -211,7 +213,8 @@ def install_record_factory() -> None:
         return
 
     def factory(*args, **kwargs) -> logging.LogRecord:
-        return _redact_record(current(*args, **kwargs))
+        # Redacted first, so the request id prefix is never mistaken for part of a secret.
+        return request_ids.tag(_redact_record(current(*args, **kwargs)))
 
     factory.redacting = True  # type: ignore[attr-defined]
     logging.setLogRecordFactory(factory)
