@@ -7,11 +7,20 @@ The Referer header is left out of the access log format for the same reason (it 
 a share URL from another page of ours).
 """
 
+import glob
 import json
 import logging
 import multiprocessing
 import os
+import tempfile
 import traceback
+
+# Prometheus samples of every worker (app.metrics) go to a directory of this server's own,
+# named before anything imports prometheus_client (it reads the variable at import, and
+# importing the app below imports it; workers inherit the module as forked). An operator
+# may name one (PROMETHEUS_MULTIPROC_DIR); it is emptied when the server starts.
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR",
+                      tempfile.mkdtemp(prefix="share-viewer-metrics-"))
 
 from gunicorn.glogging import Logger
 
@@ -136,3 +145,16 @@ def post_worker_init(worker):
     print(f"\nOpen the demo share link: {demo['share_links']['public']['url']}\n"
           f"Email-mode link (sign in as {email['allowed_emails'][0]}): {email['url']}\n"
           f"Admin API key: {demo['admin_key']}\n", flush=True)
+
+
+def on_starting(server):
+    """Empty the metrics directory: samples of an earlier run would be added to this one's."""
+    for stale in glob.glob(os.path.join(os.environ["PROMETHEUS_MULTIPROC_DIR"], "*.db")):
+        os.remove(stale)
+
+
+def child_exit(server, worker):
+    """Fold a dead worker's samples into the totals (its gauges would otherwise linger)."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid, os.environ["PROMETHEUS_MULTIPROC_DIR"])

@@ -29,7 +29,7 @@ from werkzeug.exceptions import HTTPException, SecurityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import config as config_module
-from app import logging_setup, request_ids
+from app import logging_setup, metrics, request_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 # Seconds a load balancer (or a client) should wait before asking a 503 again.
@@ -171,6 +171,7 @@ def make_flask_app(
         load_config(app, test_config)
     logging_setup.init_app(app)
     request_ids.init_app(app)
+    metrics.init_app(app)
     proxies = int(app.config.get("TRUSTED_PROXY_COUNT") or 0)
     if proxies > 0:
         # Each request passes through exactly one app object's wsgi_app (the composed app

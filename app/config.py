@@ -66,6 +66,9 @@ DEFAULTS: dict[str, object] = {
     "TRUSTED_HOSTS": None,
     # Proxies in front of the app whose X-Forwarded-For is trusted (count of hops).
     "TRUSTED_PROXY_COUNT": 0,
+    # Networks (CIDR, comma-separated) that may read /metrics (app.metrics.endpoint); any
+    # other client gets the shared 404. None: loopback only.
+    "METRICS_NETWORKS": None,
     # Where sign-in rate limits count: None (or memory://) means the viewer store, exact
     # across workers and servers; redis://host:port means Redis (app.viewer.signin.limits).
     "RATELIMIT_STORAGE_URI": None,

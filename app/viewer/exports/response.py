@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from flask import Response, request, stream_with_context
 
 from app import domain
+from app.metrics.registry import EXPORTS
 from app.viewer.core.filenames import safe_filename
 from app.viewer.core.loaders import load_pipeline
 from app.viewer.exports.formats import Format, Source
@@ -44,6 +45,7 @@ def export_response(link_id: str, pipeline_id: str, fmt: Format) -> Response:
         return html_error_page(503, f"Sorting every result first: {building.indexed:,} of "
                                     f"{building.total:,} are indexed. Try again in a moment.")
     source = Source(link_id, pipeline_id, pipeline, kind, request.args, [Walk(pages)])
+    EXPORTS.labels(fmt.extension).inc()
     chunks = guarded(fmt.write(source), source.written, fmt.extension.upper(), fmt.marker)
     # stream_with_context: minting a token per page reads the visitor's session, and
     # reading files asks the app's API client.
