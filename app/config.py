@@ -78,6 +78,11 @@ DEFAULTS: dict[str, object] = {
     # Pipelines of at most this many results are indexed inside the first request; larger
     # ones in the background while the visitor sees a progress bar.
     "EXPLORE_SYNC_LIMIT": 2000,
+    # Expensive requests (exports, new substructure searches) one process runs at once, and
+    # how many of them one client address may hold; one more is a 503 "busy, retry"
+    # (app.viewer.web.work_gate). With gunicorn's 4 threads, 2 leave 2 for pages.
+    "EXPENSIVE_WORK_SLOTS": 2,
+    "EXPENSIVE_WORK_PER_CLIENT": 2,
     # Largest JSON request body the service accepts, bytes.
     "MAX_CONTENT_LENGTH": 1024 * 1024,
 }

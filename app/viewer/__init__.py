@@ -24,7 +24,14 @@ from app.viewer.results import views as results_views
 from app.viewer.signin import oidc
 from app.viewer.signin import views as signin_views
 from app.viewer.structure import views as structure_views
-from app.viewer.web import compression, embeds, error_pages, security, static_assets
+from app.viewer.web import (
+    compression,
+    embeds,
+    error_pages,
+    security,
+    static_assets,
+    work_gate,
+)
 
 # Every route of the viewer, in one place: the only importer of modules with a blueprint.
 BLUEPRINTS = (page_views.bp, results_views.bp, downloads.bp, export_views.bp, signin_views.bp,
@@ -55,6 +62,7 @@ def create_viewer_app(
     # /readyz: the viewer is ready when its store (store.init_app) and the API answer.
     base_app.add_readiness_check(app, "api", lambda: app.extensions["compute_api"].ready())
     error_pages.init_app(app)
+    work_gate.init_app(app)
     security.init_app(app)
     # Fingerprinted, cached, precompressed /static; gzip of pages; embedding links.
     static_assets.init_app(app)

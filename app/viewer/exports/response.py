@@ -22,14 +22,18 @@ from app.viewer.core.loaders import load_pipeline
 from app.viewer.exports.formats import Format, Source
 from app.viewer.exports.sources import IndexNotReady, is_selection, record_pages
 from app.viewer.exports.stream import Walk, guarded
+from app.viewer.web import work_gate
 from app.viewer.web.error_pages import html_error_page
 
 
 def export_filename(pipeline: dict, kind: domain.Kind, filtered: bool,
                     today: datetime | None = None, extension: str = "csv") -> str:
-    """Return ``<pipeline name or kind>[-selection]-<YYYY-MM-DD>.<extension>``; never an id."""
-    # "/" would make safe_filename keep only the last path part of the name.
-    stem = safe_filename((pipeline.get("name") or "").replace("/", "-"), kind.key)
+    """Return ``<kind label>[-selection]-<YYYY-MM-DD>.<extension>``; never an id.
+
+    The label is the kind's as recognised from the run record (the wire has no name).
+    """
+    # "/" would make safe_filename keep only the last path part of the label.
+    stem = safe_filename(kind.label.replace("/", "-"), kind.key)
     day = (today or datetime.now(UTC)).strftime("%Y-%m-%d")
     return f"{stem}{'-selection' if filtered else ''}-{day}.{extension}"
 
@@ -45,10 +49,14 @@ def export_response(link_id: str, pipeline_id: str, fmt: Format) -> Response:
         return html_error_page(503, f"Sorting every result first: {building.indexed:,} of "
                                     f"{building.total:,} are indexed. Try again in a moment.")
     source = Source(link_id, pipeline_id, pipeline, kind, request.args, [Walk(pages)])
+    # Admitted (or Busy, a 503) before anything streams; held until the download closes.
+    release = work_gate.enter("export")
     EXPORTS.labels(fmt.extension).inc()
     chunks = guarded(fmt.write(source), source.written, fmt.extension.upper(), fmt.marker)
     # stream_with_context: minting a token per page reads the visitor's session, and
     # reading files asks the app's API client.
     name = export_filename(pipeline, kind, is_selection(request.args), extension=fmt.extension)
-    return Response(stream_with_context(chunks), content_type=fmt.content_type,
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    response = Response(stream_with_context(chunks), content_type=fmt.content_type,
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    response.call_on_close(release)
+    return response

@@ -20,24 +20,28 @@ from app.db import DatabaseError, describe, is_unavailable
 from app.db_schema import is_missing_table
 from app.viewer import store
 from app.viewer.core import errors, identity
+from app.viewer.web import work_gate
 
 log = logging.getLogger(__name__)
 
 KNOWN_PAGES = {400, 401, 403, 404, 405, 500, 502, 503, 504}
 # Seconds a visitor (or a crawler) should wait before retrying an unavailable page.
 RETRY_AFTER_SECONDS = 10
+BUSY_MESSAGE = ("This viewer is busy with other heavy requests (exports, substructure "
+                "searches). Try again in a few seconds.")
 
 
 def html_error_page(status: int, message: str | None = None, *,
-                    store_missing: bool = False) -> Response:
+                    store_missing: bool = False, busy: bool = False) -> Response:
     """Render ``errors/<status>.html`` (or the generic page) with that status.
 
     ``store_missing`` makes the 503 page say the viewer's own store has no tables (its
-    operator has not run ``init-db``) instead of blaming the results service.
+    operator has not run ``init-db``) instead of blaming the results service; ``busy``
+    that this viewer has too much heavy work at once (``work_gate``).
     """
     template = f"errors/{status}.html" if status in KNOWN_PAGES else "errors/generic.html"
     context = {"status": status, "message": message, "retry_url": _retry_url(),
-               "store_missing": store_missing}
+               "store_missing": store_missing, "busy": busy}
     try:
         body = render_template(template, **context)
     except TemplateNotFound:
@@ -94,6 +98,18 @@ def _unavailable(error: errors.ApiUnavailable):
     return html_error_page(error.status)
 
 
+def _busy(error: work_gate.Busy):
+    # One line, no traceback: an operating condition, counted in share_viewer_busy_total.
+    log.info("busy: %s refused (%s)", error.work, request.endpoint)
+    if request.path.endswith(".json"):
+        response = jsonify(error=BUSY_MESSAGE)
+        response.status_code = 503
+    else:
+        response = html_error_page(503, busy=True)
+    response.headers["Retry-After"] = str(work_gate.RETRY_AFTER_SECONDS)
+    return response
+
+
 def _database_error(error: DatabaseError):
     if is_missing_table(error):
         # Not a bug in a view: the store was never migrated. /readyz says so too.
@@ -129,6 +145,7 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(errors.LinkForbidden, _forbidden)
     app.register_error_handler(errors.BadRequest, _bad_request)
     app.register_error_handler(errors.ApiUnavailable, _unavailable)
+    app.register_error_handler(work_gate.Busy, _busy)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(DatabaseError, _database_error)
     app.register_error_handler(Exception, _unexpected)
