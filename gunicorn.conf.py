@@ -131,11 +131,15 @@ def pre_request(worker, req):
 
 
 def post_worker_init(worker):
-    """Print the demo links once the first worker can answer (``make run`` asks for it).
+    """Start the chemistry children (``app.viewer.chem.budget``); print the demo links once
+    the first worker can answer (``make run`` asks for it).
 
     ``SHARE_VIEWER_ANNOUNCE`` names the JSON that ``flask seed-demo --json`` wrote. Printed
     here rather than before gunicorn starts, so the link works the moment it appears.
     """
+    from app.viewer.chem import budget
+
+    budget.warm_up()  # the chemistry children, before the first drawing needs one
     announce = os.environ.get("SHARE_VIEWER_ANNOUNCE")
     if not announce or worker.age != 1:
         return

@@ -33,7 +33,7 @@ from rdkit.Chem import rdDepictor
 from rdkit.Chem.Draw import rdMolDraw2D
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem import substructure
+from app.viewer.chem import budget, substructure
 from app.viewer.chem.cache import BoundedCache
 from app.viewer.core.errors import BadRequest
 
@@ -51,6 +51,9 @@ COORDGEN_MAX_RING = 28
 # RDKit's depictor: a 250-atom chain in ~0.1 s; 1,000 atoms take 1.4 s. No drug-like or
 # designed small molecule comes near it.
 MAX_LAYOUT_ATOMS = 250
+# The hard budget of one drawing (layout, highlight match, drawing) in the child process:
+# a normal molecule takes 2-20 ms, the worst of the hostile corpus under 0.5 s.
+DRAW_SECONDS = 3.0
 
 _molecules: BoundedCache[tuple] = BoundedCache(4096)
 _readable: BoundedCache[bool] = BoundedCache(16384)
@@ -157,19 +160,44 @@ def _draw(mol: Chem.Mol, highlight: str | None, size: str) -> str:
     return _PATH_STYLE.sub(r"fill='none' stroke='\1' stroke-width='\2' stroke-linecap='\3'", svg)
 
 
+def draw_now(smiles: str, highlight: str | None = None, size: str = "row") -> str | None:
+    """Lay out and draw ``smiles`` in this process (no budget; ``svg`` is the caller's).
+
+    None when the SMILES cannot be drawn (see ``drawable``).
+    """
+    mol = depiction_mol(smiles)
+    return None if mol is None else _draw(mol, highlight, size)
+
+
 def svg(smiles: str, highlight: str | None = None, size: str = "row") -> str | None:
     """Return the SVG of ``smiles`` (atoms matching ``highlight`` highlighted), or None.
 
     None when the SMILES cannot be drawn (see ``drawable``). ``size`` is a key of ``SIZES``.
+    Drawn in a budgeted child process (``budget``): a molecule that takes longer than
+    ``DRAW_SECONDS`` gets ``PLACEHOLDER`` instead, cached like any drawing, so a hostile
+    molecule costs its budget once per worker, not once per view.
     """
     if size not in SIZES:
         raise ValueError(f"unknown depiction size {size!r}")
+    if not drawable(smiles):
+        return None
     key = cache_key(smiles, highlight, size)
     drawing = _drawings.get(key)
     if drawing is None:
-        mol = depiction_mol(smiles)
-        if mol is None:
+        drawing = budget.worker("drawings").run_one("draw", (smiles, highlight, size),
+                                                    seconds=DRAW_SECONDS)
+        if drawing is budget.OVERRUN:
+            drawing = placeholder(size)
+        if drawing is None:
             return None
-        drawing = _draw(mol, highlight, size)
         _drawings.put(key, drawing)
     return drawing
+
+
+def placeholder(size: str) -> str:
+    """Return the drawing shown for a molecule too complex to lay out within its budget."""
+    width, height = SIZES[size]
+    return (f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+            f"viewBox='0 0 {width} {height}' role='img' aria-label='Too complex to draw'>"
+            f"<text x='50%' y='50%' text-anchor='middle' font-family='sans-serif' "
+            f"font-size='12' fill='#666'>Too complex to draw</text></svg>")

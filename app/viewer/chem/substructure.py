@@ -17,12 +17,17 @@ from functools import lru_cache
 from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 
+from app.viewer.chem import budget
 from app.viewer.core.errors import BadRequest
 
 # The depictions' limit: longer is no small molecule of a design pipeline.
 MAX_SMILES = 2000
 # Longer than any sensible substructure; bounds the parse and match cost of one request.
 MAX_QUERY_LENGTH = 500
+# The hard budget of a whole-set search (``match_within_budget``): a molecule normally
+# takes 20-100 us; a 40-atom ring query against a polyacene takes 4 s, one more atom much more.
+ITEM_SECONDS = 2.0
+TOTAL_SECONDS = 60.0
 
 
 def _aromatic_atoms(mol: Chem.Mol) -> int:
@@ -64,6 +69,18 @@ def match_each(smiles: list[str], query: Chem.Mol) -> list[bool]:
             mol = Chem.MolFromSmiles(text) if len(text) <= MAX_SMILES else None
             out.append(mol is not None and mol.HasSubstructMatch(query))
     return out
+
+
+def match_within_budget(smiles: list[str], text: str) -> list[bool]:
+    """Return ``match_each`` of the query ``text``, computed in a budgeted child process.
+
+    A molecule whose match takes longer than ``ITEM_SECONDS`` (a hostile pair of query and
+    molecule: matching is exponential in the worst case) counts as not matching, as do the
+    molecules not reached in ``TOTAL_SECONDS``; both are logged (``budget``).
+    """
+    found = budget.worker("substructure").run_each(
+        "contains", smiles, (text,), item_seconds=ITEM_SECONDS, total_seconds=TOTAL_SECONDS)
+    return [answer is True for answer in found]
 
 
 def matched_atoms_and_bonds(mol: Chem.Mol, query: Chem.Mol) -> tuple[list[int], list[int]]:

@@ -57,6 +57,9 @@ def _steps(smiles: str):
 def measure() -> dict:
     """Return ``worst`` ({step: [seconds, molecule name]} of each step's slowest molecule)
     and ``undrawn`` (the molecules whose drawing came out None)."""
+    from app.viewer.chem import depict
+
+    depict.svg("CCO")  # starts the drawing child (its forkserver imports RDKit once)
     worst = {step: [0.0, ""] for step in STEPS}
     undrawn = []
     for name, smiles in CORPUS.items():

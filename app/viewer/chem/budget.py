@@ -1,0 +1,179 @@
+"""Chemistry under a hard time budget: RDKit work runs in a child process, killed on overrun.
+
+The molecules come from clients and the substructure queries from visitors, and some of
+RDKit's algorithms are exponential in the worst case: a ring query of 40 atoms against a
+polyacene takes 4 s and each further atom multiplies it; CoordGen's layout of a plain
+49-atom ring takes over a minute. A guard that checks inputs first (``depict``'s ring and
+atom limits) covers the cases we know; this covers the ones we do not. The work runs in a
+child process, so the gunicorn worker's threads keep the GIL and keep answering, and the
+child is killed when one item overruns ``item_seconds`` (the item's answer is ``OVERRUN``,
+and the caller shows a placeholder and caches it) or the whole task overruns
+``total_seconds`` (the items not reached are ``OVERRUN`` too). The next task starts a
+fresh child.
+
+Children are forked from a ``forkserver`` that has imported RDKit and the tasks once, so a
+new child costs milliseconds, not an import. Each process (a gunicorn worker) has one child
+per ``ChemistryWorker``, used by one task at a time (a lock): whole-set searches and
+drawings have their own, so a long search never delays a drawing.
+
+Results stream back in batches (every ``BATCH`` items or ``FLUSH_SECONDS``), which keeps a
+million-molecule search from paying a pipe message per molecule. When the child stalls, the
+items after the last batch are run again one by one to find the one that overran; only it
+is ``OVERRUN``.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class _Overrun:
+    """The answer of an item that did not finish within its budget."""
+
+    def __repr__(self) -> str:
+        return "OVERRUN"
+
+
+OVERRUN: Any = _Overrun()
+BATCH = 512
+FLUSH_SECONDS = 0.05
+_TASKS_MODULE = "app.viewer.chem.budget_tasks"
+_context = multiprocessing.get_context("forkserver")
+_context.set_forkserver_preload([_TASKS_MODULE])
+
+
+def _serve(conn) -> None:
+    """The child's loop: run each task's items, send ``(start, answers)`` batches, then
+    ``(None, count)`` when the task is done. ``precise`` tasks flush after every item."""
+    import importlib
+
+    tasks = importlib.import_module(_TASKS_MODULE).TASKS
+    while True:
+        try:
+            name, fixed, items, start, precise = conn.recv()
+        except EOFError:
+            return
+        function = tasks[name]
+        batch_start, answers, flushed = start, [], time.monotonic()
+        for offset, item in enumerate(items):
+            answers.append(function(item, *fixed))
+            now = time.monotonic()
+            if precise or len(answers) >= BATCH or now - flushed >= FLUSH_SECONDS:
+                conn.send((batch_start, answers))
+                batch_start, answers, flushed = start + offset + 1, [], now
+        if answers:
+            conn.send((batch_start, answers))
+        conn.send((None, len(items)))
+
+
+class ChemistryWorker:
+    """One child process that runs chemistry tasks under a time budget (module doc)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self._lock = threading.Lock()
+        self._process = None
+        self._conn = None
+
+    def _ensure_child(self):
+        if self._process is None or not self._process.is_alive():
+            parent, child = _context.Pipe()
+            self._process = _context.Process(target=_serve, args=(child,), daemon=True,
+                                             name=f"chemistry-{self.name}")
+            self._process.start()
+            child.close()
+            self._conn = parent
+        return self._conn
+
+    def _kill(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.join(5)
+        if self._conn is not None:
+            self._conn.close()
+        self._process = self._conn = None
+
+    def run_each(self, task: str, items: Sequence, fixed: tuple = (), *,
+                 item_seconds: float, total_seconds: float) -> list:
+        """Return ``TASKS[task](item, *fixed)`` for each item, ``OVERRUN`` where it did not
+        finish within ``item_seconds`` or before ``total_seconds`` ran out."""
+        answers: list = [OVERRUN] * len(items)
+        deadline = time.monotonic() + total_seconds
+        with self._lock:
+            start, precise_until = 0, -1
+            while start < len(items) and time.monotonic() < deadline:
+                precise = start <= precise_until or start == len(items) - 1
+                reached, stalled = self._run(task, items, fixed, start, answers,
+                                             precise=precise, item_seconds=item_seconds,
+                                             deadline=deadline)
+                if not stalled:
+                    start = reached
+                    continue
+                self._kill()
+                if precise:  # alone, the item at ``start`` overran: skip it
+                    log.warning("chemistry %s: one item overran its %.1f s budget",
+                                task, item_seconds)
+                    start, precise_until = start + 1, -1
+                else:  # the culprit is among the items after the last batch: one by one
+                    start, precise_until = reached, reached + BATCH - 1
+            if start < len(items):
+                self._kill()  # still working on the rest: the next task needs a fresh child
+                log.warning("chemistry %s: %d of %d items left when its %.1f s ran out",
+                            task, len(items) - start, len(items), total_seconds)
+        return answers
+
+    def _run(self, task: str, items: Sequence, fixed: tuple, start: int, answers: list, *,
+             precise: bool, item_seconds: float, deadline: float) -> tuple[int, bool]:
+        """Send items from ``start``; fill ``answers``; return (next index, stalled?)."""
+        conn = self._ensure_child()
+        chunk = items[start:start + 1] if precise else items[start:]
+        conn.send((task, fixed, list(chunk), start, precise))
+        reached = start
+        while True:
+            wait = min(item_seconds + FLUSH_SECONDS, deadline - time.monotonic())
+            if wait <= 0 or not conn.poll(wait):
+                return reached, True
+            batch_start, batch = conn.recv()
+            if batch_start is None:
+                return reached, False
+            answers[batch_start:batch_start + len(batch)] = batch
+            reached = batch_start + len(batch)
+
+    def run_one(self, task: str, item: Any, fixed: tuple = (), *, seconds: float) -> Any:
+        """Return one item's answer, or ``OVERRUN``."""
+        return self.run_each(task, [item], fixed, item_seconds=seconds,
+                             total_seconds=seconds)[0]
+
+
+_workers: dict[str, ChemistryWorker] = {}
+_workers_lock = threading.Lock()
+
+
+def worker(name: str) -> ChemistryWorker:
+    """Return this process's ``ChemistryWorker`` called ``name`` (made on first use)."""
+    with _workers_lock:
+        if name not in _workers:
+            _workers[name] = ChemistryWorker(name)
+        return _workers[name]
+
+
+def warm_up(names: tuple[str, ...] = ("drawings", "substructure")) -> None:
+    """Start the forkserver and these workers' children in the background.
+
+    The forkserver imports RDKit and the app once (seconds on a busy machine); done when a
+    gunicorn worker starts (``post_worker_init``), the first visitor does not wait for it.
+    """
+    def start() -> None:
+        for name in names:
+            chemistry = worker(name)
+            with chemistry._lock:
+                chemistry._ensure_child()
+
+    threading.Thread(target=start, name="chemistry-warm-up", daemon=True).start()

@@ -1,0 +1,23 @@
+"""The tasks a budgeted chemistry child runs (``budget``): imported once by its forkserver.
+
+Each task takes one item and the task's fixed arguments, and returns something small and
+picklable: a match answer, an SVG text.
+"""
+
+from __future__ import annotations
+
+from app.viewer.chem import depict, substructure
+
+
+def contains(smiles: str, query_text: str) -> bool:
+    """Whether the molecule of ``smiles`` holds the query (parsed once, cached)."""
+    return substructure.match_each([smiles], substructure.parse_query(query_text))[0]
+
+
+def draw(item: tuple[str, str | None, str]) -> str | None:
+    """The SVG of ``(smiles, highlight, size)``, or None when it cannot be drawn."""
+    smiles, highlight, size = item
+    return depict.draw_now(smiles, highlight, size)
+
+
+TASKS = {"contains": contains, "draw": draw}

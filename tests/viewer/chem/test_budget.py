@@ -1,0 +1,70 @@
+"""Chemistry under a hard time budget (issue 22, item 1): a child process, killed on overrun.
+
+A query and a molecule chosen to blow up RDKit's matcher (a 45-atom ring of any atoms
+against a 20-ring polyacene: seconds at 40 atoms, each further atom multiplies it) cost
+their budget and no more; the molecules around them still get their true answers, in
+order; the next task gets a fresh child; a drawing that overruns is a placeholder.
+"""
+
+from __future__ import annotations
+
+import time
+
+from app.viewer.chem import budget, depict, substructure
+from tests.viewer.chem.hostile_molecules import CORPUS
+
+POLYACENE = CORPUS["polyacene 20 rings"]
+RING_45_ANY_ATOMS = "*1" + "~*" * 44 + "1"
+
+
+def test_answers_equal_the_in_process_ones_across_batches():
+    smiles = [CORPUS["cyclophane"], "c1ccccc1O", "CCO", "C1CCCCC1N", "C1CC("] * 400
+    query = "c1ccccc1"
+    expected = substructure.match_each(smiles, substructure.parse_query(query))
+    found = budget.worker("test").run_each("contains", smiles, (query,), item_seconds=5,
+                                           total_seconds=60)
+    assert len(smiles) > 3 * budget.BATCH
+    assert found == expected
+
+
+def test_one_overrunning_molecule_costs_its_budget_and_nothing_else():
+    smiles = ["CCO", "c1ccccc1", POLYACENE, "C1CCCCC1"] * 1 + ["C" * 50] * 700
+    started = time.perf_counter()
+    found = budget.worker("test").run_each("contains", smiles, (RING_45_ANY_ATOMS,),
+                                           item_seconds=0.5, total_seconds=30)
+    elapsed = time.perf_counter() - started
+    assert found[2] is budget.OVERRUN
+    # Only the polyacene overran: a 50-carbon chain has no ring of 45 (a true "no").
+    assert [answer for i, answer in enumerate(found) if i != 2] == [False] * (len(smiles) - 1)
+    assert elapsed < 5, elapsed  # two budgets (batch, then one by one) plus the rest
+    # The worker answers the next task, with a fresh child.
+    assert budget.worker("test").run_one("contains", "c1ccccc1O", ("[OH]",), seconds=5)
+
+
+def test_the_total_budget_bounds_a_task_of_many_slow_items():
+    smiles = [POLYACENE] * 20
+    started = time.perf_counter()
+    found = budget.worker("test").run_each("contains", smiles, (RING_45_ANY_ATOMS,),
+                                           item_seconds=0.4, total_seconds=1.5)
+    assert time.perf_counter() - started < 4
+    assert found == [budget.OVERRUN] * 20
+
+
+def test_a_whole_set_search_treats_an_overrun_as_no_match(monkeypatch):
+    monkeypatch.setattr(substructure, "ITEM_SECONDS", 0.5)
+    found = substructure.match_within_budget(["c1ccccc1", POLYACENE, "CCC"], RING_45_ANY_ATOMS)
+    assert found == [False, False, False]
+    assert substructure.match_within_budget(["c1ccccc1O", "CCC"], "[OH]") == [True, False]
+
+
+def test_a_drawing_that_overruns_is_a_cached_placeholder(monkeypatch):
+    normal = depict.svg("c1ccccc1O", None, "row")
+    assert normal is not None and "<svg" in normal and "Too complex" not in normal
+
+    monkeypatch.setattr(depict, "DRAW_SECONDS", 0.3)
+    # The ring query as a highlight makes the drawing's own match overrun.
+    slow = depict.svg(POLYACENE, RING_45_ANY_ATOMS, "large")
+    assert slow == depict.placeholder("large")
+    started = time.perf_counter()
+    assert depict.svg(POLYACENE, RING_45_ANY_ATOMS, "large") == slow  # cached: no new budget
+    assert time.perf_counter() - started < 0.1
