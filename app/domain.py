@@ -91,6 +91,11 @@ METRICS: dict[str, Metric] = {
                description="Fraction of residues in beta sheets."),
         Metric("loop_fraction", "Loop", direction=None, decimals=2, bands=None,
                description="Fraction of residues in loops (neither helix nor sheet)."),
+        # Optional: protein results may carry it beyond the spec's metrics; no kind lists
+        # it, the viewer shows it where records have it (results.extra_metrics).
+        Metric("ipsae_min", "ipSAE (min)", description=(
+            "Interface predicted Structural Alignment Error score: the lower of the "
+            "target-to-binder and binder-to-target ipSAE, at a 10 \u00c5 PAE cutoff.")),
     )
 }
 
@@ -240,6 +245,11 @@ KINDS: dict[str, Kind] = {
         Kind("small_molecule_library_screen", "Small-molecule library screen",
              "A library of small molecules screened against a target.", "small_molecule",
              SMALL_MOLECULE_METRICS, has_external_id=True, roles=_SMALL_MOLECULE_ROLES),
+        # Records are library-screen records without ADME (boltz-api 0.50.0).
+        Kind("small_molecule_explore", "Small-molecule explore",
+             "A large library explored by scoring the most promising molecules first.",
+             "small_molecule", SMALL_MOLECULE_METRICS, has_external_id=True,
+             roles=_SMALL_MOLECULE_ROLES),
     )
 }
 PIPELINE_KINDS = tuple(KINDS)

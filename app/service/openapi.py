@@ -36,9 +36,11 @@ SDK's read-only access to pipeline runs, their results and predictions.
   (`livemode`). A test key (`mode: test`) reads and creates only test-mode resources, a live
   key only live ones (the other mode's ids are 404s, and 400s in a new share link). On its
   first use a test key's workspace (an admin test key's: the default workspace) gets
-  synthetic test-mode pipelines of all six kinds and both predictions, ready to list and
-  share. `GET /share/{id}` says `livemode: false` for a link made with a test key and the
-  viewer marks its pages as test data. Test-mode activity records no usage.
+  synthetic test-mode pipelines of all seven types and both predictions, ready to list and
+  share. Every record a test-mode link exposes says `livemode: false` and the viewer marks
+  its pages as test data. Test-mode activity records no usage.
+* Records are the SDK's (`boltz-api` 0.50.0). Fields and resources beyond the SDK say
+  "Extension (beyond the SDK)" in their descriptions; clients need none of them.
 """
 
 

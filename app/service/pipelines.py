@@ -1,26 +1,28 @@
-"""Pipeline runs as the public SDK reads them: retrieve, list and list_results (issue 11).
+"""Pipeline runs as the public SDK reads them: retrieve, list and list_results (issues 11, 18).
 
 Read-only: runs are created by the compute engine, outside this API. Paths, parameters and
-record shapes are those of the SDK (``boltz-api`` 0.50.0), one resource per pipeline
+record shapes are those of the SDK (``boltz-api`` 0.50.0), one resource per pipeline type
 (paths below ``/compute/v1``):
 
-- ``/protein/design`` (SDK ``protein.design``): kinds ``protein_design`` and
-  ``protein_redesign``;
+- ``/protein/design`` (SDK ``protein.design``): ``protein_design``;
 - ``/protein/sequence-redesign`` (``protein.sequence_redesign``): ``protein_sequence_redesign``;
 - ``/protein/library-screen`` (``protein.library_screen``): ``protein_library_screen``;
 - ``/small-molecule/design`` (``small_molecule.design``): ``small_molecule_design``;
 - ``/small-molecule/library-screen`` (``small_molecule.library_screen``):
-  ``small_molecule_library_screen``.
-
-The SDK has no resource of its own for protein redesign: a redesign of an existing binder
-is a protein design run from a template, so those runs are served with the design runs
-(their ``kind`` field tells them apart; their results have the same record shape).
+  ``small_molecule_library_screen``;
+- ``/small-molecule/explore`` (``small_molecule.explore``): ``small_molecule_explore``
+  (the SDK has retrieve and list_results; the list is an extension beyond the SDK);
+- ``/protein/redesign``: ``protein_redesign``. Extension (beyond the SDK): the SDK has
+  no resource for protein redesign runs (``boltz-protein-redesign`` ``v2026-03-01``,
+  ``PipelineProteinRedesignRun`` of its share reads); their records fail the protein
+  design model, so they get a resource of their own with the same three reads.
 
 Each resource answers ``GET {path}`` (one page of run summaries, ordered by id, ``limit``
-1-1000, default 20), ``GET {path}/{id}`` (one run with its input) and
-``GET {path}/{id}/results`` (its results in the page shape of the run's kind, exactly as
-the share endpoint answers them, ``limit`` default 100, ``ids`` filter up to 200).
-Scoping and modes: see ``app.service.read_scope``.
+1-1000, default 20), ``GET {path}/{id}`` (one run with its input, the same record the
+share read answers) and ``GET {path}/{id}/results`` (its results in the page shape of
+the run's type, exactly as the share endpoint answers them, ``limit`` default 100,
+``ids`` filter up to 200). Records: ``app.service.run_models``. Scoping and modes: see
+``app.service.read_scope``.
 """
 
 from __future__ import annotations
@@ -37,14 +39,9 @@ from app.service.errors import not_found
 from app.service.pagination import Page
 from app.service.read_scope import RunListQuery, RunQuery, RunResultsQuery
 from app.service.result_records import PAGE_MODELS, pipeline_results
-from app.service.run_models import (
-    DesignProgress,
-    MoleculeDesignProgress,
-    MoleculeScreenProgress,
-    ProteinScreenProgress,
-    RunModels,
-)
+from app.service.run_models import PIPELINE_MODELS, RunModels
 from app.store import pipelines as store
+from app.store import results as results_store
 
 bp = ApiBlueprint("pipelines", __name__)
 
@@ -53,36 +50,40 @@ _SCOPE = read_scope.__doc__.split("\n\n", 1)[1]
 
 @dataclass(frozen=True)
 class PipelineResource:
-    """One SDK pipeline resource: its path, the kinds it serves, its models."""
+    """One pipeline resource: its path, the kind it serves, its label and tag."""
 
     path: str
-    kinds: tuple[str, ...]
+    kind: str
     label: str
     tag: str
-    models: RunModels
+    extension: str = ""  # why the resource (or its list) goes beyond the SDK, if it does
 
+    @property
+    def models(self) -> RunModels:
+        """The record models of the resource's runs."""
+        return PIPELINE_MODELS[self.kind]
+
+
+_EXPLORE_LIST = ("Extension (beyond the SDK): the SDK has no list of small-molecule "
+                 "explore runs; this one answers as the other run lists do. ")
+_REDESIGN = ("Extension (beyond the SDK): the SDK has no resource for protein redesign "
+             "runs (boltz-protein-redesign v2026-03-01); records are its "
+             "PipelineProteinRedesignRun. ")
 
 RESOURCES = (
-    PipelineResource("/protein/design", ("protein_design", "protein_redesign"),
-                     "protein design", "Protein",
-                     RunModels("ProteinDesignRun", "boltzprot", "1.0", DesignProgress,
-                               "protein design")),
-    PipelineResource("/protein/sequence-redesign", ("protein_sequence_redesign",),
-                     "protein sequence redesign", "Protein",
-                     RunModels("ProteinSequenceRedesignRun", "boltz-protein-redesign",
-                               "v2026-07-14", DesignProgress, "protein sequence redesign")),
-    PipelineResource("/protein/library-screen", ("protein_library_screen",),
-                     "protein library screen", "Protein",
-                     RunModels("ProteinLibraryScreenRun", "boltzprot", "1.0",
-                               ProteinScreenProgress, "protein library screen")),
-    PipelineResource("/small-molecule/design", ("small_molecule_design",),
-                     "small-molecule design", "Small molecule",
-                     RunModels("SmallMoleculeDesignRun", "boltzmol", "1.0",
-                               MoleculeDesignProgress, "small-molecule design")),
-    PipelineResource("/small-molecule/library-screen", ("small_molecule_library_screen",),
-                     "small-molecule library screen", "Small molecule",
-                     RunModels("SmallMoleculeLibraryScreenRun", "boltzmol", "1.0",
-                               MoleculeScreenProgress, "small-molecule library screen")),
+    PipelineResource("/protein/design", "protein_design", "protein design", "Protein"),
+    PipelineResource("/protein/redesign", "protein_redesign", "protein redesign", "Protein",
+                     extension=_REDESIGN),
+    PipelineResource("/protein/sequence-redesign", "protein_sequence_redesign",
+                     "protein sequence redesign", "Protein"),
+    PipelineResource("/protein/library-screen", "protein_library_screen",
+                     "protein library screen", "Protein"),
+    PipelineResource("/small-molecule/design", "small_molecule_design",
+                     "small-molecule design", "Small molecule"),
+    PipelineResource("/small-molecule/library-screen", "small_molecule_library_screen",
+                     "small-molecule library screen", "Small molecule"),
+    PipelineResource("/small-molecule/explore", "small_molecule_explore",
+                     "small-molecule explore", "Small molecule"),
 )
 
 
@@ -91,7 +92,7 @@ def find_run(resource: PipelineResource, run_id: str,
     """Return the caller's run of ``resource`` in the key's mode, or the shared 404."""
     key = current_key()
     run = store.find_pipeline(
-        get_conn(), run_id, organization_id=key.organization_id, kinds=resource.kinds,
+        get_conn(), run_id, organization_id=key.organization_id, kinds=(resource.kind,),
         livemode=key.livemode, workspace_id=read_scope.retrieve_workspace(workspace_id),
     )
     if run is None:
@@ -106,14 +107,19 @@ def _register(resource: PipelineResource) -> None:
 
     def list_runs(query: RunListQuery) -> BaseModel:
         key = current_key()
+        conn = get_conn()
         runs, has_more = store.list_pipelines(
-            get_conn(), read_scope.list_workspace(query.workspace_id), resource.kinds,
+            conn, read_scope.list_workspace(query.workspace_id), (resource.kind,),
             key.livemode, limit=query.limit, after_id=query.after_id,
             before_id=query.before_id)
-        return models.page_of(runs, has_more)
+        # One grouped query gives every run of the page its latest_result_id.
+        latest = results_store.latest_result_ids(conn, [run.id for run in runs])
+        return models.page_of(runs, has_more, latest)
 
     def retrieve_run(id: str, query: RunQuery) -> BaseModel:
-        return models.record(find_run(resource, id, query.workspace_id), full=True)
+        run = find_run(resource, id, query.workspace_id)
+        latest = results_store.latest_result_ids(get_conn(), [run.id])
+        return models.record(run, full=True, latest_result_id=latest.get(run.id))
 
     def list_run_results(id: str, query: RunResultsQuery) -> Page:
         run = find_run(resource, id, query.workspace_id)
@@ -123,16 +129,20 @@ def _register(resource: PipelineResource) -> None:
     for view, verb in ((list_runs, "list"), (retrieve_run, "retrieve"),
                        (list_run_results, "list_results")):
         view.__name__ = view.__qualname__ = f"{verb}_{stem}"
+    extension = resource.extension
+    list_extension = extension or (_EXPLORE_LIST if resource.kind == "small_molecule_explore"
+                                   else "")
     bp.operation("GET", resource.path, summary=f"List {label} runs", query=RunListQuery,
-                 response=models.page, description="Ordered by id (creation order). "
-                 + _SCOPE, **common)(list_runs)
+                 response=models.page, description=list_extension
+                 + "Ordered by id (creation order). " + _SCOPE, **common)(list_runs)
     bp.operation("GET", f"{resource.path}/<id>", summary=f"Retrieve a {label} run",
-                 query=RunQuery, response=models.full, description=_SCOPE,
+                 query=RunQuery, response=models.full, description=extension
+                 + "The same record as the run's entry in a share read. " + _SCOPE,
                  **common)(retrieve_run)
     bp.operation("GET", f"{resource.path}/<id>/results",
                  summary=f"List results of a {label} run", query=RunResultsQuery,
-                 response=tuple(PAGE_MODELS[kind] for kind in resource.kinds),
-                 description="The same page shapes as the share-link results endpoint. "
+                 response=PAGE_MODELS[resource.kind], description=extension
+                 + "The same page shape as the share-link results endpoint. "
                  "`ids` filters before pagination. " + _SCOPE, **common)(list_run_results)
 
 

@@ -5,8 +5,9 @@ parameters and record shapes are those of the SDK (``boltz-api`` 0.50.0):
 ``/predictions/structure-and-binding`` (application ``structure_and_binding``) and
 ``/predictions/adme`` (application ``adme``). ``GET {path}`` answers one page of
 summaries ordered by id (``limit`` 1-1000, default 20); ``GET {path}/{id}`` one
-prediction with its input and output as stored. Scoping and modes: see
-``app.service.read_scope``.
+prediction with its input and output (a structure-and-binding output with its files'
+presigned URLs), the same record the share read answers (``app.service.run_models``).
+Scoping and modes: see ``app.service.read_scope``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from app.service.api import ApiBlueprint
 from app.service.auth import current_key
 from app.service.errors import not_found
 from app.service.read_scope import RunListQuery, RunQuery
-from app.service.run_models import PredictionModels
+from app.service.run_models import PREDICTION_MODELS, PredictionModels, presigned_by_role
 from app.store import pipelines as store
 
 bp = ApiBlueprint("predictions", __name__)
@@ -31,21 +32,22 @@ _SCOPE = read_scope.__doc__.split("\n\n", 1)[1]
 
 @dataclass(frozen=True)
 class PredictionResource:
-    """One SDK prediction resource: its path, its application, its models."""
+    """One SDK prediction resource: its path, its application, its label."""
 
     path: str
     application: str
     label: str
-    models: PredictionModels
+
+    @property
+    def models(self) -> PredictionModels:
+        """The record models of the resource's predictions."""
+        return PREDICTION_MODELS[self.application]
 
 
 RESOURCES = (
     PredictionResource("/predictions/structure-and-binding", "structure_and_binding",
-                       "structure and binding prediction",
-                       PredictionModels("StructureAndBindingPrediction", "boltz-2.1", "2.1",
-                                        "structure and binding prediction")),
-    PredictionResource("/predictions/adme", "adme", "ADME prediction",
-                       PredictionModels("AdmePrediction", "adme-v1", "1", "ADME prediction")),
+                       "structure and binding prediction"),
+    PredictionResource("/predictions/adme", "adme", "ADME prediction"),
 )
 
 
@@ -70,7 +72,9 @@ def _register(resource: PredictionResource) -> None:
             workspace_id=read_scope.retrieve_workspace(query.workspace_id))
         if run is None:
             raise not_found()
-        return models.record(run, full=True)
+        urls = (presigned_by_role([run.id]).get(run.id, {})
+                if models.files_in_output else {})
+        return models.record(run, full=True, urls=urls)
 
     stem = resource.path.strip("/").replace("/", "_").replace("-", "_")
     for view, verb in ((list_runs, "list"), (retrieve_run, "retrieve")):
@@ -79,7 +83,8 @@ def _register(resource: PredictionResource) -> None:
                  response=models.page, description="Ordered by id (creation order). "
                  + _SCOPE, **common)(list_runs)
     bp.operation("GET", f"{resource.path}/<id>", summary=f"Retrieve a {label}",
-                 query=RunQuery, response=models.full, description=_SCOPE,
+                 query=RunQuery, response=models.full, description="The same record as "
+                 "the prediction's entry in a share read. " + _SCOPE,
                  **common)(retrieve_run)
 
 

@@ -1,4 +1,4 @@
-"""The six record shapes of pipeline results, their page models, and ``result_record``.
+"""The record shapes of pipeline results (one page model per kind), and ``result_record``.
 
 Records are pydantic models built from store ``Result`` rows (``result_record``); the
 JSON the store keeps (entities, metrics, warnings, ADME) is validated into TypedDicts,
@@ -9,13 +9,19 @@ Optional fields (``warnings``, ``adme``, ``external_id``) are omitted when the r
 no value, never ``null`` (``wire.omitted_if_none``). In ``artifacts`` a role is present
 when the result has that file: the spec always has ``archive`` (and ``structure`` for
 screens and small molecules) for finished results; ``ligand_structure`` is optional.
+
+Metrics are served as stored: the SDK's keys (protein records may carry its optional
+``ipsae_min``) and any other key the engine reports. Extension (beyond the SDK): a metric
+key the SDK does not declare is passed through, never dropped (the SDK's models allow
+unknown keys). Small-molecule explore records are library-screen records without
+``adme``, as the SDK has them.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
 from app import domain
@@ -64,20 +70,36 @@ class ResultWarning(TypedDict):
     message: str
 
 
-def _metrics(name: str, keys: tuple[str, ...], doc: str) -> type:
-    """Return a TypedDict of float metrics ``keys``, described as ``app.domain`` does."""
-    fields = {}
+IPSAE_MIN = Annotated[float, Field(description=(
+    "Optional: the lower of target-to-binder and binder-to-target ipSAE at a 10 \u00c5 PAE "
+    "cutoff; higher is a more confidently predicted interface."))]
+
+
+def _metrics(name: str, keys: tuple[str, ...], doc: str,
+             optional: dict[str, Any] | None = None) -> type:
+    """Return a TypedDict of float metrics ``keys``, described as ``app.domain`` does.
+
+    ``optional`` adds keys that may be absent. Keys beyond both are kept as stored
+    (``extra="allow"``): metrics the SDK does not list must reach the viewer.
+    """
+    fields: dict[str, Any] = {}
     for key in sorted(keys):  # the spec's order
         metric = domain.METRICS[key]
         scale = (f" Unit: {metric.unit}." if metric.unit
                  else f" Range: {metric.range}." if metric.range else "")
         fields[key] = Annotated[float, Field(description=metric.description + scale)]
+    for key, annotation in (optional or {}).items():
+        fields[key] = NotRequired[annotation]
     model = TypedDict(name, fields)
-    model.__doc__, model.__module__ = doc, __name__
+    model.__doc__ = doc + (" Extension (beyond the SDK): metric keys the SDK does not "
+                           "declare are served as stored.")
+    model.__module__ = __name__
+    model.__pydantic_config__ = ConfigDict(extra="allow")
     return model
 
 
-BinderMetrics = _metrics("BinderMetrics", domain.BINDER_METRICS, "Protein binder metrics.")
+BinderMetrics = _metrics("BinderMetrics", domain.BINDER_METRICS, "Protein binder metrics.",
+                         {"ipsae_min": IPSAE_MIN})
 GenericMetrics = _metrics("GenericMetrics", domain.GENERIC_METRICS,
                           "Generic protein design metrics.")
 SmallMoleculeMetrics = _metrics("SmallMoleculeMetrics", domain.SMALL_MOLECULE_METRICS,
@@ -160,6 +182,18 @@ class SmallMoleculeScreenResult(SmallMoleculeDesignResult):
     external_id: str | None = omitted_if_none("Client-provided identifier.")
 
 
+class SmallMoleculeExploreResult(BaseModel):
+    """A record of small_molecule_explore pipelines: a screen record without ADME."""
+
+    id: str
+    artifacts: SmallMoleculeArtifacts
+    created_at: Timestamp
+    metrics: SmallMoleculeMetrics
+    smiles: str
+    external_id: str | None = omitted_if_none("Client-provided identifier.")
+    warnings: list[ResultWarning] | None = omitted_if_none()
+
+
 SequenceRedesignResult = Annotated[BinderRedesignResult | GenericRedesignResult,
                                    Field(discriminator="type")]
 
@@ -188,6 +222,10 @@ class SmScreenResultsResponse(Page[SmallMoleculeScreenResult]):
     """One page of small_molecule_library_screen results."""
 
 
+class SmExploreResultsResponse(Page[SmallMoleculeExploreResult]):
+    """One page of small_molecule_explore results."""
+
+
 PAGE_MODELS: dict[str, type[Page]] = {
     "protein_design": ProteinDesignResultsResponse,
     "protein_redesign": ProteinRedesignResultsResponse,
@@ -195,6 +233,7 @@ PAGE_MODELS: dict[str, type[Page]] = {
     "protein_library_screen": ProteinLibraryScreenResultsResponse,
     "small_molecule_design": SmDesignResultsResponse,
     "small_molecule_library_screen": SmScreenResultsResponse,
+    "small_molecule_explore": SmExploreResultsResponse,
 }
 RESULT_PAGES = tuple(PAGE_MODELS.values())
 """What the results endpoint answers: the page model of the pipeline's kind."""
@@ -205,6 +244,7 @@ _RECORD_MODELS: dict[str, type[BaseModel]] = {
     "protein_library_screen": ProteinLibraryScreenResult,
     "small_molecule_design": SmallMoleculeDesignResult,
     "small_molecule_library_screen": SmallMoleculeScreenResult,
+    "small_molecule_explore": SmallMoleculeExploreResult,
 }
 
 
@@ -226,7 +266,8 @@ def result_record(kind: str, result: Result, artifacts: dict[str, ArtifactUrl]) 
         fields["entities"] = result.entities or []
     if kind in SMALL_MOLECULE_KINDS:
         fields["smiles"] = result.smiles
-        fields["adme"] = result.adme
+        if kind != "small_molecule_explore":  # explore records have no ADME
+            fields["adme"] = result.adme
     if kind in SCREEN_KINDS:
         fields["external_id"] = result.external_id
     if kind == "protein_sequence_redesign":

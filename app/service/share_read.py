@@ -8,13 +8,17 @@ retention (one with some left shows those). Email-mode links also need
 Bearer`` when missing or invalid) for an address on the link's list (403 otherwise;
 compared case-insensitively).
 
-Result records follow the spec's six page shapes by pipeline kind (``result_records``);
-optional fields are omitted when a result has no value, never null.
+The read answers exactly the SDK's ``ShareLinkReadResponse``: the link's ``id``,
+``created_at``, ``expires_at``, ``workspace_id``, and the full records of its pipelines
+and predictions in the order they were registered, each the same record its own
+retrieve answers (``app.service.run_models``). Result records follow the page shape of
+the pipeline's type (``result_records``); optional fields are omitted when a result has
+no value, never null.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Union
 
 from flask import request
 from pydantic import BaseModel, Field, field_validator
@@ -23,11 +27,11 @@ from pydantic_core import PydanticCustomError
 from app import share_tokens
 from app.db import get_conn
 from app.service.api import ApiBlueprint
-from app.service.artifacts import Presigner
 from app.service.errors import PRIVATE_HEADERS, ApiError, forbidden, not_found
 from app.service.pagination import Page, ResultsPageQuery
 from app.service.result_records import RESULT_PAGES, pipeline_results
-from app.service.wire import Timestamp, TimestampText, omitted_if_none
+from app.service.run_models import PIPELINE_MODELS, PREDICTION_MODELS, presigned_by_role
+from app.service.wire import Timestamp
 from app.store import results as results_store
 from app.store import share_links as links_store
 
@@ -65,78 +69,27 @@ def _bearer_email(link_id: str) -> str:
                        ) from None
 
 
-class ShareReadPipeline(BaseModel):
-    """A pipeline the link exposes."""
-
-    id: str
-    kind: str
-    status: str
-    created_at: Timestamp
-    result_count: int
-    name: str | None = omitted_if_none("Omitted when the pipeline has none.")
-
-    @classmethod
-    def from_record(cls, pipeline: results_store.Pipeline) -> ShareReadPipeline:
-        """Build the entry of a stored pipeline."""
-        return cls(id=pipeline.id, kind=pipeline.kind, status=pipeline.status,
-                   created_at=pipeline.created_at, result_count=pipeline.result_count,
-                   name=pipeline.name)
-
-
-class ShareReadArtifact(BaseModel):
-    """A file of a prediction, with a presigned download URL."""
-
-    name: str = Field(description=(
-        "The file's role, e.g. structure. A structure_and_binding prediction has one "
-        "structure_sample_<n> per sample (n: 1-based place in output.all_sample_results) "
-        "beside structure, the best sample's."))
-    url: str
-    url_expires_at: TimestampText
-    filename: str
-    size: int
-    content_type: str
-
-    @classmethod
-    def from_record(cls, artifact: results_store.Artifact,
-                    presigner: Presigner) -> ShareReadArtifact:
-        """Build the entry of a stored artifact, presigning its URL."""
-        return cls(name=artifact.role, **presigner.sign_file(artifact),
-                   filename=artifact.filename, size=artifact.size,
-                   content_type=artifact.content_type)
-
-
-class ShareReadPrediction(BaseModel):
-    """A prediction the link exposes, with its inputs, outputs and files."""
-
-    id: str
-    application: str
-    status: str
-    created_at: Timestamp
-    inputs: Any
-    outputs: Any
-    artifacts: list[ShareReadArtifact]
-
-    @classmethod
-    def from_record(cls, prediction: results_store.Prediction,
-                    artifacts: list[ShareReadArtifact]) -> ShareReadPrediction:
-        """Build the entry of a stored prediction and its presigned files."""
-        return cls(id=prediction.id, application=prediction.application,
-                   status=prediction.status, created_at=prediction.created_at,
-                   inputs=prediction.inputs, outputs=prediction.outputs, artifacts=artifacts)
+# The union members are distinct classes: each record, built by its type's builder, passes
+# the union as the instance it is and is serialised by its own model.
+RunRecord = Annotated[
+    Union[tuple(models.full for models in PIPELINE_MODELS.values())],  # noqa: UP007
+    Field(description="A pipeline's full run record, as its retrieve answers it."),
+]
+PredictionRecord = Annotated[
+    Union[tuple(models.full for models in PREDICTION_MODELS.values())],  # noqa: UP007
+    Field(description="A prediction's full record, as its retrieve answers it."),
+]
 
 
 class ShareReadOut(BaseModel):
-    """What a live link exposes, in the order its ids were registered."""
+    """What a live link exposes (the SDK's ShareLinkReadResponse), in registration order."""
 
     id: str
     created_at: Timestamp
     expires_at: Timestamp
     workspace_id: str
-    access_mode: str
-    livemode: bool = Field(description="False for a test-mode link (made with a test key): "
-                           "everything it exposes is synthetic test data.")
-    pipelines: list[ShareReadPipeline]
-    predictions: list[ShareReadPrediction]
+    pipelines: list[RunRecord]
+    predictions: list[PredictionRecord]
 
 
 @bp.operation(
@@ -146,23 +99,28 @@ class ShareReadOut(BaseModel):
     extra_statuses=(401, 403, 404),
 )
 def read_share_link(link_id: str) -> ShareReadOut:
-    """Return the link's pipelines and predictions (no API key; bearer JWT for email mode)."""
+    """Return the link's pipelines and predictions (no API key; bearer JWT for email mode).
+
+    Three queries after the link's, whatever it covers: pipelines with their latest
+    result ids, predictions, their files.
+    """
     link = live_link_for_reader(link_id)
     conn = get_conn()
     pipelines = results_store.pipelines_in_order(conn, link.workspace_id, link.pipeline_ids)
     predictions = results_store.predictions_in_order(conn, link.workspace_id,
                                                      link.prediction_ids)
-    artifacts = results_store.artifacts_for_predictions(conn, [p.id for p in predictions])
-    presigner = Presigner.for_request()
+    # Only structure-and-binding outputs name files; ADME predictions need no query.
+    with_files = [p.id for p in predictions
+                  if PREDICTION_MODELS[p.application].files_in_output]
+    urls = presigned_by_role(with_files)
     return ShareReadOut(
         id=link.id, created_at=link.created_at, expires_at=link.expires_at,
-        workspace_id=link.workspace_id, access_mode=link.access_mode, livemode=link.livemode,
-        pipelines=[ShareReadPipeline.from_record(p) for p in pipelines],
-        predictions=[
-            ShareReadPrediction.from_record(p, [ShareReadArtifact.from_record(a, presigner)
-                                                for a in artifacts.get(p.id, [])])
-            for p in predictions
-        ],
+        workspace_id=link.workspace_id,
+        pipelines=[PIPELINE_MODELS[p.kind].record(p, full=True, latest_result_id=latest)
+                   for p, latest in pipelines],
+        predictions=[PREDICTION_MODELS[p.application].record(p, full=True,
+                                                             urls=urls.get(p.id, {}))
+                     for p in predictions],
     )
 
 
@@ -205,7 +163,8 @@ class ShareResultsQuery(ResultsPageQuery):
     auth="share", query=ShareResultsQuery, response=RESULT_PAGES, headers=PRIVATE_HEADERS,
     description="Ordered by id. `ids` filters before pagination; `after_id` and `before_id` "
     "together are a 400; `limit` 1-1000 (default 100). The page shape follows the "
-    "pipeline's `kind` (see GET /share/{id}). " + __doc__.split("\n\n", 1)[1],
+    "pipeline's type (its `pipeline`, version, `input` and `progress` in GET "
+    "/share/{id}). " + __doc__.split("\n\n", 1)[1],
     extra_statuses=(400, 401, 403, 404),
 )
 def list_share_results(link_id: str, pipeline_id: str, query: ShareResultsQuery) -> Page:

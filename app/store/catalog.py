@@ -35,6 +35,13 @@ class PipelineRow:
     completed_at: datetime | None
     # False for test-mode (synthetic) pipelines, which only test keys see.
     livemode: bool = True
+    # The stored part of the SDK's ``progress`` (requested totals, failed counts, phase,
+    # rejection_summary); None for rows written before it existed (issue 18).
+    progress: dict | None = None
+    started_at: datetime | None = None
+    stopped_at: datetime | None = None
+    # {code, message, details?} of a failed run.
+    error: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,9 @@ class PredictionRow:
     created_at: datetime
     completed_at: datetime | None
     livemode: bool = True
+    started_at: datetime | None = None
+    # {code, message, details?} of a failed prediction.
+    error: dict | None = None
 
 
 @dataclass(frozen=True)

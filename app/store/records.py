@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, TypeVar
@@ -9,10 +10,16 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
+@functools.cache
+def field_names(cls: type) -> tuple[str, ...]:
+    """Return the field names of dataclass ``cls`` (``fields()`` rebuilds them per call)."""
+    return tuple(f.name for f in fields(cls))
+
+
 def from_row(cls: type[T], row: Any) -> T:
     """Build dataclass ``cls`` from a SQLAlchemy row, taking the columns it names."""
     mapping = row._mapping
-    return cls(**{f.name: mapping[f.name] for f in fields(cls) if f.name in mapping})
+    return cls(**{name: mapping[name] for name in field_names(cls) if name in mapping})
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from app.store import schema
+from app.store.catalog import PipelineRow, PredictionRow
 from app.store.paging import Page, keyset_page
-from app.store.records import from_row
+from app.store.records import field_names, from_row
 
 
 @dataclass(frozen=True)
@@ -32,21 +33,6 @@ class Pipeline:
     result_count: int
     created_at: datetime
     # Live or test mode (issue 11); a test key sees only test-mode (False) rows.
-    livemode: bool = True
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """A prediction with its inputs and outputs as stored (JSON)."""
-
-    id: str
-    workspace_id: str
-    application: str
-    name: str | None
-    status: str
-    inputs: Any
-    outputs: Any
-    created_at: datetime
     livemode: bool = True
 
 
@@ -110,26 +96,73 @@ def _in_order(conn: Connection, table: sa.Table, record: type, workspace_id: str
     """Return the workspace's rows of ``table`` among ``ids``, as ``record``, in ``ids`` order.
 
     Ids that no longer exist (deleted by retention) or belong elsewhere are skipped.
+    ``record`` names table columns only: they are selected in its field order and each
+    row is built positionally (a third of the cost of mapping names, ``from_row``).
     """
     if not ids:
         return []
+    columns = [table.c[name] for name in field_names(record)]
     rows = conn.execute(
-        sa.select(table).where(table.c.workspace_id == workspace_id, table.c.id.in_(ids))
+        sa.select(*columns).where(table.c.workspace_id == workspace_id, table.c.id.in_(ids))
     )
-    found = {row.id: from_row(record, row) for row in rows}
+    found = {row[0]: record(*row) for row in rows}
     return [found[i] for i in ids if i in found]
 
 
-def pipelines_in_order(conn: Connection, workspace_id: str, ids: list[str]) -> list[Pipeline]:
-    """Return the workspace's pipelines among ``ids`` in the order of ``ids``."""
-    return _in_order(conn, schema.pipelines, Pipeline, workspace_id, ids)
+def _latest_result_id(pipeline_id: sa.ColumnElement) -> sa.ScalarSelect:
+    """Return the scalar subquery of a pipeline's largest result id (null: no results).
+
+    Correlated on purpose: each is one seek at the end of the pipeline's stretch of the
+    ``(pipeline_id, id)`` index (SQLite's and PostgreSQL's min/max optimisation), where a
+    grouped ``max`` over ``pipeline_id IN (...)`` reads every result of every pipeline:
+    0.02 ms against 240 ms for seven pipelines of 20,000 results (SQLite, measured).
+    """
+    r = schema.results
+    return (sa.select(sa.func.max(r.c.id)).where(r.c.pipeline_id == pipeline_id)
+            .scalar_subquery())
+
+
+def pipelines_in_order(conn: Connection, workspace_id: str,
+                       ids: list[str]) -> list[tuple[PipelineRow, str | None]]:
+    """Return the workspace's whole pipeline rows among ``ids`` in the order of ``ids``,
+    each with its latest result id (the SDK's ``progress.latest_result_id``), in one query.
+
+    Whole rows: the share read answers each as its full run record (issue 18). Ids that
+    no longer exist (deleted by retention) or belong elsewhere are skipped.
+    """
+    if not ids:
+        return []
+    p = schema.pipelines
+    # The row's columns in the dataclass's field order: each row is then built
+    # positionally, a third of the cost of mapping names (``from_row``).
+    columns = [p.c[name] for name in field_names(PipelineRow)]
+    rows = conn.execute(sa.select(*columns, _latest_result_id(p.c.id))
+                        .where(p.c.workspace_id == workspace_id, p.c.id.in_(ids)))
+    found = {row[0]: (PipelineRow(*row[:-1]), row[-1]) for row in rows}
+    return [found[i] for i in ids if i in found]
 
 
 def predictions_in_order(
     conn: Connection, workspace_id: str, ids: list[str]
-) -> list[Prediction]:
-    """Return the workspace's predictions among ``ids`` in the order of ``ids``."""
-    return _in_order(conn, schema.predictions, Prediction, workspace_id, ids)
+) -> list[PredictionRow]:
+    """Return the workspace's whole prediction rows among ``ids`` in the order of ``ids``."""
+    return _in_order(conn, schema.predictions, PredictionRow, workspace_id, ids)
+
+
+def latest_result_ids(conn: Connection, pipeline_ids: Iterable[str]) -> dict[str, str]:
+    """Return ``{pipeline id: its largest result id}`` for many pipelines, in one query.
+
+    Result ids grow with creation (and are the results' page order), so the largest is
+    the SDK's ``progress.latest_result_id``. A pipeline without results is left out. One
+    index seek per pipeline (see ``_latest_result_id``).
+    """
+    ids = list(dict.fromkeys(pipeline_ids))
+    if not ids:
+        return {}
+    p = schema.pipelines
+    query = sa.select(p.c.id, _latest_result_id(p.c.id)).where(p.c.id.in_(ids))
+    return {pipeline_id: latest for pipeline_id, latest in conn.execute(query)
+            if latest is not None}
 
 
 def get_pipeline(conn: Connection, workspace_id: str, pipeline_id: str) -> Pipeline | None:
@@ -195,21 +228,24 @@ def artifact_files_for_results(conn: Connection,
     return grouped
 
 
-def artifacts_for_predictions(
+def artifact_files_for_predictions(
     conn: Connection, prediction_ids: Iterable[str]
-) -> dict[str, list[Artifact]]:
-    """Return the artifacts of many predictions, keyed by prediction id, in one query."""
-    return _artifacts_by(conn, schema.artifacts.c.prediction_id, list(prediction_ids))
+) -> dict[str, dict[str, ArtifactFile]]:
+    """Return ``{prediction id: {role: ArtifactFile}}`` for many predictions, in one query.
 
-
-def _artifacts_by(conn: Connection, owner: sa.Column, owner_ids: list[str]) -> dict:
-    if not owner_ids:
+    What presigning needs only, as ``artifact_files_for_results`` (half the cost of whole
+    ``Artifact`` rows in the share read). Should a prediction hold two files of one role,
+    the later (larger id) is named.
+    """
+    ids = list(prediction_ids)
+    if not ids:
         return {}
     a = schema.artifacts
-    grouped: dict[str, list[Artifact]] = {}
-    rows = conn.execute(sa.select(a).where(owner.in_(owner_ids)).order_by(a.c.id))
-    for row in rows:
-        grouped.setdefault(getattr(row, owner.name), []).append(Artifact(**row._mapping))
+    grouped: dict[str, dict[str, ArtifactFile]] = {}
+    query = sa.select(a.c.prediction_id, a.c.role, a.c.id, a.c.storage_path, a.c.filename,
+                      a.c.content_type).where(a.c.prediction_id.in_(ids))
+    for prediction_id, role, *file in conn.execute(query.order_by(a.c.id)):
+        grouped.setdefault(prediction_id, {})[role] = ArtifactFile(*file)
     return grouped
 
 

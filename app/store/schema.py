@@ -75,7 +75,7 @@ pipelines = sa.Table(
     metadata,
     sa.Column("id", ID, primary_key=True),
     sa.Column("workspace_id", ID, sa.ForeignKey("workspaces.id"), nullable=False),
-    # One of the six result kinds: protein_design, protein_redesign, ...
+    # One of the seven result kinds of app.domain.KINDS: protein_design, ...
     sa.Column("kind", sa.String(64), nullable=False),
     sa.Column("name", sa.String(200), nullable=True),
     sa.Column("status", sa.String(32), nullable=False),
@@ -85,6 +85,13 @@ pipelines = sa.Table(
     sa.Column("completed_at", sa.DateTime, nullable=True),
     # Live or test mode (issue 11): a test key sees and creates only test-mode rows.
     sa.Column("livemode", sa.Boolean, nullable=False, server_default=sa.true()),
+    # The stored part of the SDK's progress (issue 18): requested totals, failed counts,
+    # phase, rejection_summary. Counts of results and latest_result_id are derived.
+    sa.Column("progress", sa.JSON, nullable=True),
+    sa.Column("started_at", sa.DateTime, nullable=True),
+    sa.Column("stopped_at", sa.DateTime, nullable=True),
+    # Why the run failed: {code, message, details?}; null otherwise.
+    sa.Column("error", sa.JSON, nullable=True),
     # Lists of one workspace's pipelines of one mode, in id order.
     sa.Index("ix_pipelines_workspace_livemode_id", "workspace_id", "livemode", "id"),
 )
@@ -103,6 +110,9 @@ predictions = sa.Table(
     sa.Column("completed_at", sa.DateTime, nullable=True),
     # Live or test mode (issue 11): a test key sees and creates only test-mode rows.
     sa.Column("livemode", sa.Boolean, nullable=False, server_default=sa.true()),
+    sa.Column("started_at", sa.DateTime, nullable=True),
+    # Why the prediction failed: {code, message, details?}; null otherwise.
+    sa.Column("error", sa.JSON, nullable=True),
     sa.Index("ix_predictions_workspace_livemode_id", "workspace_id", "livemode", "id"),
 )
 

@@ -46,6 +46,7 @@ from schemathesis.specs.openapi.checks import (
 from app import create_app
 from app.db import get_engine
 from app.demo import seed_demo
+from app.domain import PIPELINE_KINDS
 from app.share_tokens import mint
 from app.store.api_keys import create_api_key
 from app.store.share_links import create_share_link
@@ -310,11 +311,9 @@ def _validated(seeded, method, path, *, headers=None, **fields):
     return case.call_and_validate(checks=CHECKS, app=seeded.app, headers=headers)
 
 
-@pytest.mark.parametrize("kind", ["protein_design", "protein_redesign",
-                                  "protein_sequence_redesign", "protein_library_screen",
-                                  "small_molecule_design", "small_molecule_library_screen"])
+@pytest.mark.parametrize("kind", PIPELINE_KINDS)
 def test_every_result_kind_matches_its_page_schema(seeded, kind):
-    """Fuzzing may miss a kind; each of the six page shapes is validated here for sure."""
+    """Fuzzing may miss a kind; each kind's page shape is validated here for sure."""
     link = seeded.readable_links[0]
     path = "/compute/v1/share/{link_id}/pipelines/{pipeline_id}/results"
     params = {"link_id": link, "pipeline_id": seeded.pipelines[kind]}

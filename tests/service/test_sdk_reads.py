@@ -1,7 +1,9 @@
 """The SDK's reads of pipeline runs and predictions, against a real gunicorn server (issue 11).
 
 Every pipeline resource the SDK has (list with auto-paging, retrieve, list_results with
-auto-paging and the ``ids`` filter) and both prediction resources (list, retrieve); each key
+auto-paging and the ``ids`` filter; small-molecule explore has no list in the SDK, and
+protein redesign runs, ``/protein/redesign``, no resource: both are read over HTTP) and
+both prediction resources (list, retrieve); each key
 sees only its own mode (live or test); a workspace key its workspace, an admin key its
 organization; another organization's runs are the 404.
 """
@@ -11,16 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import boltz_api
+import httpx
 import pytest
 
 from app.db import get_engine
+from app.domain import PIPELINE_KINDS
 from tests.service import factories
 from tests.service.admin_support import make_key
 from tests.service.factories import assert_envelope
 
-# SDK resource path -> the kinds it serves (protein redesign runs are design runs).
+# SDK resource path -> the kinds it serves.
 RESOURCES = {
-    ("protein", "design"): ("protein_design", "protein_redesign"),
+    ("protein", "design"): ("protein_design",),
     ("protein", "sequence_redesign"): ("protein_sequence_redesign",),
     ("protein", "library_screen"): ("protein_library_screen",),
     ("small_molecule", "design"): ("small_molecule_design",),
@@ -50,7 +54,7 @@ def world(app, org, other_org) -> World:
     seeded.second_workspace = factories.add_workspace(app, org)
     artifact_dir = app.config["ARTIFACT_DIR"]
     with get_engine(app).begin() as conn:
-        for kind in factories.KINDS:
+        for kind in PIPELINE_KINDS:
             for livemode, ids in ((True, seeded.live), (False, seeded.test)):
                 pipeline_id, result_ids = factories.insert_pipeline(
                     conn, org.workspace_id, kind, RESULTS, livemode=livemode)
@@ -95,7 +99,7 @@ def test_admin_lists_pages_and_reads_every_pipeline_resource(live_server, org, w
                 run = api.retrieve(run_id)
                 assert run.id == run_id and run.livemode is True
                 assert run.created_at is not None and run.pipeline == run.engine
-                assert run.to_dict()["kind"] in kinds
+                assert "kind" not in run.to_dict()
                 results = list(api.list_results(run_id, limit=2))
                 assert [r.id for r in results] == world.results[run_id]
                 assert results[0].artifacts.archive.url.startswith(live_server.url)
@@ -129,7 +133,7 @@ def test_predictions_list_and_retrieve(live_server, org, world):
             one = api.retrieve(listed[0].id)
             assert one.status == "succeeded" and one.livemode is True
             assert one.workspace_id == org.workspace_id and one.model
-            assert one.to_dict()["input"] == {"entities": []}
+            assert one.to_dict()["input"] == factories.prediction_record(application)[0]
             with pytest.raises(boltz_api.NotFoundError):
                 api.retrieve(world.predictions[application, False])
         with pytest.raises(boltz_api.NotFoundError):  # an ADME id is no structure prediction
@@ -204,4 +208,30 @@ def test_paging_limits_and_keys(client, org, world):
     page = client.get(f"{base}?limit=1000", headers=org.headers).get_json()
     assert set(page) == {"data", "first_id", "last_id", "has_more"}
     assert "input" not in page["data"][0] and page["data"][0]["progress"] == {
-        "num_proteins_generated": RESULTS, "total_proteins_to_generate": RESULTS}
+        "num_proteins_generated": RESULTS, "total_proteins_to_generate": RESULTS,
+        "latest_result_id": world.results[world.live["protein_design"]][-1]}
+
+
+def test_explore_and_redesign_runs_through_the_sdk_and_http(live_server, org, world):
+    with client_for(live_server, org.admin_key) as sdk:
+        explore = world.live["small_molecule_explore"]
+        run = sdk.small_molecule.explore.retrieve(explore)
+        assert run.id == explore and run.progress.num_molecules_scored == RESULTS
+        assert run.progress.phase == "scoring"
+        results = list(sdk.small_molecule.explore.list_results(explore, limit=2))
+        assert [r.id for r in results] == world.results[explore]
+        assert "adme" not in results[0].to_dict()
+        # A protein redesign run is no protein design run.
+        with pytest.raises(boltz_api.NotFoundError):
+            sdk.protein.design.retrieve(world.live["protein_redesign"])
+    headers = {"x-api-key": org.admin_key}
+    for path, kind in (("/small-molecule/explore", "small_molecule_explore"),
+                       ("/protein/redesign", "protein_redesign")):
+        listed = httpx.get(f"{live_server.url}/compute/v1{path}", headers=headers).json()
+        assert [run["id"] for run in listed["data"]] == [world.live[kind]]
+        one = httpx.get(f"{live_server.url}/compute/v1{path}/{world.live[kind]}",
+                        headers=headers).json()
+        assert one["id"] == world.live[kind]
+    redesign = one
+    assert (redesign["pipeline"], redesign["pipeline_version"]) == (
+        "boltz-protein-redesign", "v2026-03-01")

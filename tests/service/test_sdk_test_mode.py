@@ -46,9 +46,14 @@ def test_a_test_key_lists_shares_and_views_its_synthetic_data(live_server, org, 
 
     with sdk_for(live_server, test_key) as sdk:
         # First use: the workspace gets one test-mode run of each kind (protein redesign
-        # runs are listed with protein design, as the SDK has it) and the two predictions.
+        # runs have their own resource, /protein/redesign) and the two predictions.
         designs = list(sdk.protein.design.list(limit=1))
-        assert len(designs) == 2 and {run.livemode for run in designs} == {False}
+        assert len(designs) == 1 and {run.livemode for run in designs} == {False}
+        explore = httpx.get(f"{live_server.url}/compute/v1/small-molecule/explore",
+                            headers={"x-api-key": test_key}).json()["data"]
+        assert [run["livemode"] for run in explore] == [False]
+        assert len(list(sdk.small_molecule.explore.list_results(explore[0]["id"], limit=2))) \
+            == synthetic_data.RESULTS_PER_PIPELINE
         for resource in (sdk.protein.sequence_redesign, sdk.protein.library_screen,
                          sdk.small_molecule.design, sdk.small_molecule.library_screen):
             [run] = list(resource.list())
@@ -72,7 +77,7 @@ def test_a_test_key_lists_shares_and_views_its_synthetic_data(live_server, org, 
         [first_result] = sdk.protein.design.list_results(pipeline, limit=1).data
 
     read = httpx.get(f"{live_server.url}/compute/v1/share/{link.id}").json()
-    assert read["livemode"] is False
+    assert {p["livemode"] for p in read["pipelines"] + read["predictions"]} == {False}
     pages = ["", f"/pipelines/{pipeline}", f"/pipelines/{pipeline}/results/{first_result.id}",
              f"/predictions/{adme.id}", f"/predictions/{complex_.id}"]
     for page in pages:

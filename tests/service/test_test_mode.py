@@ -81,7 +81,8 @@ def test_first_use_of_a_test_key_seeds_its_workspace_once(app, client, org):
 def test_an_admin_test_key_seeds_the_default_workspace(app, client, org):
     other = factories.add_workspace(app, org)
     first_use(client, make_key(app, org, livemode=False, admin=True))
-    assert len(rows(app, schema.pipelines, workspace_id=org.workspace_id)) == 6
+    assert len(rows(app, schema.pipelines, workspace_id=org.workspace_id)) == len(
+        PIPELINE_KINDS)
     assert rows(app, schema.pipelines, workspace_id=other) == []
 
 
@@ -138,7 +139,8 @@ def test_a_test_key_shares_only_test_mode_ids(client, org, modes, other_org, app
                   prediction_ids=[modes["test_predictions"]["adme"]])
     assert made.status_code == 200, made.json
     read = client.get(f"/compute/v1/share/{made.json['id']}").json
-    assert read["livemode"] is False
+    # The SDK's read has no top-level livemode: every record says its own.
+    assert {p["livemode"] for p in read["pipelines"] + read["predictions"]} == {False}
     assert [p["id"] for p in read["pipelines"]] == [modes["test_pipelines"]["protein_design"]]
 
     live_id = modes["live_pipeline"]
@@ -155,7 +157,8 @@ def test_a_test_key_shares_only_test_mode_ids(client, org, modes, other_org, app
 def test_a_live_key_shares_only_live_ids(client, org, modes):
     made = create(client, org.headers, pipeline_ids=[modes["live_pipeline"]])
     assert made.status_code == 200
-    assert client.get(f"/compute/v1/share/{made.json['id']}").json["livemode"] is True
+    read = client.get(f"/compute/v1/share/{made.json['id']}").json
+    assert [p["livemode"] for p in read["pipelines"]] == [True]
     test_id = modes["test_pipelines"]["protein_design"]
     refused = assert_envelope(create(client, org.headers, pipeline_ids=[test_id]), 400)
     assert test_id in refused["message"]

@@ -46,7 +46,7 @@ def _count(conn, table) -> int:
 def test_pipelines_round_trip_with_their_json_input(engine, workspace_id):
     pipelines = [_pipeline(workspace_id, kind) for kind in domain.PIPELINE_KINDS]
     with engine.begin() as conn:
-        assert catalog.insert_pipelines(conn, pipelines) == 6
+        assert catalog.insert_pipelines(conn, pipelines) == len(domain.PIPELINE_KINDS)
     with engine.connect() as conn:
         rows = {r.id: r for r in conn.execute(sa.select(schema.pipelines))}
     for p in pipelines:
@@ -55,6 +55,24 @@ def test_pipelines_round_trip_with_their_json_input(engine, workspace_id):
             p.kind, "run 1", "succeeded", 2)
         assert row.input == {"num_designs": 2, "target": [{"a": 1}]}
         assert row.created_at == T0 and row.completed_at == T0 + timedelta(hours=1)
+        # Rows written without the SDK's progress, times and error keep them null.
+        assert (row.progress, row.started_at, row.stopped_at, row.error) == (None,) * 4
+
+
+def test_pipelines_keep_their_progress_times_and_error(engine, workspace_id):
+    from dataclasses import replace
+
+    pipeline = replace(_pipeline(workspace_id, "small_molecule_explore"), status="failed",
+                       progress={"phase": "scoring", "total_molecules_to_score": 50},
+                       started_at=T0, stopped_at=T0 + timedelta(minutes=5),
+                       error={"code": "timeout", "message": "Stopped after 5 minutes."})
+    with engine.begin() as conn:
+        catalog.insert_pipelines(conn, [pipeline])
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(schema.pipelines)).one()
+    assert row.progress == {"phase": "scoring", "total_molecules_to_score": 50}
+    assert (row.started_at, row.stopped_at) == (T0, T0 + timedelta(minutes=5))
+    assert row.error == {"code": "timeout", "message": "Stopped after 5 minutes."}
 
 
 def test_an_unknown_kind_writes_nothing(engine, workspace_id):
