@@ -8,6 +8,10 @@ transaction; artifact files go to the content-addressed store first (an aborted 
 only unreferenced files behind, never rows pointing at missing files). ``results=N``
 (``seed-demo --results N``) makes ``protein_design`` and ``small_molecule_library_screen``
 hold N results each, built by ``app.demo_data.scale`` and inserted chunk by chunk.
+
+Inputs, progress and prediction outputs are the official SDK's shapes (``boltz-api``
+0.50.0; ``app.demo_data.inputs``); prediction outputs are stored without their file
+objects, which the service adds from the artifacts when it answers.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
 ORGANIZATION_NAME = "Helix Therapeutics demo"
 EMAIL_LINK_ADDRESSES = ["alice@example.com", "bob@example.org"]
 
-# kind -> (builder, days before now the run started, hours it ran)
+# kind -> (builder, days before now the run was created, hours it ran)
 PIPELINE_PLAN = {
     "protein_design": (protein_pipelines.protein_design, 5.6, 9.0),
     "protein_redesign": (protein_pipelines.protein_redesign, 4.2, 2.5),
@@ -47,7 +51,13 @@ PIPELINE_PLAN = {
     "small_molecule_design": (molecule_pipelines.small_molecule_design, 1.4, 3.0),
     "small_molecule_library_screen": (molecule_pipelines.small_molecule_library_screen,
                                       0.8, 2.0),
+    "small_molecule_explore": (molecule_pipelines.small_molecule_explore, 0.5, 2.5),
 }
+# Builder arguments of the demo's own sizes only (not with ``count``, as test mode builds):
+# the IL-6 design asked for 300 binders and was stopped at 260.
+DEMO_ONLY = {"protein_design": {"requested": 300}}
+# How long a run waited in the queue before it started, at most.
+QUEUE_WAIT = timedelta(seconds=40)
 
 
 def seed_demo(engine: Engine, *, artifact_dir: str | None = None, store=None,
@@ -130,7 +140,7 @@ class Catalog:
 def build_catalog(workspace_id: str, store, now: datetime, *,
                   livemode: bool = True, count: int | None = None,
                   results: int | None = None) -> Catalog:
-    """Build the six pipelines and two predictions of a workspace and store their files.
+    """Build the seven pipelines and two predictions of a workspace and store their files.
 
     ``store`` is an artifact store (``app.artifact_storage``) or, for the file store, its
     directory.
@@ -155,15 +165,12 @@ def build_catalog(workspace_id: str, store, now: datetime, *,
                 streams.append(stream)
                 result_count = results
             else:
-                sized = {} if count is None else {"count": count}
+                sized = DEMO_ONLY.get(kind, {}) if count is None else {"count": count}
                 draft: PipelineDraft = builder(pipeline_id, start, end, **sized)
                 result_count = len(draft.results)
             pipeline_ids[kind] = pipeline_id
-            pipelines.append(catalog.PipelineRow(
-                id=pipeline_id, workspace_id=workspace_id, kind=kind, name=draft.name,
-                status="succeeded", input=draft.input, result_count=result_count,
-                created_at=start, completed_at=end, livemode=livemode,
-            ))
+            pipelines.append(_pipeline_row(draft, pipeline_id, workspace_id, result_count,
+                                           livemode))
             for result_draft in draft.results:
                 rows.append(result_draft.result)
                 artifacts += _result_artifacts(result_draft, store)
@@ -171,6 +178,25 @@ def build_catalog(workspace_id: str, store, now: datetime, *,
             workspace_id, store, now, livemode)
     return Catalog(pipeline_ids, prediction_ids, pipelines, predictions_, rows,
                    artifacts + prediction_files, tuple(streams))
+
+
+def _pipeline_row(draft: PipelineDraft, pipeline_id: str, workspace_id: str,
+                  result_count: int, livemode: bool) -> catalog.PipelineRow:
+    """Return the row of a built pipeline: SDK input and progress, its run's times.
+
+    A run starts after a short wait in the queue (before its first result); a stopped
+    run has ``stopped_at`` where a finished one has ``completed_at``.
+    """
+    start, end = draft.created_at, draft.completed_at
+    step = (end - start) / (result_count + 1)
+    stopped = draft.status == "stopped"
+    return catalog.PipelineRow(
+        id=pipeline_id, workspace_id=workspace_id, kind=draft.kind, name=draft.name,
+        status=draft.status, input=draft.input, result_count=result_count,
+        created_at=start, completed_at=None if stopped else end, livemode=livemode,
+        progress=draft.progress, started_at=start + min(QUEUE_WAIT, step / 2),
+        stopped_at=end if stopped else None, error=None,
+    )
 
 
 def insert_catalog(conn, data: Catalog) -> None:
@@ -247,7 +273,8 @@ def _build_predictions(workspace_id: str, store, now: datetime,
         rows.append(catalog.PredictionRow(
             id=prediction_id, workspace_id=workspace_id, application=application, name=name,
             status="succeeded", inputs=inputs, outputs=outputs, created_at=created,
-            completed_at=completed, livemode=livemode,
+            completed_at=completed, livemode=livemode, started_at=created + QUEUE_WAIT,
+            error=None,
         ))
         artifacts += [_store(store, role, filename, ctype, data, completed,
                              prediction_id=prediction_id)

@@ -3,9 +3,11 @@
 A test key (``mode: test``, ``livemode: false``) sees only test-mode resources. So that a
 developer can list pipelines, share one and open the link at once, the first request
 authenticated with a test key seeds its workspace (an admin test key: the organization's
-default workspace) with one test-mode pipeline of each of the six kinds and the two
+default workspace) with one test-mode pipeline of each of the seven kinds and the two
 predictions, built by the demo builders (``app.demo``) with ``RESULTS_PER_PIPELINE``
-results each and real artifact files.
+results each and real artifact files. Their inputs, progress and prediction outputs are
+the official SDK's shapes, as the demo's; every test-mode run finished (requested as many
+as it made, nothing failed).
 
 Cheap when already done: a workspace key's lookup already carries the workspace's
 ``test_data_seeded_at`` (no query); an admin test key costs one indexed read. Race-safe:

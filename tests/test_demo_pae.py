@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from app.artifact_storage import path_for
-from app.demo import build_catalog
+from app.demo import PIPELINE_PLAN, build_catalog
 from app.demo_data.pae import pae_matrix, pae_npz
 
 
@@ -48,7 +48,7 @@ def _tokens(cif: bytes) -> tuple[list[str], int]:
 
 
 def test_every_archive_holds_a_pae_npz_over_residues_then_ligand_atoms(archives):
-    assert len(archives) == 18
+    assert len(archives) == 3 * len(PIPELINE_PLAN)
     for rid, (_result, members) in archives.items():
         with np.load(io.BytesIO(members["pae.npz"])) as npz:
             assert npz.files == ["pae"]

@@ -28,7 +28,14 @@ class ResultDraft:
 
 @dataclass(frozen=True)
 class PipelineDraft:
-    """A pipeline's row fields (without ids) and its results."""
+    """A pipeline's row fields (without ids) and its results.
+
+    ``input`` is the SDK's input model of the kind (``app.demo_data.inputs``);
+    ``progress`` the stored part of the SDK's progress (requested totals, failed counts,
+    ``phase``, ``rejection_summary``; the service adds the generated / screened / scored
+    count and ``latest_result_id``). A ``stopped`` run ended at ``completed_at`` by a
+    user's stop: its row gets ``stopped_at`` instead of ``completed_at``.
+    """
 
     kind: str
     name: str
@@ -36,6 +43,8 @@ class PipelineDraft:
     created_at: datetime
     completed_at: datetime
     results: list[ResultDraft]
+    progress: dict | None = None
+    status: str = "succeeded"
 
 
 def timeline(start: datetime, end: datetime, count: int, prefix: str = "res"):

@@ -32,12 +32,15 @@ from app.demo_data import geometry as g
 from app.demo_data.archives import build_zip, metrics_json
 from app.demo_data.complexes import place_ligand, plddt
 from app.demo_data.drafts import protein_entity
+from app.demo_data.inputs import ligand_smiles
 from app.demo_data.molecule_pipelines import TARGET, pocket_backbone
 from app.demo_data.structures import Chain, Ligand, comp_ids, mmcif, sdf
 
 JQ1 = dict(chemistry.LIBRARY)["(+)-JQ1"]
 ADME_PANEL = ("(+)-JQ1", "molibresib", "imatinib", "gefitinib", "caffeine", "diclofenac",
               "propranolol", "sitagliptin", "olaparib", "loratadine")
+ADME_UNITS = {"lipophilicity": "logD at pH 7.4",
+              "permeability": "Caco-2 Papp A-B, 1e-6 cm/s"}
 # How far each sample's ligand is turned from the best pose before it is docked again
 # (degrees, about a fixed tilted axis): sample 1 keeps the pose found with JQ1.
 SAMPLE_TURNS = (0.0, 38.0, 103.0)
@@ -69,15 +72,16 @@ def _sample_metrics(rng: random.Random, quality: float) -> dict:
 def structure_and_binding(prediction_id: str, when: datetime) -> tuple[dict, dict, list]:
     """Return inputs, outputs and files of BRD4 BD1 + (+)-JQ1 co-folding with binding.
 
-    Shapes follow the service's structure-and-binding records: ``entities`` and
-    ``binding`` in, ``best_sample`` / ``all_sample_results`` metrics and
-    ``binding_metrics`` out (file URLs are the prediction's artifacts instead).
+    Input and output are the SDK's (``boltz-2.1`` structure and binding): the protein is
+    chain A and JQ1 chain B, as in the structure files. The output is stored without its
+    file objects: the service adds ``structure`` (and ``ligand_structure``) of each sample
+    and ``archive`` from the artifacts below when it answers.
     """
     rng = random.Random(7007)  # noqa: S311 - demo data, not secrets
     inputs = {
         "entities": [
             protein_entity("A", proteins.TARGETS[TARGET]),
-            {"type": "ligand_smiles", "chain_ids": ["B"], "value": JQ1},
+            ligand_smiles("B", JQ1),
         ],
         "binding": {"type": "ligand_protein_binding", "binder_chain_id": "B"},
         "num_samples": 3,
@@ -142,8 +146,9 @@ def _rotated(v: g.Vec, degrees: float) -> g.Vec:
 def adme(prediction_id: str) -> tuple[dict, dict, list]:
     """Return inputs, outputs and files of an ADME panel over ten reference compounds.
 
-    Shapes follow the service's ADME records: ``molecules`` (id, SMILES) in, one
-    ``molecules`` entry per input out with ``status`` and ``adme``.
+    Shapes are the SDK's (``adme-v1``): ``molecules`` (id, SMILES) in, one ``molecules``
+    entry per input out with ``status`` and ``adme``. The units are the README's (and the
+    report file's), not part of the output.
     """
     rng = random.Random(8008)  # noqa: S311 - demo data, not secrets
     smiles_by_name = dict(chemistry.LIBRARY)
@@ -153,12 +158,8 @@ def adme(prediction_id: str) -> tuple[dict, dict, list]:
         for m in molecules
     ]
     inputs = {"molecules": molecules}
-    outputs = {
-        "molecules": results,
-        "units": {"lipophilicity": "logD at pH 7.4",
-                  "permeability": "Caco-2 Papp A-B, 1e-6 cm/s"},
-    }
-    report = (json.dumps(outputs, indent=2) + "\n").encode()
+    outputs = {"molecules": results}
+    report = (json.dumps({**outputs, "units": ADME_UNITS}, indent=2) + "\n").encode()
     table = io.StringIO()
     writer = csv.writer(table, lineterminator="\n")
     writer.writerow(["id", "smiles", "lipophilicity", "permeability", "solubility"])

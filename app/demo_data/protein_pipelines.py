@@ -10,10 +10,9 @@ import random
 from dataclasses import replace
 from datetime import datetime
 
-from app.demo_data import chemistry, metrics, proteins
+from app.demo_data import chemistry, inputs, metrics, proteins
 from app.demo_data.complexes import (
     dock_target,
-    hairpin_backbone,
     place_glycan,
     plddt,
     protein_backbone,
@@ -116,33 +115,45 @@ def _binder_result(rng, pipeline_id, rid, created, bb, seq, target_name, *, cycl
     return ResultDraft(result, cif)
 
 
-def protein_design(pipeline_id: str, start: datetime, end: datetime, count: int = 260):
-    """De novo binders against IL-6: helical miniproteins plus a few cyclic peptides."""
+def protein_design(pipeline_id: str, start: datetime, end: datetime, count: int = 260,
+                   requested: int | None = None):
+    """De novo helical miniprotein binders (60-120 residues) against IL-6.
+
+    ``requested`` designs were asked for (default: ``count``); a run that made fewer was
+    stopped by its user (the demo's: 260 of 300).
+    """
     rng = random.Random(1001)  # noqa: S311 - demo data, not secrets
-    backbones = _topologies(rng, 8, 60, 120)
+    backbones = _topologies(rng, 8, DESIGN_LENGTHS[0], DESIGN_LENGTHS[1])
     drafts = []
-    for n, (rid, created) in enumerate(timeline(start, end, count)):
-        if n % 65 == 64:  # a few cyclic peptides among the miniproteins
-            length = rng.choice((14, 16, 18))
-            bb = hairpin_backbone(length)
-            seq = proteins.cyclic_peptide(rng, length)
-            drafts.append(_binder_result(rng, pipeline_id, rid, created, bb, seq, "IL-6",
-                                         cyclic=True, sheet=length - 2, quality_mean=-0.4))
-            continue
+    for rid, created in timeline(start, end, count):
         bb = rng.choice(backbones)
         seq = _with_cysteine(rng, proteins.design_sequence(rng, bb.regions), 0.05)
         drafts.append(_binder_result(rng, pipeline_id, rid, created, bb, seq, "IL-6"))
+    total = count if requested is None else max(requested, count)
     return PipelineDraft(
         kind="protein_design",
         name="IL-6 miniprotein binders, round 1",
-        input={
-            "target": [protein_entity("B", proteins.TARGETS["IL-6"])],
-            "num_designs": count,
-            "binder_length": {"min": 60, "max": 120},
-            "cyclic_peptides": True,
-        },
+        input=design_input(total),
         created_at=start, completed_at=end, results=drafts,
+        progress={"total_proteins_to_generate": total},
+        status="stopped" if total > count else "succeeded",
     )
+
+
+# The binder length range of the IL-6 design (its backbones are built within it).
+DESIGN_LENGTHS = (60, 120)
+
+
+def design_input(num_proteins: int) -> dict:
+    """Return the IL-6 design's input: target chain B as in its structures, binder A."""
+    return inputs.protein_design(
+        [protein_entity("B", proteins.TARGETS["IL-6"])], binder_chain="A",
+        min_length=DESIGN_LENGTHS[0], max_length=DESIGN_LENGTHS[1], modality="custom_protein",
+        num_proteins=num_proteins)
+
+
+# The template both redesigns start from: HX-017 (chain A) bound to PD-L1 (chain B).
+PARENT_STRUCTURE = "HX-017_PD-L1.cif"
 
 
 def _parent():
@@ -163,47 +174,41 @@ def protein_redesign(pipeline_id: str, start: datetime, end: datetime, count: in
         mods = [ccd_modification(i, "MSE") for i in mets] if mets and rng.random() < 0.2 else []
         drafts.append(_binder_result(rng, pipeline_id, rid, created, bb, seq, "PD-L1",
                                      mods=mods, quality_mean=0.5))
+    structure = inputs.input_file(pipeline_id, PARENT_STRUCTURE, start)
     return PipelineDraft(
         kind="protein_redesign",
         name="PD-L1 binder HX-017 redesign",
-        input={
-            "binder": [protein_entity("A", parent)],
-            "target": [protein_entity("B", proteins.TARGETS["PD-L1"])],
-            "num_designs": count,
-        },
+        input=inputs.protein_redesign(
+            structure, binder_chain="A", designed_residues=proteins.mutable_positions(
+                bb.regions), target_chains={"B": "protein"}, num_proteins=count),
         created_at=start, completed_at=end, results=drafts,
+        progress={"total_proteins_to_generate": count},
     )
 
 
 def protein_sequence_redesign(pipeline_id: str, start: datetime, end: datetime,
                               count: int = 30):
-    """Sequence-only redesigns: binder variants (with target) and generic (monomer) ones."""
+    """Sequence-only redesigns of binder HX-017 (chain A) on its PD-L1 complex (chain B).
+
+    Cysteines are excluded, as the input's design filter says.
+    """
     rng = random.Random(3003)  # noqa: S311 - demo data, not secrets
     bb, parent = _parent()
     drafts = []
-    for n, (rid, created) in enumerate(timeline(start, end, count)):
+    for rid, created in timeline(start, end, count):
         seq = proteins.mutate(rng, parent, bb.regions, rng.randint(4, 14))
         mods = _phospho_sites(rng, seq) if rng.random() < 0.2 else []
-        if n % 3 != 2:
-            drafts.append(_binder_result(rng, pipeline_id, rid, created, bb, seq, "PD-L1",
-                                         mods=mods, variant="binder", quality_mean=0.3))
-            continue
-        m = metrics.generic_metrics(rng, rng.gauss(0.3, 1.0), bb.ss)
-        chain = Chain("A", "redesigned protein", comp_ids(seq, mods), bb.residues,
-                      plddt(rng, bb.ss, m["structure_confidence"]), bb.ss)
-        warnings = metrics.protein_warnings(rng, m, seq) or None
-        result = NewResult(id=rid, pipeline_id=pipeline_id, created_at=created, metrics=m,
-                           variant="generic", entities=[protein_entity("A", seq,
-                                                                       modifications=mods)],
-                           warnings=warnings)
-        drafts.append(ResultDraft(result, mmcif(rid, [chain])))
+        drafts.append(_binder_result(rng, pipeline_id, rid, created, bb, seq, "PD-L1",
+                                     mods=mods, variant="binder", quality_mean=0.3))
+    structure = inputs.input_file(pipeline_id, PARENT_STRUCTURE, start)
     return PipelineDraft(
         kind="protein_sequence_redesign",
         name="HX-017 sequence redesign (solubility and binding)",
-        input={"protein": [protein_entity("A", parent)],
-               "target": [protein_entity("B", proteins.TARGETS["PD-L1"])],
-               "num_sequences": count},
+        input=inputs.sequence_redesign(
+            structure, binder_chain="A", target_chain="B", num_proteins=count,
+            filters=[{"type": "excluded_amino_acids", "amino_acids": ["C"]}]),
         created_at=start, completed_at=end, results=drafts,
+        progress={"total_proteins_to_generate": count},
     )
 
 
@@ -233,11 +238,23 @@ def protein_library_screen(pipeline_id: str, start: datetime, end: datetime, cou
         plate, well = divmod(n * 7 % 192, 96)
         external = f"HXL-P{plate + 1:02d}-{wells[well]}"
         drafts.append(replace(draft, result=replace(draft.result, external_id=external)))
+    failed = inputs.failed_count(count)
     return PipelineDraft(
         kind="protein_library_screen",
         name="PD-L1 miniprotein library screen, plates 1-2",
-        input={"fixed": [protein_entity("B", proteins.TARGETS["PD-L1"]), _nag_entity()],
-               "library": "HXL miniprotein library (2 x 96-well plates)",
-               "num_screened": count},
+        input=library_screen_input(pipeline_id, start),
         created_at=start, completed_at=end, results=drafts,
+        progress={"total_proteins_to_screen": count + failed, "num_proteins_failed": failed},
     )
+
+
+# The screened library: hit-picked wells of plates 1-2 of the HXL miniprotein library.
+SCREEN_LIBRARY = "HXL_miniproteins_plates_01-02.fasta"
+
+
+def library_screen_input(pipeline_id: str, created: datetime) -> dict:
+    """Return the screen's input: PD-L1 (B) glycosylated at Asn35 (NAG, C), the library."""
+    return inputs.protein_library_screen(
+        [protein_entity("B", proteins.TARGETS["PD-L1"]), _nag_entity()],
+        inputs.input_file(pipeline_id, SCREEN_LIBRARY, created),
+        bonds=[inputs.glycosylation_bond("B", PD_L1_GLYCOSITE, "C")])

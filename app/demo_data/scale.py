@@ -3,7 +3,7 @@
 ``protein_design`` and ``small_molecule_library_screen`` then hold N results each. Building
 a model and an archive per result would take hours at N = 100,000, so each of the two first
 builds a small pool of models and stores their files once: binder designs on a couple of
-dozen backbones (60-120 residues, plus cyclic peptides), or one docked pose per compound.
+dozen backbones (60-120 residues), or one docked pose per compound.
 Every result then draws its own sequence (a point-mutated variant of its model, so its
 length and fold are the model's) or its compound, its metrics, warnings and ADME with a
 seeded generator, and gets its own artifact rows (named after the result) pointing at its
@@ -27,14 +27,20 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app import artifact_storage
-from app.demo_data import chemistry, metrics, proteins
+from app.demo_data import chemistry, inputs, metrics, proteins
 from app.demo_data.archives import build_zip, metrics_json
-from app.demo_data.complexes import hairpin_backbone
 from app.demo_data.drafts import PipelineDraft, ResultDraft, protein_entity, times
-from app.demo_data.molecule_pipelines import BET_INHIBITORS, TARGET, plate_well
+from app.demo_data.molecule_pipelines import BET_INHIBITORS, plate_well
 from app.demo_data.molecule_pipelines import _draft as molecule_draft
+from app.demo_data.molecule_pipelines import target as molecule_target
 from app.demo_data.pae import pae_npz
-from app.demo_data.protein_pipelines import _binder_result, _topologies, _with_cysteine
+from app.demo_data.protein_pipelines import (
+    DESIGN_LENGTHS,
+    _binder_result,
+    _topologies,
+    _with_cysteine,
+    design_input,
+)
 from app.ids import _ALPHABET  # the record-id alphabet, so both stay one format
 from app.store.catalog import NewArtifact, NewResult
 
@@ -43,7 +49,6 @@ SCALED_KINDS = ("protein_design", "small_molecule_library_screen")
 CHUNK = 2000
 BACKBONES = 16
 MODELS_PER_BACKBONE = 3
-CYCLIC_LENGTHS = (14, 16, 18)
 # A screen's hit rate is low: most wells hold library drugs, a few hold JQ1 analogs.
 ANALOG_RATE = 0.03
 
@@ -98,25 +103,21 @@ def scaled(kind: str, pipeline_id: str, start: datetime, end: datetime, count: i
 
 def _protein_design(pipeline_id, start, end, count, store):
     rng = random.Random(7007)  # noqa: S311 - demo data, not secrets
-    linear, cyclic = _binder_models(rng, pipeline_id, start, store)
+    linear = _binder_models(rng, pipeline_id, start, store)
     draft = PipelineDraft(
         kind="protein_design",
         name="IL-6 miniprotein binders, round 1",
-        input={
-            "target": [protein_entity("B", proteins.TARGETS["IL-6"])],
-            "num_designs": count,
-            "binder_length": {"min": 60, "max": 120},
-            "cyclic_peptides": True,
-        },
+        input=design_input(count),
         created_at=start, completed_at=end, results=[],
+        progress={"total_proteins_to_generate": count},
     )
-    return draft, _chunks(_binder_rows(rng, pipeline_id, start, end, count, linear, cyclic))
+    return draft, _chunks(_binder_rows(rng, pipeline_id, start, end, count, linear))
 
 
-def _binder_models(rng, pipeline_id, start, store) -> tuple[list[Model], list[Model]]:
-    """Build and store the pool: two designs per backbone and one per cyclic length."""
-    linear, cyclic = [], []
-    for bb in _topologies(rng, BACKBONES, 60, 120):
+def _binder_models(rng, pipeline_id, start, store) -> list[Model]:
+    """Build and store the pool: ``MODELS_PER_BACKBONE`` designs per backbone."""
+    linear = []
+    for bb in _topologies(rng, BACKBONES, *DESIGN_LENGTHS):
         for _ in range(MODELS_PER_BACKBONE):
             seq = proteins.design_sequence(rng, bb.regions)
             quality = rng.gauss(0.0, 0.6)
@@ -125,28 +126,17 @@ def _binder_models(rng, pipeline_id, start, store) -> tuple[list[Model], list[Mo
             linear.append(Model(_store_model(store, draft, start), seq, bb.regions,
                                 proteins.mutable_positions(bb.regions), bb.ss, 0, quality,
                                 0.8))
-    for length in CYCLIC_LENGTHS:
-        bb = hairpin_backbone(length)
-        seq = proteins.cyclic_peptide(rng, length)
-        draft = _binder_result(rng, pipeline_id, f"cyclic_{length}", start, bb, seq, "IL-6",
-                               cyclic=True, sheet=length - 2, quality_mean=-0.4)
-        cyclic.append(Model(_store_model(store, draft, start), seq, bb.regions, (),
-                            bb.ss, length - 2, -0.4, 1.0))
-    return linear, cyclic
+    return linear
 
 
-def _binder_rows(rng, pipeline_id, start, end, count, linear, cyclic):
+def _binder_rows(rng, pipeline_id, start, end, count, linear):
     """Yield (result, artifact rows): each design its own sequence, metrics and warnings."""
     target = protein_entity("B", proteins.TARGETS["IL-6"])
-    for n, (at_ms, created) in enumerate(times(start, end, count)):
-        if n % 65 == 64:  # a few cyclic peptides among the miniproteins, as in the demo
-            model = rng.choice(cyclic)
-            seq = proteins.cyclic_peptide(rng, len(model.sequence))
-        else:
-            model = rng.choice(linear)
-            seq = proteins.mutate(rng, model.sequence, model.regions, rng.randint(2, 10),
-                                  model.positions)
-            seq = _with_cysteine(rng, seq, 0.05)
+    for at_ms, created in times(start, end, count):
+        model = rng.choice(linear)
+        seq = proteins.mutate(rng, model.sequence, model.regions, rng.randint(2, 10),
+                              model.positions)
+        seq = _with_cysteine(rng, seq, 0.05)
         # A variant scores near its parent design (spread 0.8 around a mean of sd 0.6
         # makes sd 1 overall, as the demo's designs).
         m = metrics.binder_metrics(rng, rng.gauss(model.quality, model.spread), model.ss,
@@ -154,7 +144,7 @@ def _binder_rows(rng, pipeline_id, start, end, count, linear, cyclic):
         rid, art_ids = _ids(at_ms, len(model.files))
         result = NewResult(
             id=rid, pipeline_id=pipeline_id, created_at=created, metrics=m,
-            entities=[protein_entity("A", seq, cyclic=bool(model.sheet)), target],
+            entities=[protein_entity("A", seq), target],
             warnings=metrics.protein_warnings(rng, m, seq) or None,
         )
         yield result, _artifact_rows(rid, art_ids, created, model.files.values())
@@ -167,13 +157,16 @@ def _library_screen(pipeline_id, start, end, count, store):
     rng = random.Random(8008)  # noqa: S311 - demo data, not secrets
     drugs, analogs = _compound_models(rng, pipeline_id, start, store)
     plates = (count - 1) // 80 + 1
+    failed = inputs.failed_count(count)
     draft = PipelineDraft(
         kind="small_molecule_library_screen",
         name=f"BRD4 BD1 approved-drug screen ({plates} plates of L1300)",
-        input={"target": [protein_entity("A", proteins.TARGETS[TARGET])],
-               "library": f"Approved-drug library L1300 with JQ1 analogs, {plates} plates",
-               "num_molecules": count},
+        input=inputs.small_molecule_library_screen(
+            molecule_target(), inputs.input_file(
+                pipeline_id, f"L1300_with_JQ1_analogs_{plates}_plates.csv", start)),
         created_at=start, completed_at=end, results=[],
+        progress={"total_molecules_to_screen": count + failed,
+                  "num_molecules_failed": failed},
     )
     rows = _compound_rows(rng, pipeline_id, start, end, count, drugs, analogs)
     return draft, _chunks(rows)
