@@ -32,7 +32,9 @@ def current() -> str | None:
     """Return the id of the request being handled, or None outside a request."""
     if not has_request_context():
         return None
-    return g.get("request_id")
+    if "request_id" not in g:  # an error raised before the app's first hook still gets one
+        g.request_id = secrets.token_hex(8)
+    return g.request_id
 
 
 def _trusted_incoming(app: Flask) -> str | None:

@@ -163,7 +163,8 @@ def child(root: str, database_url: str, tmp: str) -> None:
                     samples[name].append((time.perf_counter() - started) * 1000)
             print(json.dumps(samples), flush=True)
         elif command == "profile":
-            print(json.dumps(profile(client, requests[os.environ.get("BENCH_PROFILE_CASE", CASES[0])][0], int(count))), flush=True)
+            case = os.environ.get("BENCH_PROFILE_CASE", CASES[0])
+            print(json.dumps(profile(client, requests[case][0], int(count))), flush=True)
 
 
 def profile(client, url: str, count: int) -> str:

@@ -70,6 +70,11 @@ def make_test_app(database_url: str, tmp_path: Path):
             "SECRET_KEY": "test-secret",
             "ARTIFACT_DIR": str(tmp_path / "artifacts"),
             "PUBLIC_URL": "http://viewer.test",
+            # Flask's test client closes a streamed answer only when a test does: the work
+            # gate's slot of an export is held until then (gunicorn always closes).
+            # tests/viewer/web/test_work_gate.py puts a gate of one slot in place.
+            "EXPENSIVE_WORK_SLOTS": 10_000,
+            "EXPENSIVE_WORK_PER_CLIENT": 10_000,
         },
         instance_path=str(tmp_path / "instance"),
     )
@@ -85,8 +90,16 @@ def db_url(tmp_path):
 
 @pytest.fixture
 def app(db_url, tmp_path):
-    """The app on a fresh database, with its instance folder in ``tmp_path``."""
+    """The app on a fresh database, with its instance folder in ``tmp_path``.
+
+    With ``SHARE_VIEWER_API_DOUBLE=sdk`` its viewer reads the embedded service through the
+    SDK-fields-only double (``tests/sdk_double.py``, ``make test-sdk-double``).
+    """
     application = make_test_app(db_url, tmp_path)
+    if os.environ.get("SHARE_VIEWER_API_DOUBLE") == "sdk":
+        from tests.sdk_double import use_api_double
+
+        use_api_double(application)
     yield application
     dispose_engines(application)
 

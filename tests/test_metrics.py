@@ -68,7 +68,10 @@ def test_a_scrape_sums_both_workers_and_holds_no_secret(server):
     with httpx.Client(base_url=live.url, timeout=60, headers={"Connection": "close"}) as http:
         answered = [http.get(page).status_code for page in pages for _ in range(10)]
         http.get("/compute/v1/admin/workspaces", headers={"x-api-key": demo["admin_key"]})
+        # A sorted view builds the pipeline's exploration index (inside the request: small).
+        sorted_view = http.get(f"/share/{link}/pipelines/{pipeline}?sort=-binding_confidence")
         text = http.get("/metrics").text
+    assert sorted_view.status_code == 200
     assert answered.count(200) == 30 and answered.count(404) == 10
     writers = {path.stem.split("_")[-1] for path in samples_dir.glob("counter_*.db")}
     assert "1" not in writers and len(writers) == 2, writers  # stale file gone; two workers
@@ -77,13 +80,20 @@ def test_a_scrape_sums_both_workers_and_holds_no_secret(server):
                 for s in samples(text, "share_viewer_http_requests")}
     # 40 requests over two workers: each worker's file is summed, whichever answers.
     assert requests[("/share/<link_id>", "200")] == 10
-    assert requests[("/share/<link_id>/pipelines/<pipeline_id>", "200")] == 10
+    assert requests[("/share/<link_id>/pipelines/<pipeline_id>", "200")] == 10 + 1  # sorted
     assert requests[("/share/<link_id>", "404")] == 10
     assert requests[("/compute/v1/admin/workspaces", "200")] == 1
     exports = {s.labels["format"]: s.value for s in samples(text, "share_viewer_exports")}
     assert exports == {"csv": 10.0}
     latency = samples(text, "share_viewer_http_request_duration_seconds")
     assert any(s.name.endswith("_count") and s.value == 10 for s in latency)
+    api_calls = {(s.labels["call"], s.labels["outcome"]): s.value
+                 for s in samples(text, "share_viewer_api_calls")}
+    assert api_calls[("share", "ok")] >= 30 and api_calls.get(("share", "error"), 0) == 0
+    builds = {s.labels["outcome"]: s.value for s in samples(text, "share_viewer_index_builds")}
+    assert builds == {"complete": 1.0}
+    assert any(s.name.endswith("_count") and s.value == 1
+               for s in samples(text, "share_viewer_index_build_duration_seconds"))
     for secret in secrets:
         assert secret not in text
     # Every route label is a template or the unmatched marker, never a concrete path.

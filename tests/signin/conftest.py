@@ -138,8 +138,9 @@ class EmailLink:
 def make_email_link(app, org) -> EmailLink:
     """Insert a pipeline with results, an email-mode link over it and a public one."""
     with get_engine(app).begin() as conn:
-        pipeline_id, result_ids = factories.insert_pipeline(conn, org.workspace_id,
-                                                            "protein_design", 3)
+        pipeline_id, result_ids = factories.insert_pipeline(
+            conn, org.workspace_id, "protein_design", 3,
+            artifact_dir=app.config["ARTIFACT_DIR"])
     link = factories.make_link(app, org, pipeline_ids=[pipeline_id], access_mode="email",
                                allowed_emails=["Ada@Example.org", ALSO_LISTED])
     public = factories.make_link(app, org, pipeline_ids=[pipeline_id])

@@ -45,12 +45,10 @@ def seed_link(app, org, counts: dict[str, int] | None = None) -> Shared:
             pipelines[kind], results[kind] = pipeline_id, ids
         predictions = []
         for application in ("structure_and_binding", "adme"):
-            prediction_id = factories.insert_prediction(conn, org.workspace_id, application)
-            factories.insert_artifact(
-                conn, artifact_dir, content=b"data_pred\n" + prediction_id.encode(),
-                role="structure", filename="model_0.cif", content_type="chemical/x-mmcif",
-                prediction_id=prediction_id,
-            )
+            # A structure prediction's files: ``structure`` (bytes b"data_pred\n" + its
+            # id) and one ``structure_sample_<n>`` per sample, as its SDK output needs.
+            prediction_id = factories.insert_prediction(conn, org.workspace_id, application,
+                                                        artifact_dir=artifact_dir)
             predictions.append(prediction_id)
     link = factories.make_link(app, org, pipeline_ids=list(pipelines.values()),
                                prediction_ids=predictions)

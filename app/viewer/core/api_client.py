@@ -26,7 +26,9 @@ import httpx
 from flask import Flask, current_app, g, has_request_context
 from werkzeug.wsgi import FileWrapper
 
+from app import request_ids
 from app.base_app import IN_PROCESS_KEY
+from app.metrics.registry import API_CALLS, API_SECONDS
 from app.viewer.core.errors import (
     ApiTimeout,
     ApiUnavailable,
@@ -100,13 +102,23 @@ class ComputeApi:
         headers = {"Accept": "application/json"}
         if bearer:
             headers["Authorization"] = f"Bearer {bearer}"
+        request_id = request_ids.current()
+        if request_id:  # the API's log lines of this page carry the page's id
+            headers[request_ids.HEADER] = request_id
+        # A metrics label from our own words, never the path (it holds the share id).
+        call = "results" if path.endswith("/results") else "share"
+        started = time.perf_counter()
         try:
             response = self._read(path, params, headers)
         except httpx.TimeoutException as error:
+            API_CALLS.labels(call, "error").inc()
             raise ApiTimeout(type(error).__name__) from None
         except httpx.HTTPError as error:
+            API_CALLS.labels(call, "error").inc()
             # Connection refused, reset, DNS, protocol errors: the API is not there.
             raise ApiUnavailable(502, type(error).__name__) from None
+        API_SECONDS.labels(call).observe(time.perf_counter() - started)
+        API_CALLS.labels(call, "error" if response.status_code >= 500 else "ok").inc()
         raise_for_status(response)
         try:
             return response.json()

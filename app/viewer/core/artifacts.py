@@ -19,6 +19,7 @@ import httpx
 from app.viewer.core import loaders
 from app.viewer.core.api_client import CHUNK_SIZE, api
 from app.viewer.core.errors import LinkNotFound
+from app.viewer.core.prediction_files import prediction_file
 
 STRUCTURE_LIMIT = 64 * 1024 * 1024
 ARCHIVE_LIMIT = 64 * 1024 * 1024
@@ -43,13 +44,14 @@ def result_locator(link_id: str, pipeline_id: str, result_id: str, name: str,
 
 
 def prediction_locator(link_id: str, prediction_id: str, name: str) -> Locate:
-    """Return ``locate()``: the API's record of a prediction's artifact ``name``."""
+    """Return ``locate()``: a prediction's file of role ``name``, read from its ``output``
+    in a fresh share read (``core.prediction_files``: the URL, a made-up file name and
+    the content type of its extension)."""
     def locate() -> dict:
-        prediction = loaders.load_prediction(link_id, prediction_id)
-        for artifact in prediction.get("artifacts") or []:
-            if artifact.get("name") == name and artifact.get("url"):
-                return artifact
-        raise LinkNotFound()
+        found = prediction_file(loaders.load_prediction(link_id, prediction_id), name)
+        if found is None:
+            raise LinkNotFound()
+        return found
     return locate
 
 

@@ -56,5 +56,6 @@ def prediction(link_id: str, prediction_id: str, title: str, here: str) -> list[
 
 
 def pipeline_title(pipeline: dict, kind: domain.Kind) -> str:
-    """Return what a pipeline is called in trails and titles: its name, else its kind's."""
-    return pipeline.get("name") or kind.label
+    """Return what a pipeline is called in trails and titles: its kind's label (the share
+    read has no name; the kind is recognised from the run record, ``core.run_kinds``)."""
+    return kind.label

@@ -4,10 +4,11 @@ The exploration index copies results the API returned; ``purge-expired`` drops t
 of every pipeline it purged (composed app), every index made longer ago than the longest
 retention a workspace can have (``LONGEST_RETENTION``: its results are gone from the API
 by then, whichever API it reads) and those nobody used for ``EXPLORE_INDEX_IDLE_HOURS``.
-Results purged from a pipeline that stays lower its ``result_count``, and the indexer
-rebuilds an index holding more rows than that (``app.viewer.results.indexer.ensure``), so purged
-rows are never served. Expired sessions and sign-in requests go too (they are already
-refused on read; this keeps a quiet viewer from holding them).
+Results purged from a pipeline that stays lower its result count (its run record's
+``progress``), and the indexer rebuilds an index holding more rows than that
+(``app.viewer.results.indexer.ensure``), so purged rows are never served. Expired
+sessions and sign-in requests go too (they are already refused on read; this keeps a
+quiet viewer from holding them).
 
 A dry run does the same deletions in transactions it rolls back: exact counts, no change.
 """

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from flask import Flask
 
 from app import domain
+from app.viewer.core import prediction_files, run_kinds
 
 
 def parse_time(value: str | None) -> datetime | None:
@@ -151,7 +152,15 @@ def shorten(value: str | None, length: int = 24) -> str:
 
 
 def init_app(app: Flask) -> None:
-    """Register the filters used by the viewer templates."""
+    """Register the filters used by the viewer templates, and the globals that say what a
+    share read's records are (``core.run_kinds``, ``core.prediction_files``)."""
+    app.jinja_env.globals.update(
+        pipeline_kind=run_kinds.pipeline_kind,
+        kind_known=run_kinds.is_known,
+        run_count=run_kinds.result_count,
+        prediction_label=run_kinds.prediction_label,
+        prediction_files=prediction_files.prediction_files,
+    )
     app.jinja_env.filters.update(
         datetime=format_datetime,
         relative=relative_time,

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from flask import g
 
 from app import domain
-from app.viewer.core import identity, paging
+from app.viewer.core import identity, paging, run_kinds
 from app.viewer.core.api_client import api
 from app.viewer.core.errors import LinkNotFound
 
@@ -34,15 +34,22 @@ def check_ids(*values: str) -> None:
 def load_share(link_id: str) -> dict:
     """Return what the link exposes, or raise the API client's typed errors.
 
-    Also notes whether the link is a test-mode one (``g.share_test_data``): the base
+    Also notes whether the link shows test-mode data (``g.share_test_data``): the base
     layout then tells the visitor, on whatever page this request renders, that the data
     is synthetic.
     """
     check_ids(link_id)
     share = api().share(link_id, bearer(link_id))
-    # Only an explicit false: an API from before test mode sends no livemode (all live).
-    g.share_test_data = share.get("livemode") is False
+    g.share_test_data = is_test_data(share)
     return share
+
+
+def is_test_data(share: dict) -> bool:
+    """Tell whether a share read shows test-mode data: a record of it has ``livemode``
+    false (the SDK's records each say; the share read itself has no such field)."""
+    records = [*(share.get("pipelines") or []), *(share.get("predictions") or [])]
+    # Only an explicit false: a record without livemode is taken as live.
+    return any(isinstance(r, dict) and r.get("livemode") is False for r in records)
 
 
 def find(items: list[dict] | None, item_id: str) -> dict:
@@ -54,11 +61,15 @@ def find(items: list[dict] | None, item_id: str) -> dict:
 
 
 def load_pipeline(link_id: str, pipeline_id: str) -> tuple[dict, dict, domain.Kind]:
-    """Return the share, its pipeline ``pipeline_id`` and that pipeline's kind."""
+    """Return the share, its pipeline ``pipeline_id`` and that pipeline's kind.
+
+    The kind is recognised from the run record's SDK fields (``run_kinds``); a type or
+    version the viewer does not know is a ``run_kinds.UnknownKind``.
+    """
     check_ids(link_id, pipeline_id)
     share = load_share(link_id)
     pipeline = find(share.get("pipelines"), pipeline_id)
-    return share, pipeline, domain.kind(pipeline.get("kind"))
+    return share, pipeline, run_kinds.pipeline_kind(pipeline)
 
 
 class ResultInOrder(NamedTuple):

@@ -2,13 +2,17 @@
 
 The columns are the results table's (``results.table.columns_for``), so a kind's CSV and its
 table never disagree; each cell holds the full value (numbers at full precision, whole
-SMILES, every entity's whole sequence, warning codes). The header is written before the
-first page is read, so a kind with record variants gets the metrics of all of them
+SMILES, every entity's whole sequence, warning codes). The kind's columns never depend on
+which records a page holds, so a kind with record variants gets the metrics of all of them
 (protein_sequence_redesign: the binder set, which holds every generic metric): one
 header for the whole file, the ``variant`` column says which shape a row is, and a
-generic row leaves the binder-only metrics empty. ``csv_chunks`` turns pages of records
-(``sources.record_pages``) into the CSV text of one page at a time, so an export of any
-size costs the worker one page of memory.
+generic row leaves the binder-only metrics empty. Metrics beyond the kind's
+(``results.extra_metrics``: ``ipsae_min``, unknown keys such as ``foo_score``) get columns
+named by their keys, after the kind's metrics: those the first page's records carry (the
+first page is read before the response starts; a metric that only later records have is
+left out of the file; the JSON export keeps every record whole). ``csv_chunks`` turns
+pages of records (``sources.record_pages``) into the CSV text of one page at a time, so an
+export of any size costs the worker one page of memory.
 
 If the API fails after the first page, the rows already sent cannot be taken back:
 ``stream.guarded`` then writes ``incomplete_row`` (one marker row that says the
@@ -27,6 +31,7 @@ from app.domain import Kind
 from app.viewer.chem import properties
 from app.viewer.core import formatting
 from app.viewer.exports.stream import incomplete_text
+from app.viewer.results import extra_metrics
 from app.viewer.results.table import Column, columns_for
 
 _FORMULA_STARTS = ("=", "+", "-", "@")
@@ -123,11 +128,16 @@ def _csv_text(rows: Iterable[list[str]]) -> str:
 def csv_chunks(kind: Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
     """Yield the CSV: the header, then the rows of one page of records per chunk.
 
-    The header comes before the first page is asked for, so it never depends on which
-    records a page holds (module docstring).
+    The kind's columns never depend on which records a page holds (module docstring);
+    the metrics beyond the kind's are those of the first page.
     """
-    columns = columns_for(kind)
+    pages = iter(pages)
+    first = next(pages, None)
+    columns = columns_for(kind, extras=extra_metrics.of_records(kind, first or []))
     yield _csv_text([header(columns)])
+    if first is None:
+        return
+    yield _csv_text(cells(columns, record) for record in first)
     for records in pages:
         yield _csv_text(cells(columns, record) for record in records)
 

@@ -1,6 +1,7 @@
 """JSON and FASTA exports: text writers over pages of result records, one chunk per page.
 
-JSON is ``{"pipeline": {"id", "kind", "name"}, "results": [...]}`` with each record
+JSON is ``{"pipeline": {"id", "kind", "label"}, "results": [...]}`` (the kind as the
+viewer recognised it from the run record, and its label: the wire has no name) with each record
 exactly as the API returned it (artifact URLs included: they expire, as on the pages),
 written record by record, so memory holds one page whatever the size.
 
@@ -44,7 +45,7 @@ _SEQUENCE_MARKS = {">": "X", ";": "X"}
 def json_chunks(pipeline: dict, kind: domain.Kind, pages: Iterable[list[dict]],
                 ) -> Iterator[str]:
     """Yield the JSON document: the head, one chunk of records per page, then the end."""
-    head = {"id": pipeline.get("id"), "kind": kind.key, "name": pipeline.get("name")}
+    head = {"id": pipeline.get("id"), "kind": kind.key, "label": kind.label}
     yield '{"pipeline": ' + json.dumps(head) + ', "results": ['
     separator = "\n"
     for records in pages:

@@ -1,31 +1,33 @@
 """What a prediction page shows: ADME rows (sortable), structure-and-binding samples.
 
-Pure functions over the prediction record the API returns (``inputs``, ``outputs``,
-``artifacts``): no Flask, no HTTP, so they are tested on plain dicts. Labels, units and
-solubility classes come from ``app.domain``, the same vocabulary as the results tables.
+Pure functions over the prediction record the API returns (the SDK's ``model``, ``input``
+and ``output``; its files are read from ``output`` by ``core.prediction_files``): no Flask,
+no HTTP, so they are tested on plain dicts. The type comes from ``model``
+(``core.run_kinds``). Labels, units and solubility classes come from ``app.domain``, the
+same vocabulary as the results tables.
 
 ADME: one row per molecule in request order; ``sort=<key>`` or ``sort=-<key>`` orders them
 by one column (``ADME_SORT_KEYS``), missing values last whichever the direction, ties in
-request order. Structure and binding: the samples of ``outputs.all_sample_results``,
+request order. Structure and binding: the samples of ``output.all_sample_results``,
 numbered 1, 2, ... in that list's order (the numbers of ``?sample=`` on the 3D page and of
-the ``structure_sample_<n>`` artifacts, see ``app.demo_data.predictions``), best first.
+the ``structure_sample_<n>`` files), best first.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from app import domain
+from app.viewer.core import run_kinds
 from app.viewer.core.errors import BadRequest
+from app.viewer.core.prediction_files import SAMPLE_ROLE, prediction_files
 from app.viewer.results.table import Column  # the results tables' own: one header partial for both
 
 # The columns of the ADME table, which are also its sort keys, in display order.
 ADME_SORT_KEYS = ("name", "smiles", *domain.ADME_FIELDS)
 # Solubility classes ranked from least to most soluble (ascending order of the column).
 _SOLUBILITY_RANK = {value: rank for rank, value in enumerate(reversed(domain.SOLUBILITY_CLASSES))}
-_SAMPLE_ARTIFACT = re.compile(r"structure_sample_([1-9][0-9]{0,3})")
 
 
 class Sort(NamedTuple):
@@ -103,13 +105,13 @@ def _text(value: object) -> str | None:
 def adme_rows(item: dict) -> list[AdmeRow]:
     """Return one row per molecule of an ADME prediction, in request order.
 
-    The outputs' molecules carry the results (``adme``, ``status``, ``error``); a molecule
-    of the inputs without output yet still gets a row with its SMILES. The name is the
-    client's identifier: ``external_id`` of the SDK's outputs, else the input's ``id``,
-    else the output's ``id``.
+    The output's molecules carry the results (``adme``, ``status``, ``error``); a molecule
+    of the input without output yet still gets a row with its SMILES. The name is the
+    client's identifier: ``external_id`` of the output, else the input's ``id``, else the
+    output's ``id``.
     """
-    given = (item.get("inputs") or {}).get("molecules") or []
-    results = (item.get("outputs") or {}).get("molecules") or []
+    given = (item.get("input") or {}).get("molecules") or []
+    results = (item.get("output") or {}).get("molecules") or []
     rows = []
     for index in range(max(len(given), len(results))):
         asked = given[index] if index < len(given) and isinstance(given[index], dict) else {}
@@ -170,9 +172,9 @@ def header_sort(key: str, current: Sort | None) -> tuple[str, str | None]:
 
 def adme_input_summary(item: dict) -> dict:
     """Summarise an ADME request: how many molecules, and any other options given."""
-    inputs = item.get("inputs") or {}
-    molecules = inputs.get("molecules") or []
-    others = {k: v for k, v in inputs.items() if k != "molecules"}
+    given = item.get("input") or {}
+    molecules = given.get("molecules") or []
+    others = {k: v for k, v in given.items() if k != "molecules"}
     return {"molecules": len(molecules),
             "named": sum(1 for m in molecules if isinstance(m, dict) and m.get("id")),
             "options": others}
@@ -182,7 +184,7 @@ def adme_input_summary(item: dict) -> dict:
 class Sample:
     """One structure-and-binding sample: its number, metrics and whether it is the best."""
 
-    number: int  # 1-based position in ``outputs.all_sample_results``
+    number: int  # 1-based position in ``output.all_sample_results``
     metrics: dict
     best: bool
 
@@ -190,13 +192,13 @@ class Sample:
 def samples(item: dict) -> list[Sample]:
     """Return a structure-and-binding prediction's samples, best first, then by number.
 
-    The best is the sample whose metrics equal ``outputs.best_sample``'s; without such a
+    The best is the sample whose metrics equal ``output.best_sample``'s; without such a
     match, the one of highest structure confidence (else sample 1).
     """
-    outputs = item.get("outputs") or {}
-    listed = [s.get("metrics") or {} for s in outputs.get("all_sample_results") or []
+    output = item.get("output") or {}
+    listed = [s.get("metrics") or {} for s in output.get("all_sample_results") or []
               if isinstance(s, dict)]
-    best_metrics = (outputs.get("best_sample") or {}).get("metrics") or {}
+    best_metrics = (output.get("best_sample") or {}).get("metrics") or {}
     if not listed:
         return [Sample(1, best_metrics, True)] if best_metrics else []
     best = next((n for n, m in enumerate(listed, 1) if best_metrics and m == best_metrics),
@@ -219,7 +221,7 @@ def sample_columns(found: list[Sample]) -> tuple[Column, ...]:
 
 def binding_columns(item: dict) -> tuple[Column, ...]:
     """Return the columns of the prediction's binding metrics that it reports."""
-    binding = (item.get("outputs") or {}).get("binding_metrics") or {}
+    binding = (item.get("output") or {}).get("binding_metrics") or {}
     keys = [k for k in domain.BINDING_METRICS if k in binding]
     keys += sorted(k for k in binding if k not in keys and k != "type")
     return tuple(_metric_column(key) for key in keys)
@@ -233,73 +235,57 @@ def _metric_column(key: str) -> Column:
 def sample_structure_artifacts(item: dict) -> list[dict]:
     """Return the structure file of each sample, in sample order, each with ``sample``.
 
-    The files are the artifacts named ``structure_sample_<n>`` (a copy of each artifact
-    dict with ``sample: n`` added). A prediction from before per-sample files, with only
-    ``structure``, gets that one as sample 1. Files without a URL are left out.
+    The files are ``structure_sample_<n>`` of ``core.prediction_files`` (from
+    ``output.all_sample_results``). A prediction whose samples have no file but whose best
+    sample has one (``structure``) gets that one as sample 1.
     """
-    found = []
-    for artifact in item.get("artifacts") or []:
-        match = _SAMPLE_ARTIFACT.fullmatch(str(artifact.get("name") or ""))
-        if match and artifact.get("url"):
-            found.append({**artifact, "sample": int(match.group(1))})
+    found = [f for f in prediction_files(item) if f["name"].startswith("structure_sample_")]
     if found:
-        return sorted(found, key=lambda a: a["sample"])
-    single = next((a for a in item.get("artifacts") or []
-                   if a.get("name") == "structure" and a.get("url")), None)
+        return found
+    single = next((f for f in prediction_files(item) if f["name"] == "structure"), None)
     return [{**single, "sample": 1}] if single else []
 
 
 def structure_files(item: dict) -> list[dict]:
     """Return the files the 3D page shows: a structure_and_binding prediction's samples'.
 
-    Other applications have none; a prediction with per-sample files only still gets its
-    "View 3D structure" button.
+    Other types (known from ``model``) have none; a prediction with per-sample files only
+    still gets its "View 3D structure" button.
     """
-    if item.get("application") != "structure_and_binding":
+    if run_kinds.prediction_type(item) != "structure_and_binding":
         return []
     return sample_structure_artifacts(item)
 
 
 def sample_structure_artifact(item: dict, number: int) -> dict | None:
-    """Return sample ``number``'s structure artifact (see above), or None."""
+    """Return sample ``number``'s structure file (see above), or None."""
     return next((a for a in sample_structure_artifacts(item) if a["sample"] == number), None)
 
 
-# What a prediction's file holds, by artifact name (per-sample names are worked out).
+# What a prediction's file holds, by role (per-sample roles are worked out).
 _FILE_LABELS = {
     "structure": "Structure of the best sample",
     "ligand_structure": "Ligand of the best sample",
     "archive": domain.ARTIFACT_LABELS["archive"],
-    "report": "ADME results (JSON)",
-    "table": "ADME results (CSV)",
 }
 
 
-def _file_rank(artifact: dict) -> tuple[int, int, str]:
-    name = str(artifact.get("name") or "")
-    match = _SAMPLE_ARTIFACT.fullmatch(name)
+def file_label(role: str) -> str:
+    """Return what the prediction's file of ``role`` holds, in words."""
+    match = SAMPLE_ROLE.fullmatch(role)
     if match:
-        return (1, int(match.group(1)), name)
-    order = tuple(_FILE_LABELS)
-    return (0 if name == "structure" else 2 + (order.index(name) if name in order else 9),
-            0, name)
+        what = "Structure" if match.group(1) == "structure" else "Ligand"
+        return f"{what} of sample {match.group(2)}"
+    return _FILE_LABELS.get(role) or role.replace("_", " ").capitalize()
 
 
 def files(item: dict) -> list[tuple[dict, str]]:
-    """Return the prediction's artifacts in reading order, each with what it holds.
+    """Return the prediction's files in reading order, each with what it holds.
 
-    The best structure, then each sample's in sample order, the ligand, the archive,
-    then the rest by name (the API lists them by id, which is no order for a reader).
+    The best sample's structure and ligand, then each sample's in sample order, then the
+    archive (``core.prediction_files``).
     """
-    ordered = sorted(item.get("artifacts") or [], key=_file_rank)
-    labelled = []
-    for artifact in ordered:
-        name = str(artifact.get("name") or "")
-        match = _SAMPLE_ARTIFACT.fullmatch(name)
-        label = (f"Structure of sample {match.group(1)}" if match
-                 else _FILE_LABELS.get(name) or name.replace("_", " ").capitalize())
-        labelled.append((artifact, label))
-    return labelled
+    return [(found, file_label(found["name"])) for found in prediction_files(item)]
 
 
 def shade(key: str, value: object) -> str:
@@ -308,26 +294,26 @@ def shade(key: str, value: object) -> str:
 
 
 def page_content(item: dict, sort: Sort | None) -> dict:
-    """Return what the prediction page shows for the item's application.
+    """Return what the prediction page shows for the item's type (from its ``model``).
 
-    ``files`` lists the artifacts in reading order with labels; ``kind`` says which part
-    renders: ``adme`` (rows, columns, sort, inputs), ``structure_and_binding`` (samples
+    ``files`` lists its files in reading order with labels; ``kind`` says which part
+    renders: ``adme`` (rows, columns, sort, input), ``structure_and_binding`` (samples
     best first, their columns, binding columns, the numbers of the samples that have a
     structure file, and ``domain`` for the entity partial) or ``other`` (the page falls
     back to the raw values).
     """
-    application = item.get("application")
+    application = run_kinds.prediction_type(item)
     common = {"files": files(item)}
     if application == "adme":
         return {**common, "kind": "adme", "rows": sort_adme(adme_rows(item), sort),
                 "columns": adme_columns(), "sort": sort, "header_sort": header_sort,
-                "inputs": adme_input_summary(item)}
+                "input": adme_input_summary(item)}
     if application == "structure_and_binding":
         found = samples(item)
         return {**common, "kind": "structure_and_binding", "samples": found,
                 "best": next((s for s in found if s.best), None),
                 "columns": sample_columns(found), "binding_columns": binding_columns(item),
-                "binding": (item.get("outputs") or {}).get("binding_metrics") or {},
+                "binding": (item.get("output") or {}).get("binding_metrics") or {},
                 # Only these samples link to a 3D view: another number is the 3D page's 400.
                 "structure_samples": {a["sample"] for a in sample_structure_artifacts(item)},
                 "shade": shade, "domain": domain}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template, request
 
 from app import domain
+from app.viewer.core import run_kinds
 from app.viewer.core.loaders import (
     load_prediction,
     load_result,
@@ -24,11 +25,15 @@ bp = Blueprint("pages", __name__)
 
 @bp.get("/share/<link_id>")
 def overview(link_id: str):
-    """Show what was shared: pipelines with their results count, and predictions."""
+    """Show what was shared: pipelines with their results count, and predictions.
+
+    Each pipeline's kind and count are recognised from its run record (the template's
+    ``kind`` is ``run_kinds.pipeline_kind``, ``run_count`` its progress count).
+    """
     share = load_share(link_id)
     return render_template(
         "share/overview.html", link_id=link_id, share=share,
-        kind=domain.kind, applications=domain.APPLICATIONS,
+        kind=run_kinds.pipeline_kind, applications=domain.APPLICATIONS,
     )
 
 
@@ -52,12 +57,15 @@ def _metric_keys(kind: domain.Kind, record: dict) -> list[str]:
 
 @bp.get("/share/<link_id>/predictions/<prediction_id>")
 def prediction(link_id: str, prediction_id: str):
-    """Show one prediction: ADME as a table sorted by ``sort=``, or samples best first."""
+    """Show one prediction: ADME as a table sorted by ``sort=``, or samples best first.
+
+    Its type comes from ``model`` (``run_kinds``); another model's page lists its values.
+    """
     sort = predictions.parse_sort(request.args.get("sort"))
     item = load_prediction(link_id, prediction_id)
     return render_template(
         "share/prediction.html", link_id=link_id, prediction=item,
-        applications=domain.APPLICATIONS,
+        app_label=run_kinds.prediction_label(item),
         has_structure=bool(predictions.structure_files(item)),
         content=predictions.page_content(item, sort),
     )

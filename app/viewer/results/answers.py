@@ -19,13 +19,15 @@ import numpy as np
 from app import domain
 from app.timeutil import utcnow
 from app.viewer.chem import substructure
-from app.viewer.results import fields, frame
+from app.viewer.results import extra_metrics, fields, frame
 from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
 from app.viewer.results.query import ExploreQuery
+from app.viewer.results.query import check_keys as check_query_keys
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 from app.viewer.store.result_index import IndexState
+from app.viewer.web import work_gate
 
 HISTOGRAM_BINS = 20
 POINTS_LIMIT = 5000
@@ -110,15 +112,22 @@ def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
         molecules = data.molecules
         if molecules is None or not molecules.smiles:
             return np.zeros(data.size, dtype=bool)
-        query = substructure.parse_query(smarts)
-        with _substructure_turn:
-            found = substructure.match_each(molecules.smiles, query)
+        substructure.parse_query(smarts)  # a bad query is the visitor's 400, here
+        # A new query over every molecule is expensive work: admitted or Busy (a 503).
+        release = work_gate.enter("substructure")
+        try:
+            with _substructure_turn:
+                found = substructure.match_within_budget(molecules.smiles, smarts)
+        finally:
+            release()
         return molecules.rows_matching(np.array(found, dtype=bool))
 
     return _answers.get((state.pipeline_id, state.version, "smarts", smarts), compute)
 
 
 def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
+    check_keys(state, query)  # every whole-set answer starts here or in ordered_rows
+
     def compute() -> np.ndarray:
         searched = None
         if query.q:
@@ -132,6 +141,7 @@ def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
 
 def ordered_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:
     """Return the frame rows that match the query, in the view's order."""
+    check_keys(state, query)
     return _answers.get(_key(state, query, f"order:{query.sort_text()}"),
                         lambda: frame.order(current_frame(state), query, _keep(state, query)))
 
@@ -158,15 +168,34 @@ def table_page(state: IndexState, query: ExploreQuery) -> list[dict]:
         return queries.records(conn, state.pipeline_id, ids)
 
 
-def _histograms(data: Frame, keep: np.ndarray, kind: domain.Kind) -> list[Histogram]:
+def extra_keys(state: IndexState, kind: domain.Kind) -> tuple[str, ...]:
+    """Return the metrics beyond ``kind``'s that the indexed records carry, in table order:
+    the vocabulary's that some result has (``ipsae_min``), then the unknown ones."""
+    def compute() -> tuple[str, ...]:
+        data = current_frame(state)
+        known = [key for key in domain.METRICS
+                 if key not in kind.metrics and data.has_values(key)]
+        return extra_metrics.ordered(kind, known, data.extras)
+
+    return _answers.get((state.pipeline_id, state.version, "extras", kind.key), compute)
+
+
+def check_keys(state: IndexState, query: ExploreQuery) -> None:
+    """Refuse a query naming a metric the indexed results lack (``query.check_keys``)."""
+    check_query_keys(query, current_frame(state).numbers)
+
+
+def _histograms(data: Frame, keep: np.ndarray, kind: domain.Kind,
+                extras: tuple[str, ...]) -> list[Histogram]:
     total = int(np.count_nonzero(keep))
     out = []
-    for key in fields.plot_keys(kind):
+    for key in fields.plot_keys(kind, extras):
         found = frame.value_range(data, keep, key)
         if found is None:
             continue  # no matching result has this value (e.g. ADME on none of them)
         # Confidences span their whole scale, comparable across sets; others their values.
-        low, high = fields.FIELDS[key].scale or found
+        field = fields.field(key)
+        low, high = (field.scale if field else None) or found
         counts = frame.histogram(data, keep, key, low, high, HISTOGRAM_BINS)
         width = (high - low) / HISTOGRAM_BINS if high > low else 1.0 / HISTOGRAM_BINS
         out.append(Histogram(
@@ -184,7 +213,7 @@ def summary(state: IndexState, query: ExploreQuery, kind: domain.Kind) -> Summar
         data, keep = current_frame(state), _keep(state, query)
         return Summary(int(np.count_nonzero(keep)),
                        Facets.model_validate(frame.facets(data, keep)),
-                       _histograms(data, keep, kind))
+                       _histograms(data, keep, kind, extra_keys(state, kind)))
 
     return _answers.get(_key(state, query, f"summary:{kind.key}"), compute)
 

@@ -9,21 +9,28 @@ and chemistry columns (``table``) and the sortable headers (``sort_key``).
 
 Built from the vocabulary (``app.domain``: the metrics and the ADME fields), the computed
 chemistry (``chem.properties``) and the plain fields of a record (``id``, ``created_at``,
-``length``, ``variant``, ``external_id``).
+``length``, ``variant``, ``external_id``). Metrics beyond a kind's, found in its records
+(``extra_metrics``: ``ipsae_min``, or a key the vocabulary does not know), are fields too:
+``field`` makes one for any valid metric key, and the functions that list a kind's keys
+take the pipeline's ``extras``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from app import domain
 from app.viewer.chem import properties
+from app.viewer.results import extra_metrics
 
 if TYPE_CHECKING:
     from flask import Flask
 
 Group = Literal["metric", "adme", "chemistry", "record"]
+# What a header says on hover of a metric the vocabulary does not know.
+UNKNOWN_METRIC = ("A metric the results report that this viewer does not know: no unit or "
+                  "better direction is assumed.")
 
 
 @dataclass(frozen=True)
@@ -51,7 +58,8 @@ class Field:
     scale: tuple[float, float] | None = None
 
 
-def _metric(m: domain.Metric) -> Field:
+def metric_field(m: domain.Metric) -> Field:
+    """Return the field of the metric ``m`` (its label, scale, meaning and direction)."""
     return Field(m.key, m.label, "metric", m.scale, m.description, numeric=True,
                  descending_first=m.direction != "lower", column=m.key,
                  scale=(0.0, 1.0) if m.range == domain.UNIT_RANGE else None)
@@ -78,7 +86,7 @@ def _chemistry(key: str, prop: properties.Property) -> Field:
 
 
 FIELDS: dict[str, Field] = {field.key: field for field in (
-    *(_metric(m) for m in domain.METRICS.values()),
+    *(metric_field(m) for m in domain.METRICS.values()),
     *(_adme(key, adme) for key, adme in domain.ADME_FIELDS.items()),
     # The designed chain's residues: the number the table's Sequence column shows.
     Field("length", "Length (aa)", "record", "aa", numeric=True, descending_first=True,
@@ -103,39 +111,61 @@ def of_group(group: Group) -> tuple[Field, ...]:
     return tuple(field for field in FIELDS.values() if field.group == group)
 
 
+def field(key: str) -> Field | None:
+    """Return the field of ``key``: the table's, else a metric field for a key that may
+    name a metric beyond a kind's (``extra_metrics.is_key``), else None."""
+    found = FIELDS.get(key)
+    if found is None and extra_metrics.is_key(key):
+        metric = domain.metric(key)  # the vocabulary's, or one made from the key
+        if not metric.description:
+            metric = replace(metric, description=UNKNOWN_METRIC)
+        return metric_field(metric)
+    return found
+
+
+def is_numeric(key: str) -> bool:
+    """Whether ``key`` is a number a query may sort, filter and plot by (extras included)."""
+    return key in NUMERIC_KEYS or extra_metrics.is_key(key)
+
+
 def label(key: str) -> str:
     """Return a key's label (a key outside the table reads as its words)."""
-    field = FIELDS.get(key)
-    return field.label if field else key.replace("_", " ").capitalize()
+    found = field(key)
+    return found.label if found else key.replace("_", " ").capitalize()
 
 
 def unit(key: str) -> str:
     """Return what to print beside a key's values (unit or range), "" if nothing."""
-    field = FIELDS.get(key)
-    return field.unit if field else ""
+    found = field(key)
+    return found.unit if found else ""
 
 
 def descending_first(key: str) -> bool:
     """Whether a header's first click sorts ``key`` descending (best first)."""
-    field = FIELDS.get(key)
-    return bool(field and field.descending_first)
+    found = field(key)
+    return bool(found and found.descending_first)
 
 
-def sort_key(column_key: str) -> str | None:
-    """Return the query key that sorts the results table's column ``column_key``, or None."""
-    return _SORTED_BY.get(column_key)
+def sort_key(column_key: str, extras: tuple[str, ...] = ()) -> str | None:
+    """Return the query key that sorts the results table's column ``column_key``, or None.
+
+    ``extras`` are the pipeline's metrics beyond its kind's: each column sorts by itself.
+    """
+    return _SORTED_BY.get(column_key) or (column_key if column_key in extras else None)
 
 
-def plot_keys(kind: domain.Kind) -> tuple[str, ...]:
-    """Return the numeric keys a kind's results are plotted by, in table order."""
-    return (*kind.metrics, *(key for key, field in FIELDS.items()
-                             if field.plotted and field.family == kind.family))
+def plot_keys(kind: domain.Kind, extras: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Return the numeric keys a kind's results are plotted by, in table order: the kind's
+    metrics, the pipeline's ``extras`` (metrics found in its records), then the family's."""
+    return (*kind.metrics, *(key for key in extras if key not in kind.metrics),
+            *(key for key, field in FIELDS.items()
+              if field.plotted and field.family == kind.family))
 
 
-def filter_keys(kind: domain.Kind) -> tuple[str, ...]:
+def filter_keys(kind: domain.Kind, extras: tuple[str, ...] = ()) -> tuple[str, ...]:
     """Return the keys of a kind's range filters: the plotted ones, then the family's
     other numbers (small molecules: donors, acceptors, rotatable bonds, Lipinski)."""
-    plotted = plot_keys(kind)
+    plotted = plot_keys(kind, extras)
     return (*plotted, *(key for key, field in FIELDS.items() if field.numeric
                         and field.family == kind.family and key not in plotted))
 

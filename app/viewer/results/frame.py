@@ -10,6 +10,11 @@ Small-molecule kinds also hold their SMILES as ``Molecules``: each distinct SMIL
 a code per row, so the substructure filter (``smarts=``) asks RDKit once per distinct
 molecule and maps the answer back to the rows with one NumPy index.
 
+Metrics the vocabulary does not know (``extra_metrics``) arrive as each row's JSON
+(``extra_metrics`` column) and become number columns like the others: the pipeline's first
+``extra_metrics.MAX_EXTRA`` keys in the API's order. The saved frame keeps them, so it is
+where the discovered set is stored (``Frame.extras``).
+
 Semantics match the contract (``query``): missing values sort last whichever the
 direction; ties are broken by result id; text keys sort by their text.
 """
@@ -17,11 +22,13 @@ direction; ties are broken by result id; text keys sort by their text.
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.viewer.results import extra_metrics
 from app.viewer.results.fields import NUMERIC_KEYS
 from app.viewer.results.query import ExploreQuery, Filter
 
@@ -72,6 +79,16 @@ class Frame:
         return len(self.texts["result_id"])
 
     @property
+    def extras(self) -> tuple[str, ...]:
+        """The unknown metrics found in the set (columns beyond the fixed ones)."""
+        return tuple(key for key in self.numbers if key not in _FIXED_NUMBERS)
+
+    def has_values(self, key: str) -> bool:
+        """Whether some row has a value of the number ``key``."""
+        values = self.numbers.get(key)
+        return values is not None and bool((~np.isnan(values)).any())
+
+    @property
     def ids(self) -> np.ndarray:
         """Result ids (bytes), in the API's order."""
         return self.texts["result_id"]
@@ -95,20 +112,59 @@ class Frame:
         return self._ranks[key]
 
 
+_FIXED_NUMBERS = frozenset((*NUMERIC_KEYS, "warning_count"))
+
+
+def _extra_columns(found: dict[str, tuple[list[int], list[float]]], size: int
+                   ) -> dict[str, np.ndarray]:
+    """Return one float column per unknown metric (NaN where a row has none)."""
+    out = {}
+    for key, (rows, values) in found.items():
+        column = np.full(size, np.nan)
+        column[np.array(rows, dtype=np.int64)] = values
+        out[key] = column
+    return out
+
+
+def _collect_extras(found: dict[str, tuple[list[int], list[float]]], texts: list,
+                    offset: int) -> None:
+    """Add the unknown metrics of a chunk's rows (their JSON) to ``found``, bounded."""
+    for row, text in enumerate(texts):
+        if not text:
+            continue
+        try:
+            values = json.loads(text)
+        except ValueError:
+            continue
+        for key, value in extra_metrics.unknown_values(values).items():
+            slot = found.get(key)
+            if slot is None:
+                if len(found) >= extra_metrics.MAX_EXTRA:
+                    continue  # the pipeline's first keys only
+                slot = found[key] = ([], [])
+            slot[0].append(offset + row)
+            slot[1].append(value)
+
+
 def build(chunks: Iterable[dict[str, list]], codes: tuple[str, ...]) -> Frame:
     """Make a frame from the store's columns, given a chunk of rows at a time."""
     number_parts: dict[str, list[np.ndarray]] = {k: [] for k in (*NUMERIC_KEYS,
                                                                  "warning_count")}
     text_parts: dict[str, list[np.ndarray]] = {k: [] for k in TEXT_COLUMNS}
     smiles_parts: list[list] = []
+    extras: dict[str, tuple[list[int], list[float]]] = {}
+    size = 0
     for columns in chunks:
         smiles_parts.append(columns.get("smiles") or [])
+        _collect_extras(extras, columns.get("extra_metrics") or [], size)
+        size += len(columns["result_id"])
         for key, parts in number_parts.items():
             parts.append(np.array(columns[key], dtype=np.float64))  # None reads as NaN
         for key, parts in text_parts.items():
             parts.append(np.array(["" if v is None else v for v in columns[key]],
                                   dtype="S" if key in _ASCII else str))
     numbers = {k: np.concatenate(p) if p else np.zeros(0) for k, p in number_parts.items()}
+    numbers.update(_extra_columns(extras, size))
     texts = {k: np.concatenate(p) if p else np.zeros(0, dtype="S" if k in _ASCII else str)
              for k, p in text_parts.items()}
     warning_text = texts.pop("warning_codes")
@@ -143,6 +199,13 @@ def from_bytes(data: bytes) -> Frame:
         texts[key] = np.char.encode(texts[key]) if texts[key].dtype.kind == "U" \
             else texts[key]
     texts.pop("warning_codes", None)
+    size = len(texts["result_id"])
+    for key in _FIXED_NUMBERS - set(numbers):  # a metric added since it was saved
+        numbers[key] = np.full(size, np.nan)
+    # Only the unknown metrics a build could have made (a saved file is data, not trust).
+    for key in [k for k in numbers if k not in _FIXED_NUMBERS]:
+        if not extra_metrics.is_unknown_key(key):
+            del numbers[key]
     molecules = None
     if mols:
         blob, ends = mols["blob"].tobytes(), mols["ends"].tolist()

@@ -13,6 +13,11 @@ SMILES RDKit cannot read has none.
 
 ``length`` is the residues of the first protein entity, the designed chain: the number the
 table's Sequence column shows, so sorting by it orders what the visitor sees.
+
+``extra_metrics`` holds the record's metrics the vocabulary does not know
+(``extra_metrics.unknown_values``: valid keys, finite numbers, at most 32) as compact JSON,
+or None; ``frame.build`` makes them columns. Metrics the vocabulary knows, ``ipsae_min``
+included, have columns of their own.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 from pydantic_core import to_json
 
 from app.viewer.chem import properties
+from app.viewer.results import extra_metrics
 from app.viewer.results.fields import of_group
 
 # Read once: every record of an index goes through ``index_values``.
@@ -63,8 +69,12 @@ def index_values(record: dict) -> dict:
         # The table's Sequence column number (formatting.entity_summary): the first protein.
         "length": len(designed.get("value") or "") if designed else None,
     }
+    if not isinstance(metrics, dict):
+        metrics = {}
     for field in _METRICS:
-        values[field.key] = _number(metrics.get(field.key))
+        values[field.key] = extra_metrics.number(metrics.get(field.key))
+    unknown = extra_metrics.unknown_values(metrics)
+    values["extra_metrics"] = to_json(unknown).decode() if unknown else None
     for field in _ADME:  # numbers, and the solubility class as text
         value = adme.get(field.key)
         values[field.key] = _number(value) if field.numeric else _short(value, 32)

@@ -7,7 +7,8 @@ The compute API has no sort or filter, so the viewer reads a pipeline's results 
 ``ensure(link_id, pipeline)`` is called by a request that the API has just let read the
 pipeline through the link. It returns the index's state at once:
 
-- current (the API's ``result_count`` and ``status`` match what was indexed): used as is;
+- current (the run record's ``progress.latest_result_id``, ``status`` and result count,
+  see ``core.run_kinds.freshness``, match what was indexed): used as is;
 - being built by another worker (a live lease): left to it, the caller shows progress;
 - otherwise this worker claims the lease and reads the missing pages from ``last_id``:
   inside the request when few remain (``EXPLORE_SYNC_LIMIT``), else in a background
@@ -36,8 +37,9 @@ from datetime import timedelta
 from flask import Flask, current_app
 
 from app import share_tokens
+from app.metrics.registry import INDEX_BUILD_SECONDS, INDEX_BUILDS
 from app.timeutil import utcnow
-from app.viewer.core import identity
+from app.viewer.core import identity, run_kinds
 from app.viewer.core.api_client import ComputeApi, api
 from app.viewer.core.errors import LinkNotFound
 from app.viewer.results import answers, index_rows
@@ -95,6 +97,7 @@ class Build:
         """
         engine = get_engine(self.app)
         after, position = self.state.last_id, self.state.indexed
+        started = time.perf_counter()
         try:
             with ThreadPoolExecutor(1, thread_name_prefix="index-page") as pool:
                 pending = self._fetch(pool, after)
@@ -116,12 +119,15 @@ class Build:
                         return
                     if not more:
                         self._finish(engine)
+                        INDEX_BUILDS.labels("complete").inc()
+                        INDEX_BUILD_SECONDS.observe(time.perf_counter() - started)
                         return
         except LinkNotFound:
             # The API no longer shows this pipeline through the link: keep nothing of it.
             with engine.begin() as conn:
                 store.delete(conn, self.pipeline_id)
         except Exception as error:  # any failure: resumable, never fatal
+            INDEX_BUILDS.labels("failed").inc()
             log.warning("index build stopped after %d results: %s", position,
                         type(error).__name__)
             with engine.begin() as conn:
@@ -175,26 +181,35 @@ def ensure(link_id: str, pipeline: dict) -> IndexState:
     app = current_app._get_current_object()  # the thread needs the app itself
     _sweep(app)
     pipeline_id = pipeline["id"]
-    count, status = int(pipeline.get("result_count") or 0), str(pipeline.get("status") or "")
+    # What the run record says (the SDK's fields): a count None is one the API does not
+    # give (a pipeline type we do not know), so only the latest id and status can tell.
+    kind = run_kinds.pipeline_kind(pipeline)
+    count = run_kinds.result_count(pipeline)
+    if count is None and run_kinds.is_known(kind):
+        count = 0  # no progress yet
+    latest, status = run_kinds.latest_result_id(pipeline), str(pipeline.get("status") or "")
     now = utcnow()
     engine = get_engine(app)
     with engine.begin() as conn:
         state = store.get(conn, pipeline_id)
-        if state is not None and state.indexed > count:
+        if state is not None and count is not None and state.indexed > count:
             store.delete(conn, pipeline_id)  # results were deleted: start over
             state = None
-        if state is not None and (state.is_current(count, status) or state.building(now)):
+        if state is not None and (state.is_current(count, status, latest)
+                                  or state.building(now)):
             store.touch(conn, state, now)
             return state
     owner = _owner()
     with engine.begin() as conn:
-        claimed = store.claim(conn, pipeline_id, kind=str(pipeline.get("kind") or ""),
-                              target_count=count, status=status, owner=owner, now=now,
-                              lease=LEASE)
+        claimed = store.claim(conn, pipeline_id, kind=kind.key,
+                              target_count=count or 0, status=status, owner=owner, now=now,
+                              lease=LEASE, latest_result_id=latest)
     if claimed is None:
         return current(pipeline_id) or state  # another worker got there first
     build = Build(app, api(), link_id, pipeline_id, identity.verified_email(), owner, claimed)
-    if count - claimed.indexed <= int(app.config.get("EXPLORE_SYNC_LIMIT") or 0):
+    # An unknown count is built in the background: it may be any size.
+    missing = count - claimed.indexed if count is not None else None
+    if missing is not None and missing <= int(app.config.get("EXPLORE_SYNC_LIMIT") or 0):
         build.run()
     else:
         build.run_in_background()

@@ -2,7 +2,8 @@
 
 A plain view (no sort, filter or search) is a page of the API in the API's order, with
 keyset cursors (``api_page``); anything else is a page of the whole set from the index
-(``index_page``). Both hand ``render`` the records and the links to the pages beside.
+(``index_page``). Both hand ``render`` the records and the links to the pages beside,
+and the table the metrics beyond the kind's that the records carry (``Panel.extras``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
         page_request=page_request, columns=columns,
         rows=table.rows_for(records, columns, link_id, query.smarts),
         links=links, page_sizes=paging.PAGE_SIZES, explore=view, query=query,
-        from_index=from_index, sort_key=fields.sort_key,
+        from_index=from_index, sort_key=view.sort_key,
         descending_first=fields.descending_first,
     )
 
@@ -42,11 +43,15 @@ def api_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuer
         ids=list(page_request.ids),
     )
     records = page.get("data") or []
+    # The metrics beyond the kind's: the index's once it is ready (what sorts, filters and
+    # plots answer from), else this page's own.
     view = panel(link_id, pipeline, kind, query)
+    if not view.ready:
+        view = view.with_records(records)
     # A generic-only page gets the generic metrics' columns (``table.columns_for``).
     return render(link_id, pipeline, kind, view, page_request, records,
                   paging.links(page, page_request), from_index=False,
-                  columns=table.columns_for(kind, records))
+                  columns=table.columns_for(kind, records, view.extras))
 
 
 def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) -> str:
@@ -58,7 +63,8 @@ def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQu
         paging.PageLinks(None, None)
     return render(link_id, pipeline, kind, view,
                   paging.PageRequest(limit=query.limit, ids=query.ids), records, links,
-                  from_index=True, columns=table.columns_for(kind, records or None))
+                  from_index=True,
+                  columns=table.columns_for(kind, records or None, view.extras))
 
 
 def _links(query: ExploreQuery, matched: int) -> paging.PageLinks:

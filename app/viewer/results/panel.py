@@ -2,15 +2,17 @@
 
 ``panel`` brings the pipeline's index up to date (or starts that, ``indexer``) and, once
 it is ready, summarises the view (``answers``); every results route asks it first. Its
-``explore_answer`` is what ``explore.json`` says about the view.
+``explore_answer`` is what ``explore.json`` says about the view. ``extras`` are the
+metrics beyond the kind's that the pipeline's records carry (``extra_metrics``): from the
+index once it is ready, else those of the page shown (``with_records``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app import domain
-from app.viewer.results import answers, fields, indexer
+from app.viewer.results import answers, extra_metrics, fields, indexer
 from app.viewer.results.explore_answer import Building, Ready
 from app.viewer.results.query import ExploreQuery
 from app.viewer.store.result_index import IndexState
@@ -26,6 +28,16 @@ class Panel:
     summary: answers.Summary | None
     x: str
     y: str
+    extras: tuple[str, ...] = ()
+
+    def with_records(self, records: list[dict]) -> Panel:
+        """Return this panel with the extra metrics of ``records`` (a page shown) too."""
+        found = extra_metrics.of_records(self.kind, records)
+        return replace(self, extras=extra_metrics.merged(self.kind, self.extras, found))
+
+    def sort_key(self, column_key: str) -> str | None:
+        """Return the query key that sorts the table column ``column_key``, or None."""
+        return fields.sort_key(column_key, self.extras)
 
     @property
     def ready(self) -> bool:
@@ -51,13 +63,14 @@ class Panel:
     @property
     def axes(self) -> list[tuple[str, str]]:
         """Plottable keys with their labels."""
-        return [(key, fields.label(key)) for key in fields.plot_keys(self.kind)]
+        return [(key, fields.label(key)) for key in fields.plot_keys(self.kind, self.extras)]
 
     @property
     def filter_keys(self) -> list[tuple[str, str]]:
         """Keys of the form's range filters: the plotted ones and, for small molecules,
         every computed property (donors, acceptors, rotatable bonds, Lipinski too)."""
-        return [(key, fields.label(key)) for key in fields.filter_keys(self.kind)]
+        return [(key, fields.label(key))
+                for key in fields.filter_keys(self.kind, self.extras)]
 
     @property
     def export_args(self) -> dict:
@@ -81,10 +94,17 @@ class Panel:
 
 
 def panel(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) -> Panel:
-    """Bring the index up to date (or start that) and summarise the view if it is ready."""
+    """Bring the index up to date (or start that) and summarise the view if it is ready.
+
+    A ready index also checks the query's metric keys against the metrics its records
+    carry (``BadRequest`` for one they lack).
+    """
     state = indexer.ensure(link_id, pipeline)
     x, y = fields.default_axes(kind)
     x, y = query.x or x, query.y or y
-    summary = answers.summary(state, query, kind) if state.ready else None
-    return Panel(state, query, kind, summary, x, y)
+    if not state.ready:
+        return Panel(state, query, kind, None, x, y)
+    answers.check_keys(state, query)
+    return Panel(state, query, kind, answers.summary(state, query, kind), x, y,
+                 answers.extra_keys(state, kind))
 

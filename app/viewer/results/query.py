@@ -9,7 +9,10 @@ is read: an unknown key or a malformed value raises ``core.errors.BadRequest`` w
 message naming it, which ``web.error_pages`` answers as a 400.
 
 Keys are those of ``fields.FIELDS``: the spec's metric names, the ADME values, ``id``,
-``created_at``, ``length``, ``variant``, ``external_id`` and the computed chemistry. A
+``created_at``, ``length``, ``variant``, ``external_id`` and the computed chemistry; and
+any key that may name a metric found in the records (``extra_metrics.is_key``, e.g.
+``foo_score``), a number. Whether the pipeline has that metric is known only from its
+index: ``check_keys`` refuses the keys it lacks once the index is ready. A
 query with none of sort, filters, search (``is_plain``) is served straight from the API.
 """
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from werkzeug.datastructures import MultiDict
@@ -25,7 +29,8 @@ from app import domain
 from app.viewer.chem import substructure
 from app.viewer.core import paging
 from app.viewer.core.errors import BadRequest
-from app.viewer.results.fields import KEYS, NUMERIC_KEYS
+from app.viewer.results.extra_metrics import is_key as is_metric_key
+from app.viewer.results.fields import KEYS, is_numeric
 
 OPERATORS = ("gte", "gt", "lte", "lt", "eq")
 MAX_SORT_KEYS = 5
@@ -134,10 +139,14 @@ def _value_text(value: float | str) -> str:
     return value
 
 
+def _unknown(name: str, what: str) -> BadRequest:
+    return BadRequest(f"Unknown {what} key '{name[:64]}'. Known keys: "
+                      f"{', '.join(sorted(KEYS))}, and the metrics the results carry.")
+
+
 def _key(name: str, what: str) -> str:
-    if name not in KEYS:
-        raise BadRequest(f"Unknown {what} key '{name[:64]}'. Known keys: "
-                         f"{', '.join(sorted(KEYS))}.")
+    if name not in KEYS and not is_metric_key(name):
+        raise _unknown(name, what)
     return name
 
 
@@ -186,8 +195,8 @@ def parse_filters(args: MultiDict) -> tuple[Filter, ...]:
         if raw.strip() == "":
             continue  # an empty box of the filter form: no condition
         if op == "eq":
-            value: float | str = _number(name, raw) if key in NUMERIC_KEYS else raw.strip()
-        elif key not in NUMERIC_KEYS:
+            value: float | str = _number(name, raw) if is_numeric(key) else raw.strip()
+        elif not is_numeric(key):
             raise BadRequest(f"'{key}' is not a number: filter it with {key}__eq.")
         else:
             value = _number(name, raw)
@@ -199,10 +208,31 @@ def parse_filters(args: MultiDict) -> tuple[Filter, ...]:
 
 def _axis(args: MultiDict, name: str) -> str | None:
     value = args.get(name) or None
-    if value is not None and value not in NUMERIC_KEYS:
-        raise BadRequest(f"The plot axis '{name}' must be a numeric key, not "
-                         f"'{value[:64]}'.")
+    if value is not None and not is_numeric(value):
+        raise _bad_axis(name, value)
     return value
+
+
+def _bad_axis(name: str, value: str) -> BadRequest:
+    return BadRequest(f"The plot axis '{name}' must be a numeric key, not '{value[:64]}'.")
+
+
+def check_keys(query: ExploreQuery, numbers: Collection[str]) -> None:
+    """Refuse keys of metrics the pipeline's results do not have (``BadRequest``).
+
+    ``numbers`` are the number columns of the pipeline's index (its frame), which hold
+    every metric found in its records; the table's other keys are always fine.
+    """
+    for key, _desc in query.sort:
+        if key not in KEYS and key not in numbers:
+            raise _unknown(key, "sort")
+    for item in query.filters:
+        if item.key not in KEYS and item.key not in numbers:
+            raise _unknown(item.key, "filter")
+    for name in ("x", "y"):
+        value = getattr(query, name)
+        if value is not None and value not in numbers:
+            raise _bad_axis(name, value)
 
 
 def _smarts(args: MultiDict) -> str | None:

@@ -10,6 +10,10 @@ designs shows the generic metrics only, never empty binder columns. A mixed page
 the union (the binder set, which holds every generic metric), and generic rows show a dash
 under the binder-only metrics, which do not apply to them. Without records (the CSV
 export, which streams page by page) a kind gets the union of all its variants.
+
+Metrics beyond the kind's that the pipeline's records carry (``extra_metrics``: the
+optional ``ipsae_min``, or a key the vocabulary does not know) follow the kind's metric
+columns, under their label (``fields.field``), in every kind.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from app.domain import Kind
 from app.viewer.chem import properties
 from app.viewer.core import formatting
 from app.viewer.depictions.markup import molecule_html
+from app.viewer.results import fields
 from app.viewer.results.fields import FIELDS, Field, of_group
 
 
@@ -96,10 +101,12 @@ def metric_keys(kind: Kind, records: list[dict] | None = None) -> tuple[str, ...
     return kind.metrics_of(record.get("type") for record in records)
 
 
-def columns_for(kind: Kind, records: list[dict] | None = None) -> list[Column]:
+def columns_for(kind: Kind, records: list[dict] | None = None,
+                extras: tuple[str, ...] = ()) -> list[Column]:
     """Return the columns of a results table of ``kind`` (the id column is implicit).
 
-    ``records`` (the page shown) narrows the metric columns to its variants' metrics.
+    ``records`` (the page shown) narrows the metric columns to its variants' metrics;
+    ``extras`` (metrics beyond the kind's, ``extra_metrics``) come after them.
     """
     columns: list[Column] = []
     if kind.has_external_id:
@@ -114,6 +121,10 @@ def columns_for(kind: Kind, records: list[dict] | None = None) -> list[Column]:
                               "Length of the designed protein and the chains of the complex.",
                               source="sequence"))
     columns.extend(_field_column(FIELDS[key], "metric") for key in metric_keys(kind, records))
+    for key in extras:
+        field = fields.field(key)
+        if field is not None and key not in kind.metrics:
+            columns.append(_field_column(field, "metric"))
     if kind.family == "small_molecule":
         columns.extend(_field_column(field, "chemistry") for field in of_group("chemistry")
                        if field.column)  # the four shown; all eight sort and filter

@@ -51,15 +51,21 @@ class IndexState:
     lease_until: datetime | None
     failure: str | None
     last_used_at: datetime
+    # The API's ``progress.latest_result_id`` the index is (or is being) brought up to.
+    latest_result_id: str | None = None
 
     @property
     def ready(self) -> bool:
         """Whether the whole set was read at least once (queries may be answered)."""
         return self.state == "ready"
 
-    def is_current(self, result_count: int, status: str) -> bool:
-        """Whether it holds what the API says the pipeline has (count and status)."""
-        return self.ready and self.indexed >= result_count and self.pipeline_status == status
+    def is_current(self, result_count: int | None, status: str,
+                   latest_result_id: str | None = None) -> bool:
+        """Whether it holds what the API says the pipeline has: the same latest result
+        and status, and at least its count (None: a count the API does not give)."""
+        return (self.ready and self.pipeline_status == status
+                and self.latest_result_id == latest_result_id
+                and (result_count is None or self.indexed >= result_count))
 
     def building(self, now: datetime) -> bool:
         """Whether a worker holds a live lease on it."""
@@ -71,7 +77,7 @@ def _state(row) -> IndexState:
     return IndexState(
         row.pipeline_id, row.kind, row.state, row.target_count, row.pipeline_status,
         row.indexed, row.last_id, row.version, codes, row.lease_owner, row.lease_until,
-        row.failure, row.last_used_at,
+        row.failure, row.last_used_at, row.latest_result_id,
     )
 
 
@@ -83,15 +89,18 @@ def get(conn: Connection, pipeline_id: str) -> IndexState | None:
 
 
 def claim(conn: Connection, pipeline_id: str, *, kind: str, target_count: int, status: str,
-          owner: str, now: datetime, lease: timedelta) -> IndexState | None:
+          owner: str, now: datetime, lease: timedelta,
+          latest_result_id: str | None = None) -> IndexState | None:
     """Take the lease on ``pipeline_id``'s index (creating it), or None if held by another.
 
-    The caller commits at once: the lease is what other workers look at.
+    ``target_count``, ``status`` and ``latest_result_id`` are what the API says the
+    pipeline has now (what the build brings the index up to). The caller commits at once:
+    the lease is what other workers look at.
     """
     insert = _INSERT[conn.dialect.name](result_indexes).values(
         pipeline_id=pipeline_id, kind=kind, state="building", target_count=target_count,
-        pipeline_status=status, indexed=0, last_id=None, version=0, warning_codes="",
-        created_at=now, updated_at=now, last_used_at=now,
+        pipeline_status=status, latest_result_id=latest_result_id, indexed=0, last_id=None,
+        version=0, warning_codes="", created_at=now, updated_at=now, last_used_at=now,
     )
     conn.execute(insert.on_conflict_do_nothing(index_elements=[result_indexes.c.pipeline_id]))
     table = result_indexes.c
@@ -101,7 +110,8 @@ def claim(conn: Connection, pipeline_id: str, *, kind: str, target_count: int, s
         .where(sa.or_(table.lease_until.is_(None), table.lease_until < now,
                       table.lease_owner == owner))
         .values(lease_owner=owner, lease_until=now + lease, target_count=target_count,
-                pipeline_status=status, failure=None, updated_at=now)
+                pipeline_status=status, latest_result_id=latest_result_id, failure=None,
+                updated_at=now)
     ).rowcount
     return get(conn, pipeline_id) if claimed else None
 

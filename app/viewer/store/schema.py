@@ -99,9 +99,11 @@ result_indexes = sa.Table(
     # "building" until the first build has read every page, then "ready" for good (a
     # refresh appends to a ready index, which stays readable meanwhile).
     sa.Column("state", sa.String(16), nullable=False),
-    # The pipeline's result_count and status the index is (or is being) brought up to.
+    # The pipeline's result count (its run record's ``progress``), status and latest
+    # result id (``progress.latest_result_id``) the index is (or is being) brought up to.
     sa.Column("target_count", sa.Integer, nullable=False),
     sa.Column("pipeline_status", sa.String(32), nullable=False),
+    sa.Column("latest_result_id", sa.String(64), nullable=True),
     sa.Column("indexed", sa.Integer, nullable=False),
     sa.Column("last_id", sa.String(64), nullable=True),
     # Bumped by every append, so caches of answers know the set changed.
@@ -142,6 +144,9 @@ indexed_results = sa.Table(
     *(sa.Column(name, sa.Integer, nullable=True) for name in INDEX_INTEGER_COLUMNS),
     # Small-molecule kinds: matched by ``smarts=`` (each distinct SMILES once per query).
     sa.Column("smiles", sa.Text, nullable=True),
+    # The record's metrics the vocabulary does not know, as JSON (results.extra_metrics:
+    # validated keys, finite numbers, at most 32); NULL when it has none.
+    sa.Column("extra_metrics", sa.Text, nullable=True),
 )
 
 # The records themselves (JSON, without artifact URLs, which expire), for rendering a page

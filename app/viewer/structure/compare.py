@@ -25,11 +25,12 @@ class Side:
     url: str
     format: str  # "mmcif" or "pdb"
     model: Model | None
+    pipeline: dict | None = None  # the run record: roles from its input when known
 
     @property
     def roles(self) -> dict[str, Role]:
         """Return {auth chain id: role} of this result."""
-        return result_roles(self.record)
+        return result_roles(self.record, self.pipeline)
 
     @property
     def binder_chains(self) -> set[str]:

@@ -18,6 +18,7 @@ from app.viewer.core.api_client import api
 from app.viewer.core.artifacts import ARCHIVE_LIMIT, STRUCTURE_LIMIT, read_artifact, result_locator
 from app.viewer.core.errors import BadRequest, LinkNotFound
 from app.viewer.core.loaders import bearer
+from app.viewer.core.prediction_files import prediction_file
 from app.viewer.pages import predictions
 from app.viewer.structure import model as structure_model
 from app.viewer.structure import pae
@@ -73,18 +74,22 @@ def compared_ids(args: MultiDict) -> tuple[str, str]:
     return wanted["a"], wanted["b"]
 
 
-def compared_side(link_id: str, pipeline_id: str, result_id: str) -> Side:
-    """Return one side of compare: the result's record and its structure, read."""
+def compared_side(link_id: str, pipeline_id: str, result_id: str,
+                  pipeline: dict | None = None) -> Side:
+    """Return one side of compare: the result's record and its structure, read.
+
+    ``pipeline`` (the run record) lets the roles come from its input.
+    """
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
     artifact = result_structure_file(record)
     url = url_for("downloads.result_artifact", link_id=link_id, pipeline_id=pipeline_id,
                   result_id=result_id, name="structure")
     return Side(result_id, record, url, structure_format(artifact),
-                result_model(link_id, pipeline_id, result_id, artifact))
+                result_model(link_id, pipeline_id, result_id, artifact), pipeline)
 
 
 def result_heatmap(link_id: str, pipeline_id: str, result_id: str,
-                   record: dict) -> pae.Heatmap | pae.NoHeatmap:
+                   record: dict, pipeline: dict | None = None) -> pae.Heatmap | pae.NoHeatmap:
     """Return the PAE heatmap of a result; ``NoHeatmap`` without a readable one.
 
     The matrix is the archive's ``pae.npz``; the structure (without the interface, which
@@ -105,7 +110,7 @@ def result_heatmap(link_id: str, pipeline_id: str, result_id: str,
                          interface=False)
     if model is None:
         return pae.NoHeatmap()
-    names = {c.chain: c.name for c in chain_infos(model, result_roles(record))}
+    names = {c.chain: c.name for c in chain_infos(model, result_roles(record, pipeline))}
     return pae.heatmap(matrix, model, names)
 
 
@@ -113,13 +118,12 @@ def prediction_sample(item: dict, files: list[dict], asked: str | None) -> tuple
     """Return the structure artifact to show of a prediction, and its artifact name.
 
     ``files`` are its samples' files (``predictions.structure_files``), ``asked`` the
-    ``?sample=`` value. No sample asked: the best sample's file (``structure``), as before
-    samples existed, shown as the best sample's number.
+    ``?sample=`` value. No sample asked: the best sample's file (``structure``, from
+    ``output.best_sample``), shown as the best sample's number.
     """
     number = _sample_number(asked, len(files))
     artifact = next((f for f in files if f["sample"] == number), files[0])
-    best = next((a for a in item.get("artifacts") or []
-                 if a.get("name") == "structure" and a.get("url")), None)
+    best = prediction_file(item, "structure")
     if asked is None and best is not None:
         found = predictions.samples(item)
         return {**best, "sample": found[0].number if found else 1}, "structure"

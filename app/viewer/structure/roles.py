@@ -1,22 +1,32 @@
 """Which chain of a result or prediction is the binder and which the target.
 
 A chain's part is a ``Role``; its ``label`` is only for people (the legend, the PAE's
-chain names). Read from the records, by auth chain id (``entities[].chain_ids``):
+chain names). Read from the run's input first (``provenance.chains.chain_parts``: the
+chains the SDK ``input`` designs, keeps fixed or names as the target), by auth chain id:
 
-- protein kinds: the first protein entity is the designed protein (``BINDER`` when the
-  result has a target, i.e. another protein entity, else ``DESIGNED``); the other
-  proteins are ``TARGET``; ligand entities (a glycan) are ``LIGAND``;
-- small-molecule kinds (no entities in the record): polymer chains are the ``TARGET``
-  and the ligand is the designed or screened molecule (``BINDER``);
-- structure_and_binding predictions: ``inputs.binding.binder_chain_id`` is the
-  ``BINDER``, the other entities are ``TARGET`` (proteins) or ``LIGAND``.
+- a pipeline result with its run record (``result_roles(record, pipeline)``): the input's
+  designed chains are ``BINDER`` (``DESIGNED`` without a target), its target chains
+  ``TARGET``, its fixed polymers ``PROTEIN``, its ligands ``LIGAND``. A chain of the
+  result the input does not name is the one made or screened (``BINDER``) when it is a
+  protein beside a named target (a screened library protein, a curated binder); a
+  small-molecule result's ligand is the first chain id the target does not use;
+- a prediction: ``input.binding``'s binder chains are ``BINDER``, the other entities
+  ``TARGET`` (polymers) or ``LIGAND``; without a binding, ``PROTEIN`` or ``LIGAND``.
 
-A chain the record names no role for is ``PROTEIN`` (a polymer) or ``LIGAND``.
+When the input is absent, unknown, or names none of the result's chains, the guess of
+old stands: the first protein entity is the designed one (``BINDER`` when another protein
+is there, else ``DESIGNED``), other proteins ``TARGET``, ligands ``LIGAND``; a
+small-molecule record (no entities) is ``{"A": TARGET, "B": BINDER}``; a prediction's
+``inputs.binding.binder_chain_id`` is the binder. A chain no one names a role for is
+``PROTEIN`` (a polymer) or ``LIGAND``.
 """
 
 from __future__ import annotations
 
 import enum
+import string
+
+from app.viewer.provenance import chains as input_chains
 
 
 class Role(enum.Enum):
@@ -51,8 +61,21 @@ _LABELS = {
 }
 
 
-def result_roles(record: dict) -> dict[str, Role]:
-    """Return {auth chain id: role} for a pipeline result."""
+def _from_part(part: str, has_target: bool) -> Role:
+    """Return the role of an input part (``provenance.chains.PARTS``)."""
+    if part == input_chains.BINDER_PART:
+        return Role.BINDER
+    if part == input_chains.DESIGNED_PART:
+        return Role.BINDER if has_target else Role.DESIGNED
+    if part == input_chains.TARGET_PART:
+        return Role.TARGET
+    if part == input_chains.LIGAND_PART:
+        return Role.LIGAND
+    return Role.PROTEIN
+
+
+def _guessed_result_roles(record: dict) -> dict[str, Role]:
+    """Return the roles guessed from the result record alone (no input)."""
     entities = record.get("entities") or []
     if not entities:
         return {"A": Role.TARGET, "B": Role.BINDER} if record.get("smiles") else {}
@@ -69,8 +92,43 @@ def result_roles(record: dict) -> dict[str, Role]:
     return roles
 
 
+def result_roles(record: dict, pipeline: dict | None = None) -> dict[str, Role]:
+    """Return {auth chain id: role} for a pipeline result, from its run's input if known.
+
+    ``pipeline`` is the run record (with ``input``); without it, or when its input names
+    none of the result's chains, the roles are guessed from the result alone.
+    """
+    parts = input_chains.chain_parts(pipeline) if pipeline else {}
+    entities = [e for e in record.get("entities") or [] if isinstance(e, dict)]
+    result_chains = {c: e.get("type") for e in entities for c in e.get("chain_ids") or []
+                     if isinstance(c, str)}
+    if not parts or (result_chains and not set(parts) & set(result_chains)):
+        return _guessed_result_roles(record)
+    has_target = input_chains.TARGET_PART in parts.values()
+    roles = {chain: _from_part(part, has_target) for chain, part in parts.items()}
+    for chain, kind in result_chains.items():
+        if chain in roles:
+            continue
+        if kind == "protein":
+            roles[chain] = Role.BINDER if has_target else Role.DESIGNED
+        else:
+            roles[chain] = Role.LIGAND
+    if not result_chains and record.get("smiles"):
+        free = next((c for c in string.ascii_uppercase if c not in roles), None)
+        if free:
+            roles[free] = Role.BINDER
+    return roles
+
+
 def prediction_roles(item: dict) -> dict[str, Role]:
-    """Return {auth chain id: role} for a structure_and_binding prediction."""
+    """Return {auth chain id: role} for a structure_and_binding prediction.
+
+    From the SDK ``input`` (entities and ``binding``); an item without one falls back to
+    the old ``inputs.binding.binder_chain_id``.
+    """
+    parts = input_chains.chain_parts(item, prediction=True) if item.get("input") else {}
+    if parts:
+        return {chain: _from_part(part, True) for chain, part in parts.items()}
     inputs = item.get("inputs") or {}
     binder = (inputs.get("binding") or {}).get("binder_chain_id")
     roles = {}

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request, url_for
 
-from app import domain
-from app.viewer.core import breadcrumbs
+from app.viewer.core import breadcrumbs, run_kinds
 from app.viewer.core.api_client import api
 from app.viewer.core.artifacts import prediction_locator
 from app.viewer.core.errors import LinkNotFound
@@ -43,7 +42,8 @@ def result_structure(link_id: str, pipeline_id: str, result_id: str):
     url = url_for("downloads.result_artifact", result_id=result_id, name="structure", **ids)
     return rendering.structure_page(
         trail=trail, subject_id=result_id, url=url, fmt=loading.structure_format(artifact),
-        model=model, roles=result_roles(record), pae_url=pae_url, compare_with=compare_with)
+        model=model, roles=result_roles(record, pipeline), pae_url=pae_url,
+        compare_with=compare_with)
 
 
 @bp.get("/share/<link_id>/predictions/<prediction_id>/structure")
@@ -55,7 +55,7 @@ def prediction_structure(link_id: str, prediction_id: str):
         raise LinkNotFound()
     artifact, name = loading.prediction_sample(item, files, request.args.get("sample"))
     fmt = loading.structure_format(artifact)
-    title = item.get("name") or domain.APPLICATIONS.get(item.get("application"), "Prediction")
+    title = run_kinds.prediction_label(item)
     ids = {"link_id": link_id, "prediction_id": prediction_id}
     samples = [(f["sample"], share_url("structure.prediction_structure", sample=f["sample"],
                                        **ids))
@@ -73,9 +73,9 @@ def prediction_structure(link_id: str, prediction_id: str):
 def result_pae(link_id: str, pipeline_id: str, result_id: str):
     """Return the PAE heatmap of a result (``{"n": 0}`` when its archive has none)."""
     check_ids(result_id)
-    load_pipeline(link_id, pipeline_id)
+    _share, pipeline, _kind = load_pipeline(link_id, pipeline_id)
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
-    answer = loading.result_heatmap(link_id, pipeline_id, result_id, record)
+    answer = loading.result_heatmap(link_id, pipeline_id, result_id, record, pipeline)
     return Response(answer.model_dump_json(), mimetype="application/json")
 
 
@@ -85,7 +85,7 @@ def compare(link_id: str, pipeline_id: str):
     wanted = loading.compared_ids(request.args)
     check_ids(*wanted)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
-    first, second = (loading.compared_side(link_id, pipeline_id, result_id)
+    first, second = (loading.compared_side(link_id, pipeline_id, result_id, pipeline)
                      for result_id in wanted)
     trail = breadcrumbs.pipeline(link_id, pipeline_id,
                                  breadcrumbs.pipeline_title(pipeline, kind), "Compare in 3D")

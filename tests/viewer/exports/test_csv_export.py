@@ -19,25 +19,26 @@ from app.viewer.core.api_client import api
 from app.viewer.exports import csv_writer, sources, stream
 from tests.error_pages import without_reference
 from tests.viewer.conftest import point_viewer_at
+from tests.viewer.core.sdk_runs import run_record, share_read
 from tests.viewer.fake_api import FakeApi, json_response
 
 EXPECTED_HEADERS = {
     "protein_design": [
         "result_id", "sequence_length", "chains", "sequence", "entities",
         "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
-        "helix_fraction", "sheet_fraction", "loop_fraction", "warnings"],
+        "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", "warnings"],
     "protein_redesign": [
         "result_id", "sequence_length", "chains", "sequence", "entities",
         "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
-        "helix_fraction", "sheet_fraction", "loop_fraction", "warnings"],
+        "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", "warnings"],
     "protein_sequence_redesign": [
         "result_id", "variant", "sequence_length", "chains", "sequence", "entities",
         "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
-        "helix_fraction", "sheet_fraction", "loop_fraction", "warnings"],
+        "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", "warnings"],
     "protein_library_screen": [
         "result_id", "external_id", "sequence_length", "chains", "sequence", "entities",
         "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
-        "helix_fraction", "sheet_fraction", "loop_fraction", "warnings"],
+        "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", "warnings"],
     "small_molecule_design": [
         "result_id", "smiles", "binding_confidence", "optimization_score", "iptm", "ptm",
         "structure_confidence", "complex_plddt", "complex_iplddt", "mol_weight", "clogp",
@@ -190,7 +191,7 @@ def test_headers_name_the_file_after_the_pipeline_and_keep_the_hygiene(client, d
     assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
     today = datetime.now(UTC).strftime("%Y-%m-%d")
     assert response.headers["Content-Disposition"] == (
-        f'attachment; filename="IL-6_miniprotein_binders_round_1-{today}.csv"')
+        f'attachment; filename="Protein_design-{today}.csv"')  # the kind's label: no name
     assert demo["share_links"]["public"]["id"] not in response.headers["Content-Disposition"]
     assert response.headers["Referrer-Policy"] == "no-referrer"
     assert response.headers["Cache-Control"] == "no-store"
@@ -266,9 +267,7 @@ def test_unknown_link_or_uncovered_pipeline_is_the_shared_404(client, demo):
 
 # --- a real API server that breaks off ---------------------------------------------------
 
-SHARE = {"id": "sl_fake", "access_mode": "public", "pipelines": [
-    {"id": "pipe_fake", "kind": "protein_design", "name": "Fake run", "result_count": 5}],
-    "predictions": []}
+SHARE = share_read("sl_fake", [run_record("protein_design", "pipe_fake", 5)])
 
 
 def record(index: int) -> dict:

@@ -22,6 +22,7 @@ from app.store import schema
 from app.viewer.exports import sources, stream, text_writers
 from tests.error_pages import without_reference
 from tests.viewer.conftest import point_viewer_at
+from tests.viewer.core.sdk_runs import run_record, share_read
 from tests.viewer.exports.test_csv_export import (
     api_records,
     breaking_api,
@@ -176,7 +177,7 @@ def test_json_is_the_api_records_over_several_pages(app, client, demo, monkeypat
     response.close()
     pipeline = document["pipeline"]
     assert pipeline == {"id": demo["pipelines"]["protein_design"], "kind": "protein_design",
-                        "name": "IL-6 miniprotein binders, round 1"}
+                        "label": "Protein design"}
     assert len(records) == 260
 
     def without_urls(record):  # presigned URLs are signed anew at each read
@@ -307,9 +308,7 @@ def test_the_export_menu_links_every_format_of_the_family(app, client, demo):
 def files_api():
     """An API whose results' structure files answer; its results pages answer for the
     manifest, and the files' walk breaks off after the first page (a 500)."""
-    share = {"id": "sl_fake", "access_mode": "public", "pipelines": [
-        {"id": "pipe_fake", "kind": "protein_design", "name": "Fake run", "result_count": 3}],
-        "predictions": []}
+    share = share_read("sl_fake", [run_record("protein_design", "pipe_fake", 3)])
     later_pages = []
 
     def handler(request):

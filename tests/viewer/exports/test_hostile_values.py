@@ -15,6 +15,7 @@ from werkzeug.wrappers import Response
 
 from app.viewer.exports import csv_writer
 from tests.viewer.conftest import point_viewer_at
+from tests.viewer.core.sdk_runs import run_record, share_read
 from tests.viewer.fake_api import FakeApi, json_response
 
 LIGAND = Chem.MolToMolBlock(Chem.AddHs(Chem.MolFromSmiles("CCO"))) + "$$$$\n"
@@ -23,9 +24,7 @@ LIGAND = Chem.MolToMolBlock(Chem.AddHs(Chem.MolFromSmiles("CCO"))) + "$$$$\n"
 def scripted_api(kind: str, records: list[dict], files: dict[str, int | bytes]) -> FakeApi:
     """A real API server: one pipeline of ``kind`` with ``records`` on one page, and the
     result files at ``/files/<name>`` (bytes, or an HTTP status for a failing file)."""
-    share = {"id": "sl_fake", "access_mode": "public", "predictions": [], "pipelines": [
-        {"id": "pipe_fake", "kind": kind, "name": "Hostile run",
-         "result_count": len(records)}]}
+    share = share_read("sl_fake", [run_record(kind, "pipe_fake", len(records))])
 
     def handler(request):
         if request.path == "/compute/v1/share/sl_fake":

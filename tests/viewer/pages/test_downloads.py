@@ -44,11 +44,20 @@ def test_content_types_follow_the_artifact(client, shared):
 
 
 def test_prediction_download(client, shared):
-    prediction_id = shared.predictions[1]
+    """A prediction's file is the URL its ``output`` names; the viewer names the file."""
+    prediction_id = shared.predictions[0]  # structure and binding
     response = client.get(shared.url(f"/predictions/{prediction_id}/artifacts/structure"))
     assert response.status_code == 200
     assert response.get_data() == b"data_pred\n" + prediction_id.encode()
-    assert re.search(r'filename="model_0\.cif"', response.headers["Content-Disposition"])
+    assert re.search(rf'filename="{prediction_id}_best_sample\.cif"',
+                     response.headers["Content-Disposition"])
+    assert response.mimetype == "chemical/x-mmcif"
+    # An ADME prediction's output names no file; an unknown role is no file either.
+    adme = shared.predictions[1]
+    assert client.get(shared.url(f"/predictions/{adme}/artifacts/structure")
+                      ).status_code == 404
+    assert client.get(shared.url(f"/predictions/{prediction_id}/artifacts/report")
+                      ).status_code == 404
 
 
 def test_a_url_from_the_visitor_is_never_followed(client, shared):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
 from app import domain
+from app.viewer.core import identity
 from tests.viewer.conftest import KINDS
 
 
@@ -26,7 +28,10 @@ def test_overview_lists_every_pipeline_and_prediction(client, shared):
         assert f'href="/share/{shared.link_id}/predictions/{prediction_id}"' in body
     assert "Structure and binding prediction" in body
     assert "Link expires in 24 hours" in body or "Link expires in 23 hours" in body
-    assert shared.org.workspace_id in body
+    # Counts come from each run record's progress (4 results each).
+    assert body.count('<dt>Results</dt><dd class="num">4</dd>') == len(KINDS)
+    # Nothing the share read does not carry: no access mode guessed.
+    assert "Public link" not in body and "Verified e-mail link" not in body
 
 
 EXPECTED_HEADERS = {
@@ -40,6 +45,8 @@ EXPECTED_HEADERS = {
                               "TPSA", "QED", "Lipophilicity", "Permeability", "Solubility"],
     "small_molecule_library_screen": ["External ID", "Structure", "Optimization score",
                                       "QED", "Solubility"],
+    "small_molecule_explore": ["External ID", "Structure", "Binding confidence",
+                               "Optimization score", "QED"],
 }
 
 
@@ -61,7 +68,7 @@ def test_results_table_has_the_columns_of_its_kind(client, shared, kind):
         assert "SMILES" not in headers and "Solubility" not in headers
     else:
         assert "Sequence" not in headers and "Min. interaction PAE" not in headers
-    assert ("External ID" in headers) == kind.endswith("library_screen")
+    assert ("External ID" in headers) == domain.KINDS[kind].has_external_id
     # Each row links to its result page.
     for result_id in shared.results[kind]:
         assert f"/pipelines/{shared.pipelines[kind]}/results/{result_id}" in body
@@ -125,7 +132,8 @@ def test_prediction_page_shows_application_status_and_files(client, shared):
     body = text(client.get(shared.url(f"/predictions/{shared.predictions[0]}")))
     assert "Structure and binding prediction" in body
     assert "Succeeded" in body
-    assert "model_0.cif" in body
+    # Its file is the one its output names, under the viewer's own file name.
+    assert f"{shared.predictions[0]}_best_sample.cif" in body
     assert f"/predictions/{shared.predictions[0]}/artifacts/structure" in body
 
 
@@ -154,3 +162,13 @@ def test_post_is_refused_and_changes_nothing(client, shared):
     assert response.status_code == 405
     assert "read-only" in response.get_data(as_text=True)
     assert client.get(shared.url()).status_code == 200
+
+
+def test_the_overview_says_a_verified_address_opened_it_and_nothing_else(client, shared):
+    """The share read says nothing of how a link is shared: the viewer only tells a
+    visitor who holds a verified address (sent with the read) that it was used."""
+    assert "Opened with your verified address" not in text(client.get(shared.url()))
+    with client.session_transaction() as session:
+        session[identity.SESSION_EMAIL_KEY] = "reader@example.org"
+        session["verified_at"] = int(time.time())
+    assert "Opened with your verified address" in text(client.get(shared.url()))

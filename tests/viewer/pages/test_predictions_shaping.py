@@ -1,7 +1,8 @@
 """``app.viewer.pages.predictions``: ADME rows and their order, samples, per-sample files.
 
 Plain dicts in the API's shapes (the SDK's ``AdmeRetrieveResponse`` and
-``StructureAndBindingRetrieveResponse`` outputs), no app: the functions are pure.
+``StructureAndBindingRetrieveResponse``: ``model``, ``input``, ``output``, files as
+``{url, url_expires_at}`` inside ``output``), no app: the functions are pure.
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ def molecule(name, smiles, logd=None, papp=None, solubility=None, status="succee
 
 
 ITEM = {
-    "application": "adme",
-    "inputs": {"molecules": [{"id": n, "smiles": s} for n, s in
+    "id": "pred_adme",
+    "model": "adme-v1",
+    "input": {"molecules": [{"id": n, "smiles": s} for n, s in
                              [("a", "CCO"), ("b", "c1ccccc1"), ("c", "CCN"), ("d", "C#N"),
                               ("e", "CC")]]},
-    "outputs": {"molecules": [
+    "output": {"molecules": [
         molecule("a", "CCO", -0.3, 12.5, "high-confidence"),
         molecule("b", "c1ccccc1", 2.1, 30.0, "high-risk"),
         molecule("c", "CCN", 0.4, None, "medium-confidence"),
@@ -62,8 +64,8 @@ def test_rows_follow_the_request_with_names_values_and_the_tables_labels():
 
 
 def test_rows_name_from_external_id_then_input_id_and_survive_missing_outputs():
-    item = {"inputs": {"molecules": [{"id": "given", "smiles": "CCO"}, {"smiles": "CC"}]},
-            "outputs": {"molecules": [{"id": "mol_internal", "smiles": "CCO",
+    item = {"input": {"molecules": [{"id": "given", "smiles": "CCO"}, {"smiles": "CC"}]},
+            "output": {"molecules": [{"id": "mol_internal", "smiles": "CCO",
                                        "status": "succeeded",
                                        "adme": {"lipophilicity": True, "permeability": "7",
                                                 "solubility": "high-confidence"}}]}}
@@ -72,7 +74,7 @@ def test_rows_name_from_external_id_then_input_id_and_survive_missing_outputs():
     # Only real numbers count as values (a bool or a string is not a measurement).
     assert first.lipophilicity is None and first.permeability is None
     assert second.name is None and second.smiles == "CC" and second.status == "pending"
-    assert predictions.adme_rows({"outputs": {"best_sample": {}}}) == []
+    assert predictions.adme_rows({"output": {"best_sample": {}}}) == []
 
 
 @pytest.mark.parametrize(("sort", "expected"), [
@@ -120,13 +122,25 @@ SB_METRICS = [
 ]
 
 
-def sb_item(best: dict | None) -> dict:
-    return {"application": "structure_and_binding",
-            "outputs": {"best_sample": {"metrics": best} if best else {},
-                        "all_sample_results": [{"metrics": m} for m in SB_METRICS],
-                        "binding_metrics": {"type": "ligand_protein_binding_metrics",
-                                            "binding_confidence": 0.9,
-                                            "optimization_score": 1.2}}}
+def url(name: str) -> dict:
+    """Return a file as the SDK's output names it: a presigned URL and its expiry."""
+    return {"url": f"https://files.example/{name}?sig=1",
+            "url_expires_at": "2026-11-25T10:00:00Z"}
+
+
+def sb_item(best: dict | None, *, files: bool = False) -> dict:
+    """Return a structure-and-binding record (with every file's URL if ``files``)."""
+    samples = [{"metrics": m, **({"structure": url(f"s{n}.cif")} if files else {})}
+               for n, m in enumerate(SB_METRICS, 1)]
+    best_sample = {"metrics": best} if best else {}
+    if files:
+        best_sample["structure"] = url("best.cif")
+    return {"id": "pred_sb", "model": "boltz-2.1",
+            "output": {"best_sample": best_sample,
+                       "all_sample_results": samples,
+                       "binding_metrics": {"type": "ligand_protein_binding_metrics",
+                                           "binding_confidence": 0.9,
+                                           "optimization_score": 1.2}}}
 
 
 def test_the_best_sample_comes_first_and_keeps_its_number():
@@ -143,21 +157,26 @@ def test_the_best_sample_comes_first_and_keeps_its_number():
         "Binding confidence", "Optimization score"]
 
 
-def test_sample_structure_artifacts_are_in_sample_order():
-    artifacts = [{"name": n, "url": f"https://api/{n}"} for n in (
-        "archive", "structure_sample_10", "structure", "structure_sample_2",
-        "structure_sample_1", "structure_sample_x", "ligand_structure")]
-    found = predictions.sample_structure_artifacts({"artifacts": artifacts})
-    assert [(a["sample"], a["name"]) for a in found] == [
-        (1, "structure_sample_1"), (2, "structure_sample_2"), (10, "structure_sample_10")]
-    assert predictions.sample_structure_artifact({"artifacts": artifacts}, 2)["url"] == \
-        "https://api/structure_sample_2"
-    assert predictions.sample_structure_artifact({"artifacts": artifacts}, 3) is None
-    # Before per-sample files: the one structure is sample 1.
-    single = {"artifacts": [{"name": "structure", "url": "https://api/s"}]}
-    assert predictions.sample_structure_artifacts(single) == [
-        {"name": "structure", "url": "https://api/s", "sample": 1}]
-    assert predictions.sample_structure_artifacts({"artifacts": []}) == []
+def test_sample_structure_files_come_from_output_in_sample_order():
+    item = sb_item(SB_METRICS[1], files=True)
+    found = predictions.sample_structure_artifacts(item)
+    assert [(a["sample"], a["name"], a["filename"]) for a in found] == [
+        (1, "structure_sample_1", "pred_sb_sample_1.cif"),
+        (2, "structure_sample_2", "pred_sb_sample_2.cif"),
+        (3, "structure_sample_3", "pred_sb_sample_3.cif")]
+    assert predictions.sample_structure_artifact(item, 2)["url"] == \
+        "https://files.example/s2.cif?sig=1"
+    assert predictions.sample_structure_artifact(item, 4) is None
+    assert predictions.structure_files(item) == found
+    # Samples without a file, a best sample with one: that one is sample 1.
+    single = {"model": "boltz-2.1",
+              "output": {"best_sample": {"structure": url("best.cif")},
+                         "all_sample_results": [{"metrics": {}}]}}
+    assert [(f["name"], f["sample"]) for f in predictions.sample_structure_artifacts(single)
+            ] == [("structure", 1)]
+    assert predictions.sample_structure_artifacts({"output": None}) == []
+    # Another model's record has no 3D view, whatever its output holds.
+    assert predictions.structure_files({**item, "model": "adme-v1"}) == []
 
 
 def test_demo_writes_one_distinct_structure_per_sample_deterministically():
@@ -185,25 +204,48 @@ def test_demo_writes_one_distinct_structure_per_sample_deterministically():
     assert len({tuple(p) for p in poses}) == count  # the ligand sits differently each time
 
 
-def test_files_are_listed_for_reading_best_structure_then_samples_then_the_rest():
-    names = ["archive", "structure_sample_2", "zeta_log", "ligand_structure", "structure",
-             "structure_sample_10", "structure_sample_1"]
-    listed = predictions.files({"artifacts": [{"name": n} for n in names]})
-    assert [(a["name"], label) for a, label in listed] == [
-        ("structure", "Structure of the best sample"),
-        ("structure_sample_1", "Structure of sample 1"),
-        ("structure_sample_2", "Structure of sample 2"),
-        ("structure_sample_10", "Structure of sample 10"),
-        ("ligand_structure", "Ligand of the best sample"),
-        ("archive", "All files (zip)"),
-        ("zeta_log", "Zeta log"),
+def test_files_are_listed_for_reading_best_structure_then_samples_then_the_archive():
+    output = {
+        "best_sample": {"metrics": {}, "structure": url("best.cif"),
+                        "ligand_structure": url("best_ligand.sdf")},
+        "all_sample_results": [
+            {"metrics": {}, "structure": url("s1.cif")},
+            {"metrics": {}, "structure": url("s2.pdb"), "ligand_structure": url("l2")},
+            {"metrics": {}, "structure": {"url": ""}},  # no URL: no file
+        ],
+        "archive": url("all.zip"),
+    }
+    listed = predictions.files({"id": "pred_x", "model": "boltz-2.1", "output": output})
+    assert [(a["name"], a["filename"], a["content_type"], label) for a, label in listed] == [
+        ("structure", "pred_x_best_sample.cif", "chemical/x-mmcif",
+         "Structure of the best sample"),
+        ("ligand_structure", "pred_x_best_sample_ligand.sdf", "chemical/x-mdl-sdfile",
+         "Ligand of the best sample"),
+        ("structure_sample_1", "pred_x_sample_1.cif", "chemical/x-mmcif",
+         "Structure of sample 1"),
+        ("structure_sample_2", "pred_x_sample_2.pdb", "chemical/x-pdb",
+         "Structure of sample 2"),
+        ("ligand_structure_sample_2", "pred_x_sample_2_ligand.cif", "chemical/x-mmcif",
+         "Ligand of sample 2"),
+        ("archive", "pred_x_all_files.zip", "application/zip", "All files (zip)"),
     ]
+    assert all(a["url"].startswith("https://files.example/") for a, _label in listed)
+    # ADME predictions have no files.
+    assert predictions.files(ITEM) == []
 
 
 def test_only_samples_with_a_structure_file_link_to_a_3d_view():
-    per_sample = [{"name": f"structure_sample_{n}", "url": f"https://api/{n}"} for n in (1, 3)]
-    item = {**sb_item(None), "artifacts": per_sample}
+    item = sb_item(None, files=True)
+    del item["output"]["all_sample_results"][1]["structure"]
     assert predictions.page_content(item, None)["structure_samples"] == {1, 3}
-    # Before per-sample files: only the one structure (sample 1), not a link per sample.
-    item = {**sb_item(None), "artifacts": [{"name": "structure", "url": "https://api/s"}]}
+    # No per-sample files: only the best one (as sample 1), not a link per sample.
+    item = sb_item(None)
+    item["output"]["best_sample"]["structure"] = url("best.cif")
     assert predictions.page_content(item, None)["structure_samples"] == {1}
+
+
+def test_page_content_follows_the_model():
+    assert predictions.page_content(ITEM, None)["kind"] == "adme"
+    assert predictions.page_content(sb_item(None), None)["kind"] == "structure_and_binding"
+    assert predictions.page_content({"model": "boltz-3", "output": {"x": 1}}, None) == {
+        "files": [], "kind": "other"}

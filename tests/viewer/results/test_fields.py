@@ -48,8 +48,9 @@ def test_small_molecules_filter_every_computed_property_and_plot_four():
 
 def test_explore_json_is_its_declared_model_and_each_widget_loads_once(app, client, org):
     with get_engine(app).begin() as conn:
-        pipeline_id, _ids = factories.insert_pipeline(conn, org.workspace_id,
-                                                      "small_molecule_library_screen", 30)
+        pipeline_id, _ids = factories.insert_pipeline(
+            conn, org.workspace_id, "small_molecule_library_screen", 30,
+            artifact_dir=app.config["ARTIFACT_DIR"])
     link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
     path = f"/share/{link.id}/pipelines/{pipeline_id}"
     answer = client.get(f"{path}/explore.json?sort=-qed")

@@ -21,7 +21,8 @@ def seed(app, org, variant: str | None, n: int = 3) -> tuple[str, str, list[str]
     public link over it; return the link id, pipeline id and result ids."""
     with get_engine(app).begin() as conn:
         pipeline_id, ids = factories.insert_pipeline(
-            conn, org.workspace_id, "protein_sequence_redesign", n, variant=variant)
+            conn, org.workspace_id, "protein_sequence_redesign", n, variant=variant,
+            artifact_dir=app.config["ARTIFACT_DIR"])
     link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
     return link.id, pipeline_id, ids
 

@@ -3,6 +3,7 @@ data: the structure page, its same-origin file route, and the shared 404."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -71,12 +72,14 @@ def test_prediction_structure_page_loads_the_file_through_the_viewer(client, dem
 
 def test_prediction_downloads_are_the_stored_bytes(app, client, demo):
     base, pid = paths(demo)
-    for role, (content, filename) in prediction_files(app, pid).items():
+    for role, (content, _stored_name) in prediction_files(app, pid).items():
         response = client.get(f"{base}/predictions/{pid}/artifacts/{role}", buffered=False)
         assert response.status_code == 200, role
         assert response.is_streamed
         assert response.get_data() == content, role
-        assert response.headers["Content-Disposition"] == f'attachment; filename="{filename}"'
+        # The output names a URL only: the viewer names the file after the prediction.
+        assert re.fullmatch(rf'attachment; filename="{pid}_[a-z0-9_]+\.(cif|zip|sdf|pdb)"',
+                            response.headers["Content-Disposition"]), role
         assert response.headers["Cache-Control"] == "no-store"
 
 

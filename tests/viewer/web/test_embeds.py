@@ -17,12 +17,12 @@ def _csp(answer) -> str:
 def test_a_framed_normal_page_gets_the_notice_and_nothing_of_the_link(client, shared):
     url = shared.url(f"/pipelines/{shared.pipelines['protein_design']}")
     normal = client.get(url)
-    assert b"protein_design run" in normal.data  # the page itself names the pipeline
+    assert b"<h1>Protein design" in normal.data  # the page itself names the pipeline
     notice = client.get(url, headers=FRAMED)
     assert notice.status_code == 200
     text = notice.get_data(as_text=True)
     assert "?embed=1" in text and "cannot be shown inside another page" in text
-    assert "protein_design run" not in text and "<table" not in text
+    assert "Protein design" not in text and "<table" not in text
     assert shared.results["protein_design"][0] not in text
     # The notice may be framed (by the embed ancestors); it opens the page in a new tab.
     assert "frame-ancestors *" in _csp(notice) and "X-Frame-Options" not in notice.headers
