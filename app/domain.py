@@ -204,6 +204,11 @@ class Kind:
     variants: dict[str, tuple[str, ...]] = field(default_factory=dict)
     has_external_id: bool = False
     roles: tuple[str, ...] = PROTEIN_ROLES
+    # The metric a recipient ranks this kind's results by first (the default order of its
+    # results table, the rank in a result's label): how strongly a design or a screened
+    # compound is predicted to bind, or for small-molecule design the score the run
+    # optimised.
+    primary_metric: str = "binding_confidence"
 
     @property
     def has_variant(self) -> bool:
@@ -241,7 +246,8 @@ KINDS: dict[str, Kind] = {
              has_external_id=True),
         Kind("small_molecule_design", "Small-molecule design",
              "Small molecules designed to bind a target.", "small_molecule",
-             SMALL_MOLECULE_METRICS, roles=_SMALL_MOLECULE_ROLES),
+             SMALL_MOLECULE_METRICS, roles=_SMALL_MOLECULE_ROLES,
+             primary_metric="optimization_score"),
         Kind("small_molecule_library_screen", "Small-molecule library screen",
              "A library of small molecules screened against a target.", "small_molecule",
              SMALL_MOLECULE_METRICS, has_external_id=True, roles=_SMALL_MOLECULE_ROLES),
