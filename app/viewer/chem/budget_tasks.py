@@ -1,12 +1,12 @@
 """The tasks a budgeted chemistry child runs (``budget``): imported once by its forkserver.
 
 Each task takes one item and the task's fixed arguments, and returns something small and
-picklable: a match answer, an SVG text.
+picklable: a match answer, an SVG text, a PAINS answer.
 """
 
 from __future__ import annotations
 
-from app.viewer.chem import depict, substructure
+from app.viewer.chem import alerts, depict, substructure
 
 
 def contains(smiles: str, query_text: str) -> bool:
@@ -20,4 +20,10 @@ def draw(item: tuple[str, str | None, str]) -> str | None:
     return depict.draw_now(smiles, highlight, size)
 
 
-TASKS = {"contains": contains, "draw": draw}
+def pains(smiles: str) -> int:
+    """Whether the molecule of ``smiles`` has a PAINS alert (``alerts``: flagged, clean,
+    unknown)."""
+    return alerts.pains_now(smiles)
+
+
+TASKS = {"contains": contains, "draw": draw, "pains": pains}

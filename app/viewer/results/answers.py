@@ -18,7 +18,7 @@ import numpy as np
 
 from app import domain
 from app.timeutil import utcnow
-from app.viewer.chem import substructure
+from app.viewer.chem import alerts, substructure
 from app.viewer.results import extra_metrics, fields, frame
 from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
@@ -125,6 +125,27 @@ def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
     return _answers.get((state.pipeline_id, state.version, "smarts", smarts), compute)
 
 
+def alert_rows(state: IndexState, wanted: str) -> np.ndarray:
+    """Return which rows' molecule has (``any``) or lacks (``none``) a PAINS alert.
+
+    Each distinct SMILES is checked once per process (``chem.alerts``, budgeted); a
+    molecule that cannot be read or checked is in neither answer.
+    """
+    data = current_frame(state)
+    molecules = data.molecules
+    if molecules is None or not molecules.smiles:
+        return np.zeros(data.size, dtype=bool)
+    # Molecules never checked: expensive work, admitted or Busy like a substructure search.
+    release = work_gate.enter("alerts") if alerts.uncached(molecules.smiles) else None
+    try:
+        flags = np.array(alerts.pains_flags(molecules.smiles), dtype=np.int8)
+    finally:
+        if release is not None:
+            release()
+    return molecules.rows_matching(flags == (alerts.FLAGGED if wanted == "any"
+                                             else alerts.CLEAN))
+
+
 def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
     check_keys(state, query)  # every whole-set answer starts here or in ordered_rows
 
@@ -134,6 +155,9 @@ def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
             with get_engine().connect() as conn:
                 searched = queries.search_ids(conn, state.pipeline_id, query.q)
         matched = substructure_rows(state, query.smarts) if query.smarts else None
+        if query.alerts:
+            alerted = alert_rows(state, query.alerts)
+            matched = alerted if matched is None else matched & alerted
         return frame.mask(current_frame(state), query, searched, matched)
 
     return _answers.get(_key(state, query, "keep"), compute)

@@ -3,7 +3,8 @@
 The contract is ``../shared/DESIGN.md``, "Exploring results": ``sort=k1,-k2`` (``-`` is
 descending; ties always by id), ``<k>__gte/__gt/__lte/__lt=<number>``, ``<k>__eq=<text>``,
 ``warnings=none|any``, ``warning=<code>``, ``q=<text>``, ``smarts=<SMARTS or SMILES>``
-(small-molecule kinds: a substructure, ``chem.substructure``), ``ids=``, ``limit=``,
+(small-molecule kinds: a substructure, ``chem.substructure``), ``alerts=none|any``
+(small-molecule kinds: without / with a PAINS alert, ``chem.alerts``), ``ids=``, ``limit=``,
 ``page=`` and the scatter axes ``x=``/``y=``. ``parse`` validates all of it before anything
 is read: an unknown key or a malformed value raises ``core.errors.BadRequest`` with a
 message naming it, which ``web.error_pages`` answers as a 400.
@@ -60,6 +61,7 @@ class ExploreQuery:
     warning: str | None = None
     q: str | None = None
     smarts: str | None = None
+    alerts: str | None = None  # "none" | "any": PAINS alerts (chem.alerts)
     ids: tuple[str, ...] = ()
     limit: int = paging.DEFAULT_PAGE_SIZE
     page: int = 1
@@ -70,18 +72,18 @@ class ExploreQuery:
     def is_plain(self) -> bool:
         """Whether the API can answer it alone: no sort, filter or search (``ids`` is fine)."""
         return not (self.sort or self.filters or self.warnings or self.warning or self.q
-                    or self.smarts)
+                    or self.smarts or self.alerts)
 
     @property
     def has_selection(self) -> bool:
         """Whether it narrows the set (anything but sort and paging)."""
         return bool(self.filters or self.warnings or self.warning or self.q or self.smarts
-                    or self.ids)
+                    or self.alerts or self.ids)
 
     def selection_key(self) -> tuple:
         """Return what decides the matching set (not its order): a cache key."""
         return (self.filters, self.warnings, self.warning, (self.q or "").lower(),
-                self.smarts, self.ids)
+                self.smarts, self.alerts, self.ids)
 
     def args(self, *, page: int | None = None, sort: str | None = None) -> dict:
         """Return the query string values of this view (for links that keep it).
@@ -94,7 +96,7 @@ class ExploreQuery:
             out["sort"] = sort_text
         for item in self.filters:
             out[f"{item.key}__{item.op}"] = _value_text(item.value)
-        for name in ("warnings", "warning", "q", "smarts"):
+        for name in ("warnings", "warning", "q", "smarts", "alerts"):
             if getattr(self, name):
                 out[name] = getattr(self, name)
         if self.ids:
@@ -251,6 +253,9 @@ def check_kind(query: ExploreQuery, kind: domain.Kind) -> None:
     if query.smarts and kind.family != "small_molecule":
         raise BadRequest("'smarts' filters small molecules, and this pipeline's results "
                          "are proteins.")
+    if query.alerts and kind.family != "small_molecule":
+        raise BadRequest("'alerts' filters small molecules, and this pipeline's results "
+                         "are proteins.")
 
 
 def _page(args: MultiDict) -> int:
@@ -266,12 +271,16 @@ def parse(args: MultiDict) -> ExploreQuery:
     warnings = args.get("warnings") or None
     if warnings not in (None, "none", "any"):
         raise BadRequest("'warnings' is 'none' or 'any'.")
+    alerts = args.get("alerts") or None
+    if alerts not in (None, "none", "any"):
+        raise BadRequest("'alerts' is 'none' or 'any'.")
     warning = args.get("warning") or None
     if warning is not None and not _WARNING_CODE.fullmatch(warning):
         raise BadRequest("'warning' takes a warning code such as 'unpaired_cysteine'.")
     return ExploreQuery(
         sort=parse_sort(args.get("sort", "")), filters=parse_filters(args),
         warnings=warnings, warning=warning, q=_text(args, "q"), smarts=_smarts(args),
+        alerts=alerts,
         ids=base.ids,
         limit=base.limit, page=_page(args), x=_axis(args, "x"), y=_axis(args, "y"),
     )

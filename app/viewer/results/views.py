@@ -12,7 +12,7 @@ from flask import Blueprint, Response, render_template, request
 
 from app.viewer.core import paging
 from app.viewer.core.loaders import load_pipeline
-from app.viewer.results import page
+from app.viewer.results import chem_form, page
 from app.viewer.results.panel import panel
 from app.viewer.results.query import check_kind, parse
 
@@ -24,14 +24,16 @@ def pipeline_results(link_id: str, pipeline_id: str):
     """Show a pipeline's results: a page from the API, or a whole-set view from the index.
 
     Without sort, filter or search the page comes straight from the API (keyset cursors,
-    ``ids=``), as the API orders it; anything else is answered from the index.
+    ``ids=``), as the API orders it; anything else is answered from the index. A SMARTS
+    RDKit cannot read is shown beside the filled form, on this page (400, ``chem_form``).
     """
-    query = parse(request.args)
+    query, form = chem_form.parse(request.args)
     page_request = paging.parse(request.args)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
+    status = 400 if form.error else 200
     if not query.is_plain:
-        return page.index_page(link_id, pipeline, kind, query)
-    return page.api_page(link_id, pipeline, kind, query, page_request)
+        return page.index_page(link_id, pipeline, kind, query), status
+    return page.api_page(link_id, pipeline, kind, query, page_request), status
 
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/explore.json")
