@@ -2,7 +2,9 @@
 
    While the server builds the results index, polls explore.json about once a second,
    moves #index-progress and updates its text, and reloads the page when the index is
-   ready (without JavaScript, the page's <meta refresh> does that).
+   ready (without JavaScript, the page's <meta refresh> does that). A page that shows
+   results meanwhile (data-on-ready="offer": the run's first results while the ranking
+   waits for the index) is not pulled from under its reader: it offers a link instead.
 
    A module (type="module": run once, after the page is parsed), loaded by its partial only.
    External file (no inline script, no eval), so the strict Content-Security-Policy holds. */
@@ -23,6 +25,15 @@ function setupProgress(progress) {
       text.textContent = progressText(body);
     }
   }, function () {
+    progress.value = progress.max;
+    if (progress.getAttribute("data-on-ready") === "offer" && text) {
+      const link = document.createElement("a");
+      link.href = window.location.href;
+      link.textContent = "Show the ranked results";
+      text.textContent = "The index is ready. ";
+      text.appendChild(link);
+      return;
+    }
     if (text) { text.textContent = "The index is ready: loading the results."; }
     window.location.reload();
   });

@@ -274,7 +274,7 @@ Explore.prototype.drawScatter = function () {
       window.Plot.dot(data, {
         x: "x", y: "y", r: 3.5, fill: COLOURS.point, fillOpacity: 0.55, stroke: "#ffffff", strokeWidth: 0.5,
         href: function (d, i) { return hrefs[i]; },
-        title: function (d) { return d.id + "\n" + xLabel + ": " + formatValue(d.x) + "\n" + yLabel + ": " + formatValue(d.y); }
+        title: function (d) { return (d.label ? d.label + " (" + d.id + ")" : d.id) + "\n" + xLabel + ": " + formatValue(d.x) + "\n" + yLabel + ": " + formatValue(d.y); }
       })
     ]
   });
@@ -292,7 +292,7 @@ Explore.prototype.drawScatter = function () {
     if (!id) { return; }
     const d = byId[id];
     link.setAttribute("data-id", id);
-    link.setAttribute("data-label", id + ", " + xLabel + " " + formatValue(d.x) + ", " + yLabel + " " + formatValue(d.y));
+    link.setAttribute("data-label", (d.label || id) + ", " + xLabel + " " + formatValue(d.x) + ", " + yLabel + " " + formatValue(d.y));
     link.classList.add("point");
     if (!tabbable) { link.setAttribute("tabindex", "-1"); }
   });
@@ -316,5 +316,19 @@ Explore.prototype.markPoints = function () {
   });
 };
 
+/* On the results page the plots sit in a closed <details> (the page opens on the table):
+   they are fetched and drawn when it is first opened, at the width they then have. */
 const section = document.getElementById("explore");
-if (section) { new Explore(section, shortlistOf(section.getAttribute("data-pipeline-id"))).start(); }
+if (section) {
+  const explore = new Explore(section, shortlistOf(section.getAttribute("data-pipeline-id")));
+  const panel = section.closest("details");
+  if (!panel || panel.open) {
+    explore.start();
+  } else {
+    panel.addEventListener("toggle", function opened() {
+      if (!panel.open) { return; }
+      panel.removeEventListener("toggle", opened);
+      explore.start();
+    });
+  }
+}

@@ -242,8 +242,12 @@ def summary(state: IndexState, query: ExploreQuery, kind: domain.Kind) -> Summar
     return _answers.get(_key(state, query, f"summary:{kind.key}"), compute)
 
 
-def points(state: IndexState, query: ExploreQuery, x: str, y: str) -> Points:
-    """Return the scatter's points: the first ``POINTS_LIMIT`` with both values, in order."""
+def points(state: IndexState, query: ExploreQuery, x: str, y: str,
+           label: Callable[[str], str] = str) -> Points:
+    """Return the scatter's points: the first ``POINTS_LIMIT`` with both values, in order.
+
+    ``label`` names each point (``labels.RunLabels.label``: what the table's rows say).
+    """
     data = current_frame(state)
     rows = ordered_rows(state, query)
     xs, ys = data.numbers[x][rows], data.numbers[y][rows]
@@ -252,7 +256,7 @@ def points(state: IndexState, query: ExploreQuery, x: str, y: str) -> Points:
     ids = data.id_list(rows[chosen])
     return Points(
         x=x, y=y, x_label=fields.label(x), y_label=fields.label(y),
-        data=[{"id": i, "x": float(vx), "y": float(vy)}
+        data=[{"id": i, "label": label(i), "x": float(vx), "y": float(vy)}
               for i, vx, vy in zip(ids, xs[chosen], ys[chosen], strict=True)],
         truncated=int(np.count_nonzero(both)) > POINTS_LIMIT, limit=POINTS_LIMIT,
     )

@@ -36,9 +36,10 @@ class Histogram(BaseModel):
 
 
 class Point(TypedDict):
-    """One result on the scatter."""
+    """One result on the scatter, with its label (``labels``: ``#<rank> <tail>``)."""
 
     id: str
+    label: str
     x: float
     y: float
 

@@ -1,12 +1,21 @@
 """The results page, rendered in one place for both of its sources.
 
-A plain view (no sort, filter or search) is a page of the API in the API's order, with
-keyset cursors (``api_page``); anything else is a page of the whole set from the index
-(``index_page``). Both hand ``render`` the records and the links to the pages beside,
-and the table the metrics beyond the kind's that the records carry (``Panel.extras``).
+The page opens ranked: a view without ``sort`` is ordered by the kind's primary metric,
+best first (``labels.primary_sort``), answered from the exploration index, with a Rank
+column (the position in the view, across pages). ``sort=created_at`` is the run's own
+order ("as run"). Which source answers (``results_page``):
+
+- the index (``index_page``): every view once the index is ready, and always a view that
+  sorts by anything else, filters or searches (it waits for the index, with its progress);
+- the API (``api_page``), a page in the API's order (creation order, keyset cursors,
+  ``ids=``): a view in the default or the as-run order while the index is not ready yet
+  (so a recipient of a big run sees results at once, with a notice that ranking starts
+  when the index is ready), and the pages its ``after_id``/``before_id`` cursors lead to.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from flask import render_template
 
@@ -15,28 +24,57 @@ from app.viewer.core import paging
 from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer
 from app.viewer.results import answers, fields, table
-from app.viewer.results.panel import Panel, panel
+from app.viewer.results.labels import run_labels
+from app.viewer.results.panel import AS_RUN, Panel, panel
 from app.viewer.results.query import ExploreQuery, check_kind
+
+# View args a row's link to its result page does not carry (how the view is paged, plotted).
+_NOT_IN_ROW_LINKS = ("page", "limit", "x", "y")
 
 
 def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
            page_request: paging.PageRequest, records: list[dict], links: paging.PageLinks,
-           *, from_index: bool, columns: list[table.Column]) -> str:
-    """Render ``share/results/page.html`` with the records of one page of the view."""
-    query = view.query
+           *, from_index: bool, columns: list[table.Column], shown: ExploreQuery,
+           first_rank: int | None, pending_rank: bool = False) -> str:
+    """Render ``share/results/page.html`` with the records of one page of the view.
+
+    ``shown`` is the view's query (from the index: with its order made explicit);
+    ``first_rank`` the view position of the first row, None for the API's pages (in the
+    run's order; their position in the whole set is unknown).
+    """
+    columns, key_count = table.page_columns(kind, columns)
+    as_run = first_rank is None or shown.sort == AS_RUN
+    # Row links carry the view, in the order shown (contract with the result page).
+    row_args = {k: v for k, v in shown.args(page=1, sort="created_at" if as_run else None)
+                .items() if k not in _NOT_IN_ROW_LINKS}
     return render_template(
         "share/results/page.html", link_id=link_id, pipeline=pipeline, kind=kind,
-        page_request=page_request, columns=columns,
-        rows=table.rows_for(records, columns, link_id, query.smarts),
-        links=links, page_sizes=paging.PAGE_SIZES, explore=view, query=query,
-        from_index=from_index, sort_key=view.sort_key,
-        descending_first=fields.descending_first,
+        page_request=page_request, columns=columns, key_count=key_count,
+        rows=table.rows_for(records, columns, link_id, shown.smarts),
+        labels=run_labels(view.state, kind), first_rank=first_rank, row_args=row_args,
+        links=links, page_sizes=paging.PAGE_SIZES, explore=view, query=shown,
+        from_index=from_index, sort_key=view.sort_key, pending_rank=pending_rank,
+        descending_first=fields.descending_first, as_run=as_run,
+        ranked_by_default=shown.sort == view.default_sort,
     )
 
 
+def results_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery,
+                 page_request: paging.PageRequest) -> str:
+    """Render the view ``query`` asks for from the source that can answer it now."""
+    unselected = replace(query, sort=()).is_plain  # no filter or search, any sort
+    if unselected and query.sort in ((), AS_RUN):
+        if page_request.after_id or page_request.before_id:
+            return api_page(link_id, pipeline, kind, query, page_request)
+        view = panel(link_id, pipeline, kind, query)
+        if not view.ready:
+            return api_page(link_id, pipeline, kind, query, page_request, view)
+    return index_page(link_id, pipeline, kind, query)
+
+
 def api_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery,
-             page_request: paging.PageRequest) -> str:
-    """Render a plain view: a page of the API (keyset cursors, ``ids=``), in its order."""
+             page_request: paging.PageRequest, view: Panel | None = None) -> str:
+    """Render a page of the API (keyset cursors, ``ids=``) in its order: the run's."""
     page = api().results(
         link_id, pipeline["id"], bearer(link_id), limit=page_request.limit,
         after_id=page_request.after_id, before_id=page_request.before_id,
@@ -45,26 +83,31 @@ def api_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuer
     records = page.get("data") or []
     # The metrics beyond the kind's: the index's once it is ready (what sorts, filters and
     # plots answer from), else this page's own.
-    view = panel(link_id, pipeline, kind, query)
+    view = view or panel(link_id, pipeline, kind, query)
     if not view.ready:
         view = view.with_records(records)
+    links = paging.links(page, page_request)
+    links = paging.PageLinks(*({**link, "sort": "created_at"} if link is not None else None
+                               for link in (links.prev, links.next)))
     # A generic-only page gets the generic metrics' columns (``table.columns_for``).
-    return render(link_id, pipeline, kind, view, page_request, records,
-                  paging.links(page, page_request), from_index=False,
-                  columns=table.columns_for(kind, records, view.extras))
+    return render(link_id, pipeline, kind, view, page_request, records, links,
+                  from_index=False, columns=table.columns_for(kind, records, view.extras),
+                  shown=query, first_rank=None, pending_rank=not view.ready and not query.sort)
 
 
 def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) -> str:
-    """Render a sorted, filtered or searched view of the whole set from the index."""
+    """Render a view of the whole set from the index (ranked unless sorted otherwise)."""
     check_kind(query, kind)
     view = panel(link_id, pipeline, kind, query)
-    records = answers.table_page(view.state, query) if view.ready else []
-    links = _links(query, view.summary.matched) if view.summary else \
+    shown = view.query  # the default order made explicit
+    records = answers.table_page(view.state, shown) if view.ready else []
+    links = _links(shown, view.summary.matched) if view.summary else \
         paging.PageLinks(None, None)
     return render(link_id, pipeline, kind, view,
                   paging.PageRequest(limit=query.limit, ids=query.ids), records, links,
                   from_index=True,
-                  columns=table.columns_for(kind, records or None, view.extras))
+                  columns=table.columns_for(kind, records or None, view.extras),
+                  shown=shown, first_rank=(shown.page - 1) * shown.limit + 1)
 
 
 def _links(query: ExploreQuery, matched: int) -> paging.PageLinks:

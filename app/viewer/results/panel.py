@@ -5,6 +5,11 @@ it is ready, summarises the view (``answers``); every results route asks it firs
 ``explore_answer`` is what ``explore.json`` says about the view. ``extras`` are the
 metrics beyond the kind's that the pipeline's records carry (``extra_metrics``): from the
 index once it is ready, else those of the page shown (``with_records``).
+
+A view without ``sort`` is ranked: ``panel`` gives it the kind's primary order
+(``labels.primary_sort``), so the table, explore.json, the plot page and every link built
+from ``Panel.query`` carry that order explicitly. ``AS_RUN`` (``sort=created_at``) is the
+run's own order, which the API answers too.
 """
 
 from __future__ import annotations
@@ -14,8 +19,12 @@ from dataclasses import dataclass, replace
 from app import domain
 from app.viewer.results import answers, extra_metrics, fields, indexer
 from app.viewer.results.explore_answer import Building, Ready
+from app.viewer.results.labels import primary_sort, run_labels
 from app.viewer.results.query import ExploreQuery
 from app.viewer.store.result_index import IndexState
+
+# The run's own order: creation order, which is also the API's (ids are time-ordered).
+AS_RUN: tuple[tuple[str, bool], ...] = (("created_at", False),)
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,11 @@ class Panel:
     def sort_key(self, column_key: str) -> str | None:
         """Return the query key that sorts the table column ``column_key``, or None."""
         return fields.sort_key(column_key, self.extras)
+
+    @property
+    def default_sort(self) -> tuple[tuple[str, bool], ...]:
+        """The order of a view without ``sort``: the kind's primary metric, best first."""
+        return primary_sort(self.kind)
 
     @property
     def ready(self) -> bool:
@@ -74,9 +88,10 @@ class Panel:
 
     @property
     def export_args(self) -> dict:
-        """The view's query values that exports keep: what is shown, not how it is paged."""
-        return {k: v for k, v in self.query.args(page=1).items()
-                if k not in ("x", "y", "limit")}
+        """The view's query values that exports keep: its order, selection and ``limit``
+        (an export holds the first ``limit`` results of the view: "the top 10"), not
+        the page position or the plot's axes (``exports.ranking``)."""
+        return {k: v for k, v in self.query.args(page=1).items() if k not in ("x", "y")}
 
     def with_args(self, **changes) -> dict:
         """Return this view's query (first page) with ``changes`` (None drops a key)."""
@@ -90,15 +105,20 @@ class Panel:
             return Building(indexed=self.indexed, total=self.total)
         return Ready(indexed=self.indexed, total=self.total, matched=self.summary.matched,
                      facets=self.summary.facets, histograms=self.summary.histograms,
-                     points=answers.points(self.state, self.query, self.x, self.y))
+                     points=answers.points(self.state, self.query, self.x, self.y,
+                                           run_labels(self.state, self.kind).label))
 
 
 def panel(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) -> Panel:
     """Bring the index up to date (or start that) and summarise the view if it is ready.
 
+    A ``query`` without sort gets the kind's primary order (see the module docstring).
+
     A ready index also checks the query's metric keys against the metrics its records
     carry (``BadRequest`` for one they lack).
     """
+    if not query.sort:
+        query = replace(query, sort=primary_sort(kind))
     state = indexer.ensure(link_id, pipeline)
     x, y = fields.default_axes(kind)
     x, y = query.x or x, query.y or y

@@ -134,6 +134,23 @@ def columns_for(kind: Kind, records: list[dict] | None = None,
     return columns
 
 
+KEY_METRICS = 3  # the metric columns a phone shows without scrolling, the primary first
+
+
+def page_columns(kind: Kind, columns: list[Column]) -> tuple[list[Column], int]:
+    """Return the results page's column order and how many key metrics lead it.
+
+    The page shows the key metrics right after the rank and the label: the kind's primary
+    metric (what the default view ranks by), then the next metric columns in table order,
+    ``KEY_METRICS`` in all. The other columns follow in ``columns_for``'s order; a phone
+    hides them until asked (``static/css/viewer.css``). The CSV keeps ``columns_for``'s.
+    """
+    metrics = [c for c in columns if c.source == "metric"]
+    metrics.sort(key=lambda c: c.key != kind.primary_metric)  # stable: the rest keep order
+    key = metrics[:KEY_METRICS]
+    return key + [c for c in columns if c not in key], len(key)
+
+
 def _metric_cell(column: Column, _context: Context) -> Callable[[dict], str]:
     definition = domain.metric(column.key)
     key, decimals = column.key, definition.decimals

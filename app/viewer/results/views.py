@@ -21,19 +21,17 @@ bp = Blueprint("results", __name__)
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>")
 def pipeline_results(link_id: str, pipeline_id: str):
-    """Show a pipeline's results: a page from the API, or a whole-set view from the index.
+    """Show a pipeline's results, ranked by the kind's primary metric unless sorted.
 
-    Without sort, filter or search the page comes straight from the API (keyset cursors,
-    ``ids=``), as the API orders it; anything else is answered from the index. A SMARTS
-    RDKit cannot read is shown beside the filled form, on this page (400, ``chem_form``).
+    From the index, or from the API while the index is not ready (``page.results_page``).
+    A SMARTS RDKit cannot read is shown beside the filled form, on this page (400,
+    ``chem_form``).
     """
     query, form = chem_form.parse(request.args)
     page_request = paging.parse(request.args)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
-    status = 400 if form.error else 200
-    if not query.is_plain:
-        return page.index_page(link_id, pipeline, kind, query), status
-    return page.api_page(link_id, pipeline, kind, query, page_request), status
+    body = page.results_page(link_id, pipeline, kind, query, page_request)
+    return body, 400 if form.error else 200
 
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/explore.json")

@@ -29,29 +29,52 @@ def big(app, org):
     return seed_link(app, org, {"protein_design": 250})
 
 
-def test_walk_forward_and_back_without_overlap(client, big):
-    expected = big.results["protein_design"]
-    path = big.url(f"/pipelines/{big.pipelines['protein_design']}?limit=100")
-    pages, seen = [], []
+def _walk(client, path: str) -> list[list[str]]:
+    """Follow rel=next from ``path``; return the row ids of each page."""
+    pages = []
     while path:
         body = client.get(path).get_data(as_text=True)
         ids = row_ids(body)
         assert ids, path
         pages.append(ids)
-        seen.extend(ids)
         next_path = rel_link(body, "next")
         if next_path:
             assert f'<link rel="next" href="{html.escape(next_path)}">' in body
         path = next_path
-    assert [len(p) for p in pages] == [100, 100, 50]
-    assert seen == expected  # every result once, in id order, no overlap
+    return pages
+
+
+def test_the_default_view_is_ranked_and_as_run_is_creation_order(client, big):
+    expected = big.results["protein_design"]
+    base = big.url(f"/pipelines/{big.pipelines['protein_design']}?limit=100")
+    ranked = _walk(client, base)
+    assert [len(p) for p in ranked] == [100, 100, 50]
+    seen = [i for p in ranked for i in p]
+    assert sorted(seen) == sorted(expected) and seen != expected  # each once, ranked
+    first = client.get(base).get_data(as_text=True)
+    assert [int(r) for r in re.findall(r'<td class="col-rank num">(\d+)</td>', first)] == \
+        list(range(1, 101))
+    # "As run": the API's order (creation order), the same ids in id order.
+    as_run = _walk(client, f"{base}&sort=created_at")
+    assert [i for p in as_run for i in p] == expected
+
+
+def test_walk_forward_and_back_without_overlap(client, big):
+    """The API's keyset cursors walk the run's order; their links stay on it."""
+    expected = big.results["protein_design"]
+    path = big.url(f"/pipelines/{big.pipelines['protein_design']}?limit=100"
+                   f"&after_id={expected[99]}")
+    pages = _walk(client, path)
+    assert [len(p) for p in pages] == [100, 50]
+    assert [i for p in pages for i in p] == expected[100:]
     # ... and back from the last page.
     last = client.get(big.url(f"/pipelines/{big.pipelines['protein_design']}?limit=100"
-                              f"&after_id={pages[1][-1]}")).get_data(as_text=True)
+                              f"&after_id={pages[0][-1]}")).get_data(as_text=True)
+    assert "sort=created_at" in rel_link(last, "prev")
     back = client.get(rel_link(last, "prev")).get_data(as_text=True)
-    assert row_ids(back) == pages[1]
+    assert row_ids(back) == pages[0]
     first = client.get(rel_link(back, "prev")).get_data(as_text=True)
-    assert row_ids(first) == pages[0]
+    assert row_ids(first) == expected[:100]
     assert rel_link(first, "prev") is None
     assert rel_link(first, "next") is not None
 
@@ -71,7 +94,7 @@ def test_pasted_ids_show_just_those_results(client, big):
                           query_string={"ids": pasted})
     body = response.get_data(as_text=True)
     assert response.status_code == 200
-    assert row_ids(body) == wanted
+    assert sorted(row_ids(body)) == sorted(wanted)  # ranked, as every default view
     assert "3 of the 4 pasted ids found" in body
 
 
