@@ -10,6 +10,9 @@ A normal page that a browser loads into a frame anyway (``Sec-Fetch-Dest: iframe
 framed (by ``FLASK_EMBED_FRAME_ANCESTORS``) and shows nothing of the link; every other
 response keeps ``frame-ancestors 'none'`` and ``X-Frame-Options: DENY`` (``security``).
 Browsers without Fetch Metadata still refuse the page, as before.
+
+"Copy embed code" is offered only on a public link's pages (``core.link_access``): a frame
+of an email-mode link shows everyone else a sign-in form, so its pages say that instead.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from flask import Flask, g, render_template, request
 from werkzeug.datastructures import MultiDict
 from werkzeug.urls import urlencode
 
+from app.viewer.core import link_access
 from app.viewer.web.security import is_embed
 
 # Endpoints (last part of the name, any blueprint) whose pages offer embedding.
@@ -48,7 +52,7 @@ def embed_tools() -> dict | None:
     embed_url = page_url(embed=True)
     parts = urlsplit(embed_url)
     return {"embed_url": embed_url, "full_url": page_url(embed=False),
-            "origin": f"{parts.scheme}://{parts.netloc}"}
+            "origin": f"{parts.scheme}://{parts.netloc}", "access": link_access.current()}
 
 
 def _framed_normal_page():
@@ -65,9 +69,9 @@ def _framed_normal_page():
 
 
 def init_app(app: Flask) -> None:
-    """Install the framed-page notice and the ``embed_tools`` template helper."""
+    """Install the framed-page notice and the ``embed_tools``/``link_access`` helpers."""
     app.before_request(_framed_normal_page)
 
     @app.context_processor
     def _helpers() -> dict:
-        return {"embed_tools": embed_tools}
+        return {"embed_tools": embed_tools, "link_access": link_access.current}
