@@ -1,9 +1,12 @@
 """A pipeline's results as CSV: the table's columns with full values, streamed page by page.
 
-The columns are the results table's (``results.table.columns_for``), so a kind's CSV and its
-table never disagree; each cell holds the full value (numbers at full precision, whole
-SMILES, every entity's whole sequence, warning codes). The kind's columns never depend on
-which records a page holds, so a kind with record variants gets the metrics of all of them
+The first columns are ``rank`` (the position in the view, best first: ``ranking``) and
+``label`` (the run-wide name, ``results.labels``), then ``result_id``; the others are the
+results table's (``results.table.columns_for``), so a kind's CSV and its table never
+disagree; each cell holds the full value (the API's numbers at full precision, computed
+chemistry at the precision of ``precision.DECIMALS``, whole SMILES, every entity's
+whole sequence, warning codes). The kind's columns never depend on which records a page
+holds, so a kind with record variants gets the metrics of all of them
 (protein_sequence_redesign: the binder set, which holds every generic metric): one
 header for the whole file, the ``variant`` column says which shape a row is, and a
 generic row leaves the binder-only metrics empty. Metrics beyond the kind's
@@ -30,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from app.domain import Kind
 from app.viewer.chem import properties
 from app.viewer.core import formatting
+from app.viewer.exports.precision import rounded_properties
 from app.viewer.exports.stream import incomplete_text
 from app.viewer.results import extra_metrics
 from app.viewer.results.table import Column, columns_for
@@ -87,7 +91,7 @@ def entities_text(entities: list[dict] | None) -> str:
 
 def header(columns: list[Column]) -> list[str]:
     """Return the CSV header for the table ``columns`` (plus the id and full values)."""
-    names = ["result_id"]
+    names = ["rank", "label", "result_id"]
     for column in columns:
         if column.source == "sequence":
             names += ["sequence_length", "chains", "sequence", "entities"]
@@ -98,7 +102,8 @@ def header(columns: list[Column]) -> list[str]:
 
 def cells(columns: list[Column], record: dict) -> list[str]:
     """Return one result's CSV cells, in the order of ``header(columns)``."""
-    row = [_text(record.get("id"))]
+    row = [_text(record.get("rank")), _text(record.get("label")), _text(record.get("id"))]
+    chemistry = None
     for column in columns:
         source = column.source
         if source == "sequence":
@@ -110,7 +115,9 @@ def cells(columns: list[Column], record: dict) -> list[str]:
         elif source == "adme":
             row.append(_text((record.get("adme") or {}).get(column.key.split(".", 1)[1])))
         elif source == "chemistry":  # computed from the SMILES (RDKit), as the table shows
-            row.append(_text((properties.compute(record.get("smiles")) or {}).get(column.key)))
+            if chemistry is None:
+                chemistry = rounded_properties(properties.compute(record.get("smiles")))
+            row.append(_text(chemistry.get(column.key)))
         elif source == "warnings":
             codes = [str(w.get("code")) for w in record.get("warnings") or []]
             row.append(_text(";".join(codes)))

@@ -16,7 +16,8 @@ from functools import partial
 
 from app import domain
 from app.viewer.core import api_client
-from app.viewer.exports import csv_writer, sdf_writer, text_writers
+from app.viewer.exports import csv_writer, links, ranking, sdf_writer, text_writers
+from app.viewer.exports.precision import STATEMENT
 from app.viewer.exports.sources import record_pages
 from app.viewer.exports.stream import Walk, result_file_bytes, result_file_chunks
 from app.viewer.exports.zip_writer import zip_chunks
@@ -70,7 +71,13 @@ def _csv(source: Source) -> Iterator[str]:
 
 
 def _json(source: Source) -> Iterator[str]:
-    return text_writers.json_chunks(source.pipeline, source.kind, source.walk)
+    base = links.base_url()  # before the body streams (the request's config and host)
+    export = {**ranking.describe(source.args, source.kind), "precision": STATEMENT,
+              "artifact_links": "the viewer's download URLs, good for as long as the share "
+                                "link" + ("" if base else " (relative to the viewer's address)")}
+    artifact_links = partial(links.viewer_artifacts, base, source.link_id, source.pipeline_id)
+    return text_writers.json_chunks(source.pipeline, source.kind, source.walk, export,
+                                    artifact_links)
 
 
 def _fasta(source: Source) -> Iterator[str]:

@@ -1,11 +1,15 @@
 """SDF export of small-molecule results (RDKit): one molecule per result, never a dropped row.
 
-Each record's title line is the result id; its SD properties are ``smiles`` (the API's,
-verbatim), ``external_id``, every metric at full precision, the ADME values
-(``lipophilicity``, ``permeability``, ``solubility``), the computed chemistry
-(``mol_weight``, ``clogp``, ``tpsa``, ``hbd``, ``hba``, ``rotatable_bonds``,
-``lipinski_violations``, ``qed``: ``chem.properties``, as on the result page), ``warnings``
-(codes joined by ``;``) and ``coordinates``, which says where the atoms' positions come from:
+Records come in the view's order. Each record's title line is
+``<rank>|<label>|<result id>|<what the coordinates are>``: ``docked 3D pose``,
+``2D depiction`` or ``no atoms`` (``TITLES``), so a reader sees which molecules are poses
+before opening one (the molfile's own header line says ``3D`` or ``2D`` too). Its SD
+properties are ``rank``, ``label``, ``smiles`` (the API's, verbatim), ``external_id``,
+every metric as the API gave it, the ADME values (``lipophilicity``, ``permeability``,
+``solubility``), the computed chemistry (``mol_weight``, ``clogp``, ``tpsa``, ``hbd``,
+``hba``, ``rotatable_bonds``, ``lipinski_violations``, ``qed``: ``chem.properties``, as
+on the result page, rounded as ``precision.DECIMALS`` states), ``warnings`` (codes joined
+by ``;``) and ``coordinates``, which says where the atoms' positions come from:
 
 - ``ligand_structure``: the result's ligand file (an SDF, read through the presigned URL
   the API returned, like a download). That is the pose the model placed, so where the
@@ -47,6 +51,7 @@ from app import domain
 from app.viewer.chem import depict
 from app.viewer.chem import properties as chemistry
 from app.viewer.core.errors import ApiError
+from app.viewer.exports.precision import rounded_properties
 from app.viewer.exports.stream import incomplete_text
 
 # Fetches a result's ligand file (bytes) or None: ``exports.stream.result_file_bytes`` bound to
@@ -57,6 +62,8 @@ _ADME_KEYS = tuple(domain.ADME_FIELDS)
 # Line starts a reader takes for structure, not data (module docstring).
 _STRUCTURE_STARTS = ("$$$$", ">", "M  END")
 _NAME_UNSAFE = re.compile(r"[^\w.-]+")
+# The title line's last part, by the ``coordinates`` property (module docstring).
+TITLES = {"ligand_structure": "docked 3D pose", "2D": "2D depiction", "none": "no atoms"}
 
 
 def one_line(text: str) -> str:
@@ -75,11 +82,12 @@ def _value_text(value) -> str:
 
 def properties(record: dict) -> list[tuple[str, str]]:
     """Return a result's SD properties (name, text), in a fixed order; empty ones left out."""
-    props = [("smiles", record.get("smiles")), ("external_id", record.get("external_id"))]
+    props = [("rank", record.get("rank")), ("label", record.get("label")),
+             ("smiles", record.get("smiles")), ("external_id", record.get("external_id"))]
     props += sorted((record.get("metrics") or {}).items())
     adme = record.get("adme") or {}
     props += [(key, adme.get(key)) for key in _ADME_KEYS]
-    props += list((chemistry.compute(record.get("smiles")) or {}).items())
+    props += list(rounded_properties(chemistry.compute(record.get("smiles"))).items())
     codes = [str(w.get("code")) for w in record.get("warnings") or [] if w.get("code")]
     props.append(("warnings", ";".join(codes)))
     texts = [(_NAME_UNSAFE.sub("_", str(name)), _value_text(value)) for name, value in props
@@ -141,7 +149,15 @@ def sdf_record(title: str, mol: Chem.Mol, props: list[tuple[str, str]]) -> str:
 def record_text(record: dict, ligand: LigandFetcher) -> str:
     """Return the SD record of one result."""
     mol, extra = molecule(record, ligand)
-    return sdf_record(str(record.get("id") or ""), mol, properties(record) + extra)
+    return sdf_record(title(record, dict(extra)["coordinates"]), mol,
+                      properties(record) + extra)
+
+
+def title(record: dict, coordinates: str) -> str:
+    """Return a record's title line: rank, label, id and what its coordinates are."""
+    parts = [str(record["rank"]), str(record.get("label") or "")] if "rank" in record else []
+    parts += [str(record.get("id") or ""), TITLES.get(coordinates, coordinates)]
+    return "|".join(parts)
 
 
 def sdf_chunks(pages: Iterable[list[dict]], ligand: LigandFetcher) -> Iterator[str]:

@@ -1,34 +1,43 @@
-"""Where an export's records come from: the API's own order, or the index's view.
+"""Where an export's records come from: the view's order (``ranking``), read from the API.
 
 ``record_pages(link_id, pipeline, kind, args)`` returns the view's records in its order,
-one list per page, and reads the first page before returning, so a bad query or an API
+one list per page, each with its ``rank`` and ``label`` (``ranking.ranked``), at most
+``limit`` of them, and reads the first page before returning, so a bad query or an API
 already down is an ordinary error page and not a broken download.
 
-- A plain view (no sort, filter or search; ``ids=`` is fine) walks the API's pages with
-  ``after_id``, as the table does.
-- A sorted, filtered or searched view takes its order from the exploration index and its
-  records from the API, 200 ids a call: every batch is read through the link with a fresh
-  token, so the index decides only the order, the API what the visitor gets (and every
-  artifact URL is fresh). A view whose index is still being built answers
-  ``IndexNotReady`` (the route says so, with Retry-After) instead of a partial file.
+- A view without a sort is in the kind's default order (``labels.primary_sort``), as the
+  results page opens.
+- A view in the run's order (``sort=id`` or ``sort=created_at``, no filter or search;
+  ``ids=`` is fine) walks the API's own pages with ``after_id``: no index needed,
+  whatever the pipeline's size.
+- Any other view takes its order from the exploration index and its records from the
+  API, 200 ids a call: every batch is read through the link with a fresh token, so the
+  index decides only the order, the API what the visitor gets (and every artifact URL is
+  fresh). A view whose index is still being built answers ``IndexNotReady`` (the route
+  says so, with Retry-After) instead of a partial file or one in another order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 
 from app import domain
 from app.viewer.core import api_client, identity
 from app.viewer.core.api_client import api
 from app.viewer.core.errors import BadRequest
-from app.viewer.results import answers, indexer
+from app.viewer.exports.ranking import export_limit, ranked
+from app.viewer.results import answers, indexer, labels
 from app.viewer.results.query import ExploreQuery, check_kind, parse
+from app.viewer.store.result_index import IndexState
 
 # Results asked of the API per page (its maximum), for every export format; tests
 # lower it to walk several pages.
 EXPORT_PAGE_SIZE = 1000
 # Ids per API call for an indexed view (the API's limit for ``ids``).
 IDS_PER_CALL = 200
+# Sorts that are the API's own order (ids are time-ordered: id order is creation order).
+_API_ORDERS = ((("id", False),), (("created_at", False),))
 
 
 class IndexNotReady(Exception):
@@ -59,12 +68,23 @@ def _api_walk(link_id: str, pipeline_id: str, ids: list[str]) -> Iterator[list[d
     return walk()
 
 
-def _indexed_walk(link_id: str, pipeline: dict, query: ExploreQuery) -> Iterator[list[dict]]:
-    state = indexer.ensure(link_id, pipeline)
-    if not state.ready:
-        raise IndexNotReady(state.indexed, state.target_count)
+def _limited(batches: Iterator[list[str]], limit: int | None) -> Iterator[list[str]]:
+    """Yield the id batches up to ``limit`` ids (none asked of the API beyond it)."""
+    left = limit
+    for ids in batches:
+        if left is not None:
+            ids = ids[:left]
+            left -= len(ids)
+        if ids:
+            yield ids
+        if left is not None and left <= 0:
+            return
+
+
+def _indexed_walk(link_id: str, pipeline: dict, query: ExploreQuery, state: IndexState,
+                  limit: int | None) -> Iterator[list[dict]]:
     client, pipeline_id = api(), pipeline["id"]
-    batches = answers.ordered_ids(state, query, IDS_PER_CALL)
+    batches = _limited(answers.ordered_ids(state, query, IDS_PER_CALL), limit)
 
     def fetch(ids: list[str], token: str | None) -> list[dict]:
         page = client.results(link_id, pipeline_id, token, limit=len(ids), ids=ids)
@@ -92,9 +112,18 @@ def record_pages(link_id: str, pipeline: dict, kind: domain.Kind,
     """
     query = parse(args)
     check_kind(query, kind)  # every source yields whole records otherwise
-    if query.is_plain:
-        return _api_walk(link_id, pipeline["id"], list(query.ids))
-    return _indexed_walk(link_id, pipeline, query)
+    limit = export_limit(args)
+    if not query.sort:
+        query = replace(query, sort=labels.primary_sort(kind))
+    if query.sort in _API_ORDERS and replace(query, sort=()).is_plain:
+        state = indexer.current(pipeline["id"])  # for the labels only: never waited for
+        pages = _api_walk(link_id, pipeline["id"], list(query.ids))
+    else:
+        state = indexer.ensure(link_id, pipeline)
+        if not state.ready:
+            raise IndexNotReady(state.indexed, state.target_count)
+        pages = _indexed_walk(link_id, pipeline, query, state, limit)
+    return ranked(pages, labels.run_labels(state, kind), limit)
 
 
 def is_selection(args: Mapping[str, str]) -> bool:

@@ -1,9 +1,13 @@
 """JSON and FASTA exports: text writers over pages of result records, one chunk per page.
 
-JSON is ``{"pipeline": {"id", "kind", "label"}, "results": [...]}`` (the kind as the
-viewer recognised it from the run record, and its label: the wire has no name) with each record
-exactly as the API returned it (artifact URLs included: they expire, as on the pages),
-written record by record, so memory holds one page whatever the size.
+JSON is ``{"pipeline": {"id", "kind", "label"}, "export": {...}, "results": [...]}`` (the
+kind as the viewer recognised it from the run record, and its label: the wire has no
+name; ``export`` says the order, the limit and the precision of computed numbers). Each
+result is the record as the API returned it with ``rank`` and ``label`` first
+(``ranking``), and its artifact links replaced by the viewer's own download URLs
+(``links.viewer_artifacts``: good for as long as the share link, where the API's are
+presigned for minutes). Written record by record, so memory holds one page whatever
+the size.
 
 FASTA (protein kinds) has one record per **designed chain**. Result records do not mark
 which entity was designed, so the rule is: the designed (or screened) protein is the
@@ -11,8 +15,10 @@ record's **first protein entity**, as in the results table and the CSV's ``seque
 column; the API lists it first, then the target and any fixed partners (in the demo
 data: binder chain A, target chain B, glycan C). Every chain id of that entity gets a
 record (a homodimeric binder gives two); the target, other proteins, nucleic acids and
-ligands get none. The header is ``>`` + result id + ``|chain=A``, then the key metrics of
-the record's shape (those that grade a design, not the secondary-structure fractions) at
+ligands get none. The header starts with one word (the name most tools keep):
+``rank|label|result id|chain=A`` (``>1|#3_Q7XZ|res_...|chain=A``: the position in the
+view, the run-wide label with its space written ``_``, the id, the chain), then the key
+metrics of the record's shape (those that grade a design, not the secondary-structure fractions) at
 the table's decimals, then ``variant=``, ``cyclic=true`` and ``external_id=`` where they
 apply, separated by spaces. The sequence is wrapped at 60 columns.
 
@@ -30,7 +36,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from app import domain
 from app.viewer.exports.stream import incomplete_text
@@ -43,14 +49,22 @@ _SEQUENCE_MARKS = {">": "X", ";": "X"}
 
 
 def json_chunks(pipeline: dict, kind: domain.Kind, pages: Iterable[list[dict]],
-                ) -> Iterator[str]:
-    """Yield the JSON document: the head, one chunk of records per page, then the end."""
+                export: dict | None = None,
+                artifact_links: Callable[[dict], dict] | None = None) -> Iterator[str]:
+    """Yield the JSON document: the head, one chunk of records per page, then the end.
+
+    ``export`` is the head's description of the file; ``artifact_links`` returns the
+    ``artifacts`` a record is written with (the viewer's URLs), by default the API's.
+    """
     head = {"id": pipeline.get("id"), "kind": kind.key, "label": kind.label}
-    yield '{"pipeline": ' + json.dumps(head) + ', "results": ['
+    yield ('{"pipeline": ' + json.dumps(head) + ', "export": '
+           + json.dumps(export or {}, ensure_ascii=False) + ', "results": [')
     separator = "\n"
     for records in pages:
         parts = []
         for record in records:
+            if artifact_links is not None and "artifacts" in record:
+                record = {**record, "artifacts": artifact_links(record)}
             parts.append(separator + json.dumps(record, ensure_ascii=False))
             separator = ",\n"
         yield "".join(parts)
@@ -91,7 +105,9 @@ def _safe(value) -> str:
 
 def fasta_header(kind: domain.Kind, record: dict, chain: str, entity: dict) -> str:
     """Return the header line of one designed chain (without the newline)."""
-    words = [f">{_safe(record.get('id'))}|chain={_safe(chain)}", *_key_metrics(kind, record)]
+    name = [_safe(record["rank"]), _safe(record.get("label"))] if "rank" in record else []
+    name += [_safe(record.get("id")), f"chain={_safe(chain)}"]
+    words = [">" + "|".join(name), *_key_metrics(kind, record)]
     if record.get("type"):
         words.append(f"variant={_safe(record['type'])}")
     if entity.get("cyclic"):

@@ -1,11 +1,15 @@
 """ZIP export: the structure files of a view's results, streamed (zipstream-ng).
 
-The archive holds ``results.csv`` first (the CSV export of the same rows, as a manifest),
-then per result ``<result_id>.cif`` (its ``structure`` file, mmCIF) and, where it has one,
-``<result_id>_ligand.sdf`` (``ligand_structure``). A result without a structure file has
-only its manifest row. The manifest needs every row before the first file, so the rows
-are walked twice: once for ``results.csv`` and once, page by page, for the files, whose
-presigned URLs are then minutes old at most (an expired one is asked for again).
+The archive holds ``results.csv`` first (the CSV export of the same rows, as a manifest:
+``rank`` and ``label`` first), then ``README.txt`` (what the archive holds, its order and
+the precision of computed numbers), then per result, in the view's order,
+``<rank>_<result_id>.cif`` (its ``structure`` file, mmCIF) and, where it has one,
+``<rank>_<result_id>_ligand.sdf`` (``ligand_structure``); the rank is zero-padded (at
+least three digits) so that file managers list the files best first. A result without a
+structure file has only its manifest row. The manifest needs every row before the first
+file, so the rows are walked twice: once for ``results.csv`` and once, page by page,
+for the files, whose presigned URLs are then minutes old at most (an expired one is
+asked for again).
 
 Nothing is held whole: each file is read from its URL in pieces and deflated on the way
 (mmCIF shrinks about threefold at level 1), pieces are gathered into chunks of
@@ -38,6 +42,7 @@ from app import domain
 from app.viewer.core.errors import ApiError
 from app.viewer.core.filenames import safe_filename
 from app.viewer.exports.csv_writer import csv_chunks
+from app.viewer.exports.precision import STATEMENT
 
 # Bytes gathered before a chunk is handed to the server: zipstream yields headers and
 # deflate output in many small pieces, each of which would otherwise be a socket write.
@@ -56,6 +61,35 @@ MEMBERS = (("structure", ".cif"), ("ligand_structure", "_ligand.sdf"))
 # Not a byte string: zipstream itself yields empty ones. Send what is gathered now.
 FLUSH = None
 MISSING_FILES = "missing_files.txt"
+README = "README.txt"
+
+
+def _readme(rows: int, width: int) -> bytes:
+    """Return ``README.txt``: what the archive holds and how its files are named."""
+    return "\n".join([
+        f"This archive holds the structure files of {rows} result{'s' if rows != 1 else ''}, "
+        "in the order of the view they were exported from (best first).",
+        "results.csv lists them: rank (the position in that view), label (the result's "
+        "name on every page of the viewer: #<rank in the run> <end of its id>), the id "
+        "and the values shown in the table.",
+        f"Files are named <rank>_<result id>.cif (the structure, mmCIF) and "
+        f"<rank>_<result id>_ligand.sdf (a docked ligand pose, 3D), the rank written with "
+        f"{width} digits.",
+        STATEMENT, ""]).encode()
+
+
+def _counted(pages: Iterable[list[dict]], count: list[int]) -> Iterator[list[dict]]:
+    """Yield ``pages`` and add their records to ``count[0]``."""
+    for records in pages:
+        count[0] += len(records)
+        yield records
+
+
+def member_stem(record: dict, width: int) -> str:
+    """Return a result's file name stem: the zero-padded rank (if known) and the id."""
+    stem = safe_filename(str(record.get("id") or ""), "result")
+    rank = record.get("rank")
+    return f"{int(rank):0{width}d}_{stem}" if isinstance(rank, int) else stem
 
 
 def _gathered(pieces: Iterable[bytes | None]) -> Iterator[bytes]:
@@ -105,13 +139,18 @@ def _pieces(kind: domain.Kind, manifest_pages: Iterable[list[dict]],
             file_pages: Iterable[list[dict]], fetch: FileFetcher) -> Iterator[bytes | None]:
     """Yield the archive in zipstream's own pieces: manifest, files, central directory."""
     archive = ZipStream(compress_type=zipfile.ZIP_DEFLATED, compress_level=COMPRESS_LEVEL)
-    archive.add((text.encode() for text in csv_chunks(kind, manifest_pages)), "results.csv")
+    rows = [0]
+    manifest = csv_chunks(kind, _counted(manifest_pages, rows))
+    archive.add((text.encode() for text in manifest), "results.csv")
+    yield from archive.all_files()
+    width = max(3, len(str(rows[0])))
+    archive.add(_readme(rows[0], width), README)
     yield from archive.all_files()
     yield FLUSH
     missing: list[tuple[str, str]] = []
     for records in file_pages:
         for record in records:
-            stem = safe_filename(str(record.get("id") or ""), "result")
+            stem = member_stem(record, width)
             for role, suffix in MEMBERS:
                 if not ((record.get("artifacts") or {}).get(role) or {}).get("url"):
                     continue

@@ -49,6 +49,9 @@ EXPECTED_HEADERS = {
         "mol_weight", "clogp", "tpsa", "qed", "lipophilicity", "permeability", "solubility",
         "warnings"],
 }
+EXPECTED_HEADERS = {kind: ["rank", "label", *names] for kind, names in EXPECTED_HEADERS.items()}
+# The API's own order (ids are time-ordered): exports walk the API's pages without an index.
+IN_ID_ORDER = "?sort=id"
 
 
 @pytest.fixture
@@ -56,6 +59,11 @@ def demo(app) -> dict:
     """The demo organization: a link over six pipelines (260 protein_design results)."""
     return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
                      public_url="http://viewer.test")
+
+
+def by_id(rows: list[list[str]]) -> dict[str, dict[str, str]]:
+    """Return the CSV's rows (after the header) as cells by column, keyed by result id."""
+    return {row[2]: dict(zip(rows[0], row, strict=True)) for row in rows[1:]}
 
 
 def export_path(demo: dict, kind: str, link: str = "public", query: str = "") -> str:
@@ -97,12 +105,13 @@ def test_every_result_of_a_260_result_pipeline_over_several_api_pages(
     monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 100)
     records = api_records(app, demo, "protein_design")
     calls = spy_results_calls(app, monkeypatch)
-    rows = parse(client.get(export_path(demo, "protein_design")))
+    rows = parse(client.get(export_path(demo, "protein_design", query=IN_ID_ORDER)))
     assert len(records) == 260
     assert rows[0] == EXPECTED_HEADERS["protein_design"]
     assert len(rows) - 1 == 260
     # Every result exactly once, in the API's order: no page skipped or repeated.
-    assert [row[0] for row in rows[1:]] == [r["id"] for r in records]
+    assert [row[2] for row in rows[1:]] == [r["id"] for r in records]
+    assert [row[0] for row in rows[1:]] == [str(n) for n in range(1, 261)]
     assert [c.get("after_id") for c in calls] == [None, records[99]["id"], records[199]["id"]]
     assert all(c["limit"] == 100 for c in calls)
 
@@ -113,9 +122,10 @@ def test_columns_of_each_kind_with_full_values(app, client, demo):
         assert rows[0] == expected, kind
         records = api_records(app, demo, kind)
         assert len(rows) - 1 == len(records), kind
-        for row, record in zip(rows[1:], records, strict=True):
-            cell = dict(zip(rows[0], row, strict=True))
-            assert cell["result_id"] == record["id"]
+        cells = by_id(rows)
+        assert set(cells) == {r["id"] for r in records}
+        for record in records:
+            cell = cells[record["id"]]
             for key, value in (record.get("metrics") or {}).items():
                 # Full precision: the text reads back to exactly the API's number.
                 assert float(cell[key]) == value, (kind, key)
@@ -154,7 +164,7 @@ def test_ids_filter_exports_just_those_results(app, client, demo):
     query = "?ids=" + ",".join([*wanted, "res_notInThisPipeline"])
     response = client.get(export_path(demo, "protein_design", query=query))
     rows = parse(response)
-    assert sorted(row[0] for row in rows[1:]) == sorted(wanted)
+    assert sorted(row[2] for row in rows[1:]) == sorted(wanted)
     assert "-selection-" in response.headers["Content-Disposition"]
     bad = client.get(export_path(demo, "protein_design", query="?ids=%3Cscript%3E"))
     assert bad.status_code == 400 and bad.mimetype == "text/html"
@@ -169,8 +179,7 @@ def test_submitter_text_that_starts_a_formula_is_written_as_text(app, client, de
         conn.execute(schema.results.update().where(schema.results.c.id == first)
                      .values(external_id='=HYPERLINK("http://evil.example","x")'))
     rows = parse(client.get(export_path(demo, "small_molecule_library_screen")))
-    cell = dict(zip(rows[0], rows[1], strict=True))
-    assert cell["result_id"] == first
+    cell = by_id(rows)[first]
     assert cell["external_id"] == '\'=HYPERLINK("http://evil.example","x")'
     # Negative numbers stay numbers.
     assert any(float(r[rows[0].index("optimization_score")]) < 0 for r in rows[1:])
@@ -205,13 +214,14 @@ def test_headers_name_the_file_after_the_pipeline_and_keep_the_hygiene(client, d
 def test_the_body_streams_one_api_page_at_a_time(app, client, demo, monkeypatch):
     monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 100)
     calls = spy_results_calls(app, monkeypatch)
-    response = client.get(export_path(demo, "protein_design"), buffered=False)
+    response = client.get(export_path(demo, "protein_design", query=IN_ID_ORDER),
+                          buffered=False)
     assert response.status_code == 200
     assert response.is_streamed and "Content-Length" not in response.headers
     # Only the first page was read before the headers went out; the rest follow the body.
     assert len(calls) == 1
     chunks = iter(response.response)
-    assert next(chunks).startswith(b"result_id,")
+    assert next(chunks).startswith(b"rank,label,result_id,")
     assert len(next(chunks).splitlines()) == 100
     assert len(calls) == 1
     assert len(next(chunks).splitlines()) == 100
@@ -225,14 +235,15 @@ def test_the_download_link_on_the_results_page(client, demo):
     link_id = demo["share_links"]["public"]["id"]
     pd = demo["pipelines"]["protein_design"]
     body = client.get(f"/share/{link_id}/pipelines/{pd}").get_data(as_text=True)
-    # The whole pipeline: no query on the link (the page size is not the export's).
+    # The whole pipeline: no query on the link (the default page size is no limit).
     assert re.search(rf'href="/share/{link_id}/pipelines/{pd}/export.csv" download[^>]*>'
                      r"CSV<", body)
     embedded = client.get(f"/share/{link_id}/pipelines/{pd}?embed=1&ids=res_a,res_b&limit=25")
     body = embedded.get_data(as_text=True)
     href = re.search(r'href="([^"]*export\.csv[^"]*)" download[^>]*>CSV<', body).group(1)
     assert "embed=1" in href and "ids=res_a,res_b" in href.replace("%2C", ",")
-    assert "limit" not in href
+    # A view of 25 a page exports its first 25 (the menu says so): "the top 25".
+    assert "limit=25" in href and "Download the first 25" in body
 
 
 def test_email_link_export_needs_a_listed_verified_address(app, client, demo, monkeypatch):
@@ -301,14 +312,15 @@ def broken_api(app):
 
 
 def test_a_failure_midway_ends_with_a_marker_row_and_an_aborted_body(client, broken_api):
-    response = client.get("/share/sl_fake/pipelines/pipe_fake/export.csv", buffered=False)
+    response = client.get("/share/sl_fake/pipelines/pipe_fake/export.csv?sort=id",
+                          buffered=False)
     assert response.status_code == 200
     received = []
     with pytest.raises(stream.ExportIncomplete):
         for chunk in response.response:
             received.append(chunk)
     rows = list(csv.reader(io.StringIO(b"".join(received).decode())))
-    assert [row[0] for row in rows[1:3]] == ["res_000", "res_001"]
+    assert [row[2] for row in rows[1:3]] == ["res_000", "res_001"]
     assert rows[-1][0].startswith(stream.INCOMPLETE_MARKER)
     assert "stopped after 2 rows" in rows[-1][0]
     assert len(rows) == 4
@@ -319,7 +331,7 @@ def test_a_failure_on_the_first_page_is_an_error_page_not_a_csv(app, client):
     server = FakeApi(breaking_api(fail_first=True))
     point_viewer_at(app, server.url)
     try:
-        response = client.get("/share/sl_fake/pipelines/pipe_fake/export.csv")
+        response = client.get("/share/sl_fake/pipelines/pipe_fake/export.csv?sort=id")
     finally:
         server.stop()
     assert response.status_code == 502
@@ -349,7 +361,8 @@ def broken_download_behind_gunicorn(db_url: str, tmp_path, extension: str
     received = bytearray()
     try:
         with pytest.raises(httpx.RemoteProtocolError), httpx.stream(
-                "GET", f"{server.url}/share/sl_fake/pipelines/pipe_fake/export.{extension}",
+                "GET",
+                f"{server.url}/share/sl_fake/pipelines/pipe_fake/export.{extension}?sort=id",
                 timeout=20) as response:
             assert response.status_code == 200
             assert response.headers["Transfer-Encoding"] == "chunked"

@@ -66,6 +66,16 @@ def parse_fasta(text: str) -> list[tuple[str, str]]:
     return [(header, sequence) for header, sequence in records]
 
 
+def fasta_id(header: str) -> str:
+    """Return the result id of a FASTA header (``rank|label|id|chain=...``)."""
+    return header.split(" ")[0].split("|")[2]
+
+
+def zip_id(name: str) -> str:
+    """Return the result id of a ZIP member name (``<rank>_<id>.cif``)."""
+    return name.split("_", 1)[1].removesuffix(".cif").removesuffix("_ligand.sdf")
+
+
 def parse_sdf(data: bytes) -> list[Chem.Mol]:
     """Return every molecule of an SDF (RDKit); None entries fail the caller's checks."""
     with BlockLogs():
@@ -87,12 +97,13 @@ def test_fasta_has_each_designed_chain_of_every_result(app, client, demo):
                     for chain, _seq, entity in text_writers.designed_chains(r)]
         # The binder (first protein entity), never the target chain B or the glycan.
         assert {chain for _r, chain, _v in expected} == {"A"}
-        parsed = parse_fasta(response.get_data(as_text=True))
+        parsed = {fasta_id(h): (h, s) for h, s in parse_fasta(response.get_data(as_text=True))}
         assert len(parsed) == len(expected) == len(records), kind
-        for (header, sequence), (record, chain, value) in zip(parsed, expected, strict=True):
+        for record, chain, value in expected:
+            header, sequence = parsed[record["id"]]
             assert sequence == value
             words = header.split(" ")
-            assert words[0] == f"{record['id']}|chain={chain}"
+            assert words[0].split("|")[2:] == [record["id"], f"chain={chain}"]
             fields = dict(word.split("=", 1) for word in words[1:])
             metrics = record["metrics"]
             key = "binding_confidence" if "binding_confidence" in metrics else \
@@ -122,12 +133,12 @@ def test_sdf_molecules_match_the_api_records(app, client, demo):
         response = ok(client.get(export_path(demo, kind, "sdf")))
         assert response.mimetype == "chemical/x-mdl-sdfile"
         records = api_records(app, demo, kind)
-        molecules = parse_sdf(response.data)
+        molecules = {m.GetProp("_Name").split("|")[2]: m for m in parse_sdf(response.data)}
         assert len(molecules) == len(records), kind
-        for mol, record in zip(molecules, records, strict=True):
+        for record in records:
+            mol = molecules[record["id"]]
             assert mol is not None and mol.GetNumAtoms() > 0
             props = mol.GetPropsAsDict()
-            assert mol.GetProp("_Name") == record["id"]
             assert props["smiles"] == record["smiles"]
             source = props["coordinates"]
             kinds_seen.add(source)
@@ -159,10 +170,12 @@ def test_an_unparsable_smiles_is_still_a_record(app, client, demo):
         conn.execute(schema.artifacts.delete().where(
             schema.artifacts.c.result_id == first, schema.artifacts.c.role == "ligand_structure"))
     records = api_records(app, demo, "small_molecule_design")
-    molecules = parse_sdf(ok(client.get(export_path(demo, "small_molecule_design", "sdf"))).data)
+    molecules = parse_sdf(ok(client.get(export_path(demo, "small_molecule_design", "sdf",
+                                                    query="?sort=id"))).data)
     assert len(molecules) == len(records)
     broken = molecules[0]
-    assert broken.GetProp("_Name") == first and broken.GetNumAtoms() == 0
+    assert broken.GetProp("_Name") == f"1|{broken.GetProp('label')}|{first}|no atoms"
+    assert broken.GetNumAtoms() == 0
     assert broken.GetProp("smiles") == "C1CC(not a smiles"
     assert broken.GetProp("coordinates") == "none" and broken.HasProp("smiles_error")
     assert all(m.GetNumAtoms() for m in molecules[1:])
@@ -171,7 +184,8 @@ def test_an_unparsable_smiles_is_still_a_record(app, client, demo):
 def test_json_is_the_api_records_over_several_pages(app, client, demo, monkeypatch):
     monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 100)
     records = api_records(app, demo, "protein_design")
-    response = ok(client.get(export_path(demo, "protein_design", "json"), buffered=False))
+    response = ok(client.get(export_path(demo, "protein_design", "json", query="?sort=id"),
+                             buffered=False))
     assert response.is_streamed and "Content-Length" not in response.headers
     document = json.loads(b"".join(response.response))
     response.close()
@@ -180,29 +194,32 @@ def test_json_is_the_api_records_over_several_pages(app, client, demo, monkeypat
                         "label": "Protein design"}
     assert len(records) == 260
 
-    def without_urls(record):  # presigned URLs are signed anew at each read
+    def without_urls(record):  # the export links the viewer's URLs, not the API's
         return {**record, "artifacts": sorted(record["artifacts"])}
 
-    assert [without_urls(r) for r in document["results"]] == [without_urls(r) for r in records]
+    exported = [{k: v for k, v in r.items() if k not in ("rank", "label")}
+                for r in document["results"]]
+    assert [without_urls(r) for r in exported] == [without_urls(r) for r in records]
+    assert [r["rank"] for r in document["results"]] == list(range(1, 261))
 
 
 def test_zip_holds_the_manifest_and_the_downloads(app, client, demo):
     link_id = demo["share_links"]["public"]["id"]
     for kind in ("protein_library_screen", "small_molecule_design"):
-        response = ok(client.get(export_path(demo, kind, "zip")))
+        response = ok(client.get(export_path(demo, kind, "zip", query="?sort=id")))
         assert response.mimetype == "application/zip"
         archive = zipfile.ZipFile(io.BytesIO(response.data))
         assert archive.testzip() is None
         names = archive.namelist()
-        assert names[0] == "results.csv"
-        csv_body = ok(client.get(export_path(demo, kind, "csv"))).data
+        assert names[:2] == ["results.csv", "README.txt"]
+        csv_body = ok(client.get(export_path(demo, kind, "csv", query="?sort=id"))).data
         assert archive.read("results.csv") == csv_body
         records = api_records(app, demo, kind)
-        expected = ["results.csv"]
-        for record in records:
+        expected = ["results.csv", "README.txt"]
+        for rank, record in enumerate(records, start=1):
             base = f"/share/{link_id}/pipelines/{demo['pipelines'][kind]}/results/{record['id']}"
-            for role, name in (("structure", f"{record['id']}.cif"),
-                               ("ligand_structure", f"{record['id']}_ligand.sdf")):
+            for role, name in (("structure", f"{rank:03d}_{record['id']}.cif"),
+                               ("ligand_structure", f"{rank:03d}_{record['id']}_ligand.sdf")):
                 if record["artifacts"].get(role):
                     expected.append(name)
                     assert archive.read(name) == ok(
@@ -221,10 +238,9 @@ def test_ids_select_exactly_those_results(app, client, demo, extension):
     if extension == "json":
         got = [r["id"] for r in response.get_json()["results"]]
     elif extension == "fasta":
-        got = [h.split("|")[0] for h, _s in parse_fasta(response.get_data(as_text=True))]
+        got = [fasta_id(h) for h, _s in parse_fasta(response.get_data(as_text=True))]
     else:
-        got = [n.removesuffix(".cif") for n in zipfile.ZipFile(
-            io.BytesIO(response.data)).namelist()[1:]]
+        got = [zip_id(n) for n in zipfile.ZipFile(io.BytesIO(response.data)).namelist()[2:]]
     assert sorted(got) == sorted(wanted)
 
 
@@ -233,7 +249,7 @@ def test_ids_select_molecules_too(app, client, demo):
     wanted = sorted(r["id"] for r in records[3:6])
     response = ok(client.get(export_path(demo, "small_molecule_library_screen", "sdf",
                                          query="?ids=" + "%0A".join(wanted))))
-    assert sorted(m.GetProp("_Name") for m in parse_sdf(response.data)) == wanted
+    assert sorted(m.GetProp("_Name").split("|")[2] for m in parse_sdf(response.data)) == wanted
 
 
 def test_the_wrong_family_is_a_400_page(client, demo):
@@ -334,8 +350,8 @@ def test_a_failure_midway_is_marked_and_raised(app, client, extension):
     server = FakeApi(breaking_api() if extension == "fasta" else files_api())
     point_viewer_at(app, server.url)
     try:
-        response = client.get(f"/share/sl_fake/pipelines/pipe_fake/export.{extension}",
-                              buffered=False)
+        response = client.get(f"/share/sl_fake/pipelines/pipe_fake/export.{extension}"
+                              "?sort=id", buffered=False)
         assert response.status_code == 200
         received = []
         with pytest.raises(stream.ExportIncomplete):
@@ -346,12 +362,13 @@ def test_a_failure_midway_is_marked_and_raised(app, client, extension):
     body = b"".join(received)
     if extension == "fasta":
         headers = [h for h, _s in parse_fasta(body.decode())]
-        assert headers[:2] == ["res_000|chain=A binding_confidence=0.500",
-                               "res_001|chain=A binding_confidence=0.510"]
+        # No index (the API's order needs none): the labels are the ids' tails.
+        assert headers[:2] == ["1|000|res_000|chain=A binding_confidence=0.500",
+                               "2|001|res_001|chain=A binding_confidence=0.510"]
         assert headers[-1].startswith(stream.INCOMPLETE_MARKER)
         assert "stopped after 2 results" in headers[-1]
     else:
-        assert b"results.csv" in body and b"res_000.cif" in body
+        assert b"results.csv" in body and b"1_res_000.cif" in body
         with pytest.raises(zipfile.BadZipFile):
             zipfile.ZipFile(io.BytesIO(body))
 

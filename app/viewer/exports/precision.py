@@ -1,0 +1,36 @@
+"""The precision of the numbers an export computes itself (issue 19 item 8).
+
+Numbers the API returned (metrics, ADME values) are written as they came: they are the
+run's data, and a spreadsheet rounds them as it likes. The numbers the viewer computes
+from a SMILES with RDKit (``chem.properties``) are float arithmetic (an average molecular
+weight of ``180.15899999999996``): they are written rounded to ``DECIMALS``, a precision
+beyond what the descriptors mean, and every export says so (``STATEMENT``: the JSON's
+head, the ZIP's README.txt, the SDF's ``precision`` property, docs/viewer.md).
+"""
+
+from __future__ import annotations
+
+from app.viewer.chem.properties import PROPERTIES
+
+# Decimals per computed property (the table shows fewer): 0.01 g/mol, 0.01 log units,
+# 0.01 A^2, QED to 0.001; the counts are whole numbers.
+DECIMALS = {"mol_weight": 2, "clogp": 2, "tpsa": 2, "qed": 3,
+            **{key: 0 for key, prop in PROPERTIES.items() if prop.integer}}
+
+STATEMENT = ("Metrics and ADME values are as the compute API returned them. Properties "
+             "computed by the viewer from the SMILES with RDKit are rounded: "
+             + ", ".join(f"{key} to {n} decimal{'s' if n != 1 else ''}"
+                         for key, n in DECIMALS.items() if not PROPERTIES[key].integer)
+             + "; counts are whole numbers.")
+
+
+def rounded(key: str, value):
+    """Return a computed property's value at its stated precision (others unchanged)."""
+    if isinstance(value, float) and key in DECIMALS:
+        return round(value, DECIMALS[key]) if DECIMALS[key] else round(value)
+    return value
+
+
+def rounded_properties(values: dict | None) -> dict:
+    """Return ``chem.properties.compute``'s answer with every value rounded."""
+    return {key: rounded(key, value) for key, value in (values or {}).items()}
