@@ -1,4 +1,4 @@
-"""Command-line commands: ``init-db``, ``seed-demo`` and ``create-org``.
+"""Command-line commands: ``init-db``, ``seed-demo``, ``refresh-demo`` and ``create-org``.
 
 ``init-db`` upgrades every schema the app object holds: the API's on the service app, the
 viewer store's on the viewer app, both on the composed app (``flask --app app init-db``).
@@ -128,12 +128,41 @@ def seed_demo_command(as_json: bool, results: int | None) -> None:
     click.echo(f"Email-mode share link ({', '.join(email['allowed_emails'])}): {email['url']}")
 
 
+@click.command("refresh-demo")
+@click.argument("path", type=click.Path(dir_okay=False), default="instance/demo.json")
+@click.option("--banner", is_flag=True,
+              help="Print only after a re-seed: the summary and the new links (the loop).")
+@with_appcontext
+def refresh_demo_command(path: str, banner: bool) -> None:
+    """Keep the demo in PATH complete with live links: renew links, or seed a fresh demo.
+
+    ``make run`` runs it at start, and with ``--banner`` after every purge
+    (``app.demo_upkeep``).
+    """
+    from pathlib import Path
+
+    from app import demo_upkeep
+
+    engine = get_engine()
+    migrate(engine)
+    public_url = current_app.config.get("PUBLIC_URL")
+    outcome = demo_upkeep.refresh(engine, Path(path), public_url=public_url,
+                                  store=artifact_storage.open_store(current_app.config))
+    if not banner:
+        click.echo(outcome.summary())
+    elif outcome.action == "seeded":
+        click.echo(outcome.summary())
+        click.echo(demo_upkeep.banner(outcome.demo, public_url or demo_upkeep.DEFAULT_URL,
+                                      mail_server=current_app.config.get("MAIL_SERVER")))
+
+
 def init_service_commands(app: Flask) -> None:
     """Give the service app ``init-db`` (the API schema), ``create-org`` and ``seed-demo``."""
     add_schema(app, "compute API", lambda: migrate(get_engine(app)))
     add_purge(app, lambda context: _api_purge(app, context))
     app.cli.add_command(create_org_command)
     app.cli.add_command(seed_demo_command)
+    app.cli.add_command(refresh_demo_command)
 
 
 def adopt_service_commands(composed: Flask, service: Flask) -> None:

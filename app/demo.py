@@ -35,12 +35,17 @@ from app.store.organizations import create_organization
 from app.store.retention import hold_off_file_sweep
 from app.store.share_links import create_share_link
 from app.store.usage import add_usage_records
-from app.store.workspaces import create_workspace
+from app.store.workspaces import create_workspace, update_workspace
 from app.timeutil import utcnow
 
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
 ORGANIZATION_NAME = "Helix Therapeutics demo"
 EMAIL_LINK_ADDRESSES = ["alice@example.com", "bob@example.org"]
+# How long each demo link lives from seeding (``app.demo_upkeep`` renews them for as long).
+LINK_LIFE = {"public": timedelta(days=14), "email": timedelta(days=7)}
+# The demo workspace keeps data 14 days, the most the API allows (the default is 7): its
+# runs are backdated up to 5.6 days, and ``make run`` must not purge them under a visitor.
+DEMO_RETENTION = ("days", 14)
 
 # kind -> (builder, days before now the run was created, hours it ran)
 PIPELINE_PLAN = {
@@ -78,6 +83,7 @@ def seed_demo(engine: Engine, *, artifact_dir: str | None = None, store=None,
         # The files are saved before the rows commit: no purge may sweep them meanwhile.
         hold_off_file_sweep(conn)
         org, workspace, _admin, admin_key = create_organization(conn, ORGANIZATION_NAME)
+        workspace = update_workspace(conn, workspace, retention=DEMO_RETENTION)
         _key, workspace_key = create_api_key(
             conn, organization_id=org.id, workspace_id=workspace.id, key_type="workspace",
             name="Demo workspace key",
@@ -94,7 +100,7 @@ def seed_demo(engine: Engine, *, artifact_dir: str | None = None, store=None,
         public = create_share_link(
             conn, organization_id=org.id, workspace_id=workspace.id, access_mode="public",
             allowed_emails=[], pipeline_ids=list(pipeline_ids.values()),
-            prediction_ids=list(prediction_ids.values()), expires_at=now + timedelta(days=14),
+            prediction_ids=list(prediction_ids.values()), expires_at=now + LINK_LIFE["public"],
         )
         email = create_share_link(
             conn, organization_id=org.id, workspace_id=workspace.id, access_mode="email",
@@ -102,7 +108,7 @@ def seed_demo(engine: Engine, *, artifact_dir: str | None = None, store=None,
             pipeline_ids=[pipeline_ids["protein_design"],
                           pipeline_ids["small_molecule_design"],
                           pipeline_ids["small_molecule_library_screen"]],
-            prediction_ids=[], expires_at=now + timedelta(days=7),
+            prediction_ids=[], expires_at=now + LINK_LIFE["email"],
         )
     return {
         "organization_id": org.id,
