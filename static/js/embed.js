@@ -9,7 +9,9 @@
    A message goes only when the height changed, 50 ms after a change is seen (changes in
    between share it), and at most MAX_PER_SECOND a second, so a page whose content follows
    the frame's height cannot start a storm. Pages that fill their frame instead
-   ([data-embed-fill], the Mol* viewer) send nothing: the host gives them a size.
+   ([data-embed-fill]: the 3D page, laid out to fit any frame) send nothing: the host
+   gives them a size. The compare page grows like the others (its viewer has a fixed
+   height when embedded).
    External file (no inline script), so the strict Content-Security-Policy holds. */
 (function () {
   "use strict";
@@ -40,7 +42,7 @@
 
   function setupHeight() {
     if (!document.body.classList.contains("embed") || window.parent === window) { return; }
-    if (document.querySelector("[data-embed-fill], .structure-viewer")) { return; }
+    if (document.querySelector("[data-embed-fill]")) { return; }
     var last = -1;
     var scheduled = false;
     var sent = [];

@@ -38,12 +38,17 @@ def pipeline(link_id: str, pipeline_id: str, title: str, here: str,
     return [*_pipeline(link_id, pipeline_id, title, **view_args), (here, None)]
 
 
-def result(link_id: str, pipeline_id: str, title: str, result_id: str,
-           here: str) -> list[Crumb]:
-    """Return Shared results > the pipeline ``title`` > Result > ``here``."""
-    return [*_pipeline(link_id, pipeline_id, title),
-            ("Result", share_url("pages.result", link_id=link_id, pipeline_id=pipeline_id,
-                                 result_id=result_id)),
+def result(link_id: str, pipeline_id: str, title: str, result_id: str, here: str, *,
+           label: str = "Result", view_args: dict | None = None,
+           back_args: dict | None = None) -> list[Crumb]:
+    """Return Shared results > the pipeline ``title`` > the result ``label`` > ``here``.
+
+    ``view_args`` (the results view the visitor came from) go into the result's link,
+    ``back_args`` (that view on the page holding the result) into the pipeline's.
+    """
+    return [*_pipeline(link_id, pipeline_id, title, **(back_args or view_args or {})),
+            (label, share_url("pages.result", link_id=link_id, pipeline_id=pipeline_id,
+                              result_id=result_id, **(view_args or {}))),
             (here, None)]
 
 

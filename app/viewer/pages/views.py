@@ -12,13 +12,9 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template, request
 
 from app import domain
-from app.viewer.core import run_kinds
-from app.viewer.core.loaders import (
-    load_prediction,
-    load_result,
-    load_share,
-)
-from app.viewer.pages import predictions
+from app.viewer.core import breadcrumbs, run_kinds
+from app.viewer.core.loaders import load_prediction, load_share
+from app.viewer.pages import predictions, result_view
 
 bp = Blueprint("pages", __name__)
 
@@ -39,12 +35,20 @@ def overview(link_id: str):
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>")
 def result(link_id: str, pipeline_id: str, result_id: str):
-    """Show one result: entities with full sequences, metrics, warnings, downloads."""
-    found = load_result(link_id, pipeline_id, result_id)
+    """Show one result: entities with full sequences, metrics, warnings, downloads.
+
+    Previous/Next walk the results view the visitor came from (its args in the query
+    string) and the trail leads back to it (``result_view``).
+    """
+    found = result_view.load(link_id, pipeline_id, result_id, request.args)
+    view, kind = found.view, found.kind
+    trail = breadcrumbs.pipeline(link_id, pipeline_id,
+                                 breadcrumbs.pipeline_title(found.pipeline, kind),
+                                 view.label(result_id), **view.back_args)
     return render_template(
-        "share/result.html", link_id=link_id, pipeline=found.pipeline, kind=found.kind,
-        record=found.record, prev_id=found.prev_id, next_id=found.next_id,
-        metric_keys=_metric_keys(found.kind, found.record), domain=domain,
+        "share/result.html", link_id=link_id, pipeline=found.pipeline, kind=kind,
+        record=found.record, view=view, trail=trail,
+        metric_keys=_metric_keys(kind, found.record), domain=domain,
     )
 
 

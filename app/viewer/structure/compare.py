@@ -1,6 +1,10 @@
-"""Two results of a pipeline compared in 3D: each side, and how B is fitted onto A.
+"""Two results of a pipeline compared: each side, their metrics side by side, and how B is
+fitted onto A in 3D.
 
-A ``Side`` is one result as the compare page shows it. ``fit`` superposes B onto A on
+A ``Side`` is one result as the compare page shows it. ``metric_rows`` sets their metrics
+side by side and says which value is better, by the metric's ``direction`` (none for a
+metric without one, such as the secondary-structure fractions, or for values equal at the
+precision shown). ``fit`` superposes B onto A on
 their target chain (``superpose.fit_on_chain``, Kabsch on the CA atoms), falling back to
 the first chain both have, then measures how far each binder chain of B lies from A's
 with that fit (``superpose.rmsd_after``): how differently the two binders sit.
@@ -10,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app import domain
 from app.viewer.structure import superpose
 from app.viewer.structure.model import Model
 from app.viewer.structure.roles import Role, result_roles
@@ -26,6 +31,7 @@ class Side:
     format: str  # "mmcif" or "pdb"
     model: Model | None
     pipeline: dict | None = None  # the run record: roles from its input when known
+    label: str = ""  # the name a person reads (results.labels), "" before it is known
 
     @property
     def roles(self) -> dict[str, Role]:
@@ -36,6 +42,39 @@ class Side:
     def binder_chains(self) -> set[str]:
         """Return the auth ids of the binder or designed chains (drawn strong)."""
         return {chain for chain, role in self.roles.items() if role.is_binder}
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One metric of both sides: its key, A's and B's value, and the better side."""
+
+    key: str
+    values: tuple[object, object]  # None where a side lacks the metric
+    better: int | None  # 0 (A), 1 (B), or None: no direction, equal, or a value missing
+
+
+def metric_rows(first: Side, second: Side, kind: domain.Kind) -> list[MetricRow]:
+    """Return the metrics either side has, the kind's order first, with the better marked."""
+    metrics = [side.record.get("metrics") or {} for side in (first, second)]
+    present = [key for found in metrics for key in found]
+    ordered = [k for k in kind.metrics if k in present]
+    keys = list(dict.fromkeys(ordered + present))
+    return [MetricRow(key, (metrics[0].get(key), metrics[1].get(key)),
+                      _better(key, metrics[0].get(key), metrics[1].get(key)))
+            for key in keys]
+
+
+def _better(key: str, a: object, b: object) -> int | None:
+    metric = domain.metric(key)
+    numbers = all(type(v) in (int, float) for v in (a, b))
+    if metric.direction is None or not numbers:
+        return None
+    # Equal as shown (the table's decimals) is equal: no mark on 0.812 against 0.812.
+    shown_a, shown_b = round(a, metric.decimals), round(b, metric.decimals)
+    if shown_a == shown_b:
+        return None
+    higher_wins = metric.direction == "higher"
+    return 0 if (shown_a > shown_b) == higher_wins else 1
 
 
 @dataclass(frozen=True)

@@ -75,17 +75,19 @@ def compared_ids(args: MultiDict) -> tuple[str, str]:
 
 
 def compared_side(link_id: str, pipeline_id: str, result_id: str,
-                  pipeline: dict | None = None) -> Side:
+                  pipeline: dict | None = None, label: str = "") -> Side:
     """Return one side of compare: the result's record and its structure, read.
 
-    ``pipeline`` (the run record) lets the roles come from its input.
+    ``pipeline`` (the run record) lets the roles come from its input; ``label`` is the
+    result's name as people read it (``results.labels``).
     """
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
     artifact = result_structure_file(record)
     url = url_for("downloads.result_artifact", link_id=link_id, pipeline_id=pipeline_id,
                   result_id=result_id, name="structure")
     return Side(result_id, record, url, structure_format(artifact),
-                result_model(link_id, pipeline_id, result_id, artifact), pipeline)
+                result_model(link_id, pipeline_id, result_id, artifact), pipeline,
+                label or result_id)
 
 
 def result_heatmap(link_id: str, pipeline_id: str, result_id: str,

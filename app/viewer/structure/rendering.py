@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from flask import render_template
 
+from app import domain
 from app.viewer.core.breadcrumbs import Crumb
 from app.viewer.structure import compare, scene
 from app.viewer.structure.model import Model
@@ -20,12 +21,14 @@ from app.viewer.web import security
 
 def structure_page(*, trail: list[Crumb], subject_id: str, url: str, fmt: str,
                    model: Model | None, roles: dict[str, Role], pae_url: str | None = None,
-                   compare_with=(), samples=(), sample: int | None = None) -> str:
+                   compare_with=(), samples=(), sample: int | None = None,
+                   label: str | None = None) -> str:
     """Render the 3D page of one structure file (``url``, same origin, in format ``fmt``).
 
     ``model`` is the file read (None: Mol*'s own colours, no legend), ``roles`` its
     chains' roles by auth id, ``compare_with`` [(label, url)] the compare links and
-    ``samples`` [(number, url)] a prediction's sample switcher.
+    ``samples`` [(number, url)] a prediction's sample switcher, ``label`` the name a
+    person reads (a result's ``results.labels`` label; None: the id).
     """
     security.allow_structure_viewer()
     chains = scene.chain_infos(model, roles) if model else []
@@ -37,12 +40,16 @@ def structure_page(*, trail: list[Crumb], subject_id: str, url: str, fmt: str,
         interface=scene.interface_text(model, chains) if model else [],
         ligand=model.ligands[0] if model and model.ligands else None,
         pae_url=pae_url, compare=compare_with, samples=samples, sample=sample,
+        label=label or subject_id,
     )
 
 
 def compare_page(*, trail: list[Crumb], sides: tuple[compare.Side, compare.Side],
-                 link_id: str, pipeline_id: str) -> str:
-    """Render two results superposed: B fitted onto A, the RMSDs, one Mol* scene.
+                 link_id: str, pipeline_id: str, kind: domain.Kind,
+                 view_args: dict | None = None) -> str:
+    """Render two results superposed: B fitted onto A, the RMSDs, one Mol* scene, and
+    their metrics side by side (``compare.metric_rows``). ``view_args``: the results
+    view the visitor came from, kept on the links to the results.
 
     Without both models read there is no scene; without a chain to fit on, the two are
     shown as they are.
@@ -55,4 +62,7 @@ def compare_page(*, trail: list[Crumb], sides: tuple[compare.Side, compare.Side]
         "share/structure/compare.html", trail=trail, sides=sides, comparison=comparison,
         scene=scene.compare_scene(sides, transform) if both_read else None,
         colours=scene.COMPARE_COLOURS, link_id=link_id, pipeline_id=pipeline_id,
+        metrics=compare.metric_rows(*sides, kind), metric=domain.metric,
+        primary=kind.primary_metric,
+        view_args=view_args or {},
     )

@@ -17,8 +17,10 @@ from app.viewer.core import breadcrumbs, run_kinds
 from app.viewer.core.api_client import api
 from app.viewer.core.artifacts import prediction_locator
 from app.viewer.core.errors import LinkNotFound
-from app.viewer.core.loaders import bearer, check_ids, load_pipeline, load_prediction, load_result
-from app.viewer.pages import predictions
+from app.viewer.core.loaders import bearer, check_ids, load_pipeline, load_prediction
+from app.viewer.pages import predictions, result_view
+from app.viewer.results import indexer
+from app.viewer.results.labels import run_labels
 from app.viewer.structure import loading, rendering
 from app.viewer.structure.roles import prediction_roles, result_roles
 from app.viewer.web.security import share_url
@@ -28,22 +30,32 @@ bp = Blueprint("structure", __name__)
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/structure")
 def result_structure(link_id: str, pipeline_id: str, result_id: str):
-    """Show a result's structure in Mol*: confidence colours, chains, interface, PAE beside."""
-    pipeline, kind, record, prev_id, next_id = load_result(link_id, pipeline_id, result_id)
+    """Show a result's structure in Mol*: confidence colours, chains, interface, PAE beside.
+
+    The results view the visitor came from (``pages.result_view``) is kept: the trail
+    leads back to it and "Compare with" names its neighbours.
+    """
+    pipeline, kind, record, view = result_view.load(link_id, pipeline_id, result_id,
+                                                    request.args)
     artifact = loading.result_structure_file(record)
     model = loading.result_model(link_id, pipeline_id, result_id, artifact)
     ids = {"link_id": link_id, "pipeline_id": pipeline_id}
+    label = view.label(result_id)
     trail = breadcrumbs.result(link_id, pipeline_id, breadcrumbs.pipeline_title(pipeline, kind),
-                               result_id, "3D structure")
-    compare_with = [(label, share_url("structure.compare", a=result_id, b=other, **ids))
-                    for label, other in (("previous", prev_id), ("next", next_id)) if other]
+                               result_id, "3D structure", label=label,
+                               view_args=view.args, back_args=view.back_args)
+    compare_with = [(f"{word} result, {view.label(other)}",
+                     share_url("structure.compare", a=result_id, b=other, **ids,
+                               **view.walk_args))
+                    for word, other in (("previous", view.prev_id), ("next", view.next_id))
+                    if other]
     pae_url = (url_for("structure.result_pae", result_id=result_id, **ids)
                if (record.get("artifacts") or {}).get("archive") else None)
     url = url_for("downloads.result_artifact", result_id=result_id, name="structure", **ids)
     return rendering.structure_page(
         trail=trail, subject_id=result_id, url=url, fmt=loading.structure_format(artifact),
         model=model, roles=result_roles(record, pipeline), pae_url=pae_url,
-        compare_with=compare_with)
+        compare_with=compare_with, label=label)
 
 
 @bp.get("/share/<link_id>/predictions/<prediction_id>/structure")
@@ -81,13 +93,22 @@ def result_pae(link_id: str, pipeline_id: str, result_id: str):
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/compare")
 def compare(link_id: str, pipeline_id: str):
-    """Show two results of a pipeline superposed on their target chain, with the RMSD."""
+    """Show two results of a pipeline superposed on their target chain, with the RMSD,
+    and their metrics side by side, the better value of each marked.
+
+    View args (as on a result page) are kept on the links back to the table and results.
+    """
     wanted = loading.compared_ids(request.args)
+    query = result_view.view_query(request.args)
     check_ids(*wanted)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
-    first, second = (loading.compared_side(link_id, pipeline_id, result_id, pipeline)
+    labels = run_labels(indexer.current(pipeline_id), kind)
+    first, second = (loading.compared_side(link_id, pipeline_id, result_id, pipeline,
+                                           label=labels.label(result_id))
                      for result_id in wanted)
+    view_args = query.args(page=1)
     trail = breadcrumbs.pipeline(link_id, pipeline_id,
-                                 breadcrumbs.pipeline_title(pipeline, kind), "Compare in 3D")
+                                 breadcrumbs.pipeline_title(pipeline, kind), "Compare in 3D",
+                                 **view_args)
     return rendering.compare_page(trail=trail, sides=(first, second), link_id=link_id,
-                                  pipeline_id=pipeline_id)
+                                  pipeline_id=pipeline_id, kind=kind, view_args=view_args)
