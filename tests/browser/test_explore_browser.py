@@ -135,6 +135,7 @@ def test_the_widgets_shared_modules_are_fetched_fingerprinted(big_site, browser)
     v.page.on("request", lambda request: asked.append(request.url))
     v.goto(f"{server.url}/share/{seed['share_links']['public']['id']}/pipelines/"
            f"{seed['pipelines']['protein_design']}?sort=-iptm")
+    v.page.locator("#plots-panel > summary").click()  # the plots are one click away
     v.page.wait_for_selector("#explore svg", timeout=15000)
     modules = [url for url in asked if "/static/js/" in url]
     assert any("/static/js/results/" in url for url in modules), modules

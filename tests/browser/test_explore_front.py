@@ -178,7 +178,8 @@ def test_shortlist_survives_paging_and_reload_and_builds_its_links(site, visitor
                for a in bar.locator("[data-shortlist-export]").all()}
     assert exports == {"CSV": f"{VIEW}/export.csv?ids={ids}",
                        "JSON": f"{VIEW}/export.json?ids={ids}",
-                       "FASTA": f"{VIEW}/export.fasta?ids={ids}"}
+                       "FASTA": f"{VIEW}/export.fasta?ids={ids}",
+                       "Structures (ZIP)": f"{VIEW}/export.zip?ids={ids}"}
     # Shortlisted points are marked on the scatter (also in their names).
     picked = v.page.locator("[data-explore-scatter] a.point.picked")
     assert sorted(p.get_attribute("data-id") for p in picked.all()) == ids.split(",")
@@ -196,7 +197,8 @@ def test_small_molecule_kinds_export_sdf_and_embed_is_kept(site, visitors):
     tick(v, "res_0002")
     bar = v.page.locator("#shortlist")
     exports = [a.get_attribute("href") for a in bar.locator("[data-shortlist-export]").all()]
-    assert exports == [f"{VIEW}/export.{f}?ids=res_0002&embed=1" for f in ("csv", "json", "sdf")]
+    assert exports == [f"{VIEW}/export.{f}?ids=res_0002&embed=1"
+                       for f in ("csv", "json", "sdf", "zip")]
     assert bar.get_by_role("link", name="Open as view").get_attribute("href") == (
         f"{VIEW}?ids=res_0002&embed=1")
 
@@ -359,8 +361,10 @@ def live_url(live_site, kind: str, query: str = "") -> str:
 
 
 def open_live(v: Visitor, url: str) -> None:
-    """Open a results page; while the index builds it refreshes itself until the plots show."""
+    """Open a results page and its plots (one click away); while the index builds the
+    page refreshes itself until the table and its plots panel show."""
     v.page.goto(url)
+    v.page.wait_for_selector("#plots-panel > summary", timeout=90_000).click()
     v.page.wait_for_selector("[data-explore-scatter] svg", timeout=90_000)
 
 

@@ -44,34 +44,41 @@ KIND_LABELS = {
     "small_molecule_library_screen": "Small-molecule library screen",
     "small_molecule_explore": "Small-molecule explore",
 }
+# The results page's columns: the rank, the result's name, the key metrics (the kind's
+# primary metric first), then the others in the CSV's order.
 COLUMNS = {
-    "protein_design": ["Result", "Sequence", "Binding confidence", "ipTM",
-                       "Min. interaction PAE", "Structure confidence", "Helix", "Sheet",
-                       "Loop", "ipSAE (min)", "Warnings"],
-    "protein_redesign": ["Result", "Sequence", "Binding confidence", "ipTM",
-                         "Min. interaction PAE", "Structure confidence", "Helix", "Sheet",
-                         "Loop", "ipSAE (min)", "Warnings"],
-    "protein_sequence_redesign": ["Result", "Variant", "Sequence", "Binding confidence",
-                                  "ipTM", "Min. interaction PAE", "Structure confidence",
-                                  "Helix", "Sheet", "Loop", "ipSAE (min)", "Warnings"],
-    "protein_library_screen": ["Result", "External ID", "Sequence", "Binding confidence",
-                               "ipTM", "Min. interaction PAE", "Structure confidence",
-                               "Helix", "Sheet", "Loop", "ipSAE (min)", "Warnings"],
-    "small_molecule_design": ["Result", "Structure", "Binding confidence", "Optimization score",
-                              "ipTM", "pTM", "Structure confidence", "Complex pLDDT",
-                              "Complex ipLDDT", "Molecular weight", "cLogP", "TPSA", "QED",
-                              "Lipophilicity", "Permeability", "Solubility", "Warnings"],
-    "small_molecule_library_screen": ["Result", "External ID", "Structure",
-                                      "Binding confidence", "Optimization score", "ipTM",
-                                      "pTM", "Structure confidence", "Complex pLDDT",
-                                      "Complex ipLDDT", "Molecular weight", "cLogP", "TPSA",
-                                      "QED", "Lipophilicity", "Permeability", "Solubility",
+    "protein_design": ["Rank", "Result", "Binding confidence", "ipTM",
+                       "Min. interaction PAE", "Sequence", "Structure confidence",
+                       "Helix", "Sheet", "Loop", "ipSAE (min)", "Warnings"],
+    "protein_redesign": ["Rank", "Result", "Binding confidence", "ipTM",
+                         "Min. interaction PAE", "Sequence", "Structure confidence",
+                         "Helix", "Sheet", "Loop", "ipSAE (min)", "Warnings"],
+    "protein_sequence_redesign": ["Rank", "Result", "Binding confidence", "ipTM",
+                                  "Min. interaction PAE", "Variant", "Sequence",
+                                  "Structure confidence", "Helix", "Sheet", "Loop",
+                                  "ipSAE (min)", "Warnings"],
+    "protein_library_screen": ["Rank", "Result", "Binding confidence", "ipTM",
+                               "Min. interaction PAE", "External ID", "Sequence",
+                               "Structure confidence", "Helix", "Sheet", "Loop",
+                               "ipSAE (min)", "Warnings"],
+    "small_molecule_design": ["Rank", "Result", "Optimization score",
+                              "Binding confidence", "ipTM", "Structure", "pTM",
+                              "Structure confidence", "Complex pLDDT", "Complex ipLDDT",
+                              "Molecular weight", "cLogP", "TPSA", "QED", "Lipophilicity",
+                              "Permeability", "Solubility", "Warnings"],
+    "small_molecule_library_screen": ["Rank", "Result", "Binding confidence",
+                                      "Optimization score", "ipTM", "External ID",
+                                      "Structure", "pTM", "Structure confidence",
+                                      "Complex pLDDT", "Complex ipLDDT",
+                                      "Molecular weight", "cLogP", "TPSA", "QED",
+                                      "Lipophilicity", "Permeability", "Solubility",
                                       "Warnings"],
     # Library-screen records without ADME (the SDK's explore results).
-    "small_molecule_explore": ["Result", "External ID", "Structure", "Binding confidence",
-                               "Optimization score", "ipTM", "pTM", "Structure confidence",
-                               "Complex pLDDT", "Complex ipLDDT", "Molecular weight", "cLogP",
-                               "TPSA", "QED", "Warnings"],
+    "small_molecule_explore": ["Rank", "Result", "Binding confidence",
+                               "Optimization score", "ipTM", "External ID", "Structure",
+                               "pTM", "Structure confidence", "Complex pLDDT",
+                               "Complex ipLDDT", "Molecular weight", "cLogP", "TPSA",
+                               "QED", "Warnings"],
 }
 
 
@@ -108,10 +115,13 @@ def row_ids(page) -> list[str]:
             for tr in page.locator("table.results tbody tr").all()]
 
 
-def test_pagination_forward_and_back_without_overlap(site, visitor):
+@pytest.mark.parametrize("order", ["", "&sort=created_at"])
+def test_pagination_forward_and_back_without_overlap(site, visitor, order):
+    """The default (ranked) view and the as-run order page through every result once."""
     _server, seed = site
     page = visitor.page
-    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}?limit=100"))
+    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}"
+                              f"?limit=100{order}"))
     pages = [row_ids(page)]
     while page.locator("a[rel=next]").count():
         page.locator("a[rel=next]").click()
@@ -120,7 +130,13 @@ def test_pagination_forward_and_back_without_overlap(site, visitor):
     everything = [record["id"] for record in
                   api_results(site, "protein_design", limit=1000)["data"]]
     flat = [rid for ids in pages for rid in ids]
-    assert flat == everything  # each result once, in order: no overlap, no gap
+    if order:  # as run: the API's order
+        assert flat == everything  # each result once, in order: no overlap, no gap
+    else:  # ranked: each result once, the best first
+        assert sorted(flat) == sorted(everything) and len(flat) == len(everything)
+        scores = {r["id"]: r["metrics"]["binding_confidence"] for r in
+                  api_results(site, "protein_design", limit=1000)["data"]}
+        assert [scores[i] for i in flat] == sorted(scores.values(), reverse=True)
     assert len(pages) == 3 and len(pages[0]) == 100
     for expected in reversed(pages[:-1]):
         page.locator("a[rel=prev]").click()
@@ -131,8 +147,10 @@ def test_pagination_forward_and_back_without_overlap(site, visitor):
 
 def test_result_page_shows_the_full_sequence(site, visitor):
     _server, seed = site
-    record = api_results(site, "protein_design", limit=1)["data"][0]
     visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}"))
+    first = visitor.page.locator("table.results tbody tr").first.get_attribute("data-result-id")
+    record = next(r for r in api_results(site, "protein_design", limit=1000)["data"]
+                  if r["id"] == first)
     visitor.page.locator("table.results tbody th a").first.click()
     visitor.page.wait_for_load_state()
     assert record["id"] in visitor.page.locator("h1").inner_text()
@@ -211,21 +229,25 @@ def test_sorting_a_column_orders_every_result(site, visitor):
     _server, seed = site
     visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}"))
     page = visitor.page
-    header = page.locator("table.results thead th", has_text="Binding confidence")
+    # The page opens ranked by binding confidence (aria-sort says so); ipTM is one click.
+    ranked = page.locator("table.results thead th", has_text="Binding confidence")
+    assert ranked.get_attribute("aria-sort") == "descending"
+    header = page.locator("table.results thead th", has_text="ipTM")
     index = page.locator("table.results thead th").all_inner_texts().index(
         header.inner_text())
     with page.expect_navigation():
         header.locator("a.sort-link").click()  # first click: best first, the whole set
-    assert "sort=-binding_confidence" in page.url
-    header = page.locator("table.results thead th", has_text="Binding confidence")
+    assert "sort=-iptm" in page.url
+    header = page.locator("table.results thead th", has_text="ipTM")
     assert header.get_attribute("aria-sort") == "descending"
+    assert "sorted by ipTM" in page.locator(".view-order").inner_text()
     values = [float(t) for t in page.locator(
         f"table.results tbody tr > :nth-child({index + 1})").all_inner_texts()]
     assert values == sorted(values, reverse=True) and len(values) == 100
     # The best of all 260, not of the first page.
     every = api_results(site, "protein_design", limit=1000)["data"]
     assert len(every) == 260
-    assert values[0] == round(max(r["metrics"]["binding_confidence"] for r in every), 3)
+    assert values[0] == round(max(r["metrics"]["iptm"] for r in every), 3)
 
 
 def test_structure_viewer_shows_the_molecule(site, visitor, shots_dir):
@@ -294,7 +316,8 @@ def test_screenshots_for_the_readme(site, browser, shots_dir):
         for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
             v = Visitor(browser, viewport=viewport)
             v.goto(url)
-            if name == "explore":  # the plots are drawn once explore.json answers
+            if name == "explore":  # the plots, one click away, drawn once explore.json answers
+                v.page.locator("#plots-panel > summary").click()
                 v.page.wait_for_selector("#explore [data-explore-histograms] svg")
             if name == "molecules":  # lazy images below the fold: load them all for the shot
                 # Functions, not expressions: the page's CSP refuses eval of a string.
