@@ -209,6 +209,9 @@ class Kind:
     # compound is predicted to bind, or for small-molecule design the score the run
     # optimised.
     primary_metric: str = "binding_confidence"
+    # Whether result records carry ADME predictions (small-molecule design and library
+    # screen; explore records are library-screen records without them).
+    has_adme: bool = False
 
     @property
     def has_variant(self) -> bool:
@@ -247,10 +250,11 @@ KINDS: dict[str, Kind] = {
         Kind("small_molecule_design", "Small-molecule design",
              "Small molecules designed to bind a target.", "small_molecule",
              SMALL_MOLECULE_METRICS, roles=_SMALL_MOLECULE_ROLES,
-             primary_metric="optimization_score"),
+             primary_metric="optimization_score", has_adme=True),
         Kind("small_molecule_library_screen", "Small-molecule library screen",
              "A library of small molecules screened against a target.", "small_molecule",
-             SMALL_MOLECULE_METRICS, has_external_id=True, roles=_SMALL_MOLECULE_ROLES),
+             SMALL_MOLECULE_METRICS, has_external_id=True, roles=_SMALL_MOLECULE_ROLES,
+             has_adme=True),
         # Records are library-screen records without ADME (boltz-api 0.50.0).
         Kind("small_molecule_explore", "Small-molecule explore",
              "A large library explored by scoring the most promising molecules first.",

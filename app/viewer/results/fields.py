@@ -159,7 +159,7 @@ def plot_keys(kind: domain.Kind, extras: tuple[str, ...] = ()) -> tuple[str, ...
     metrics, the pipeline's ``extras`` (metrics found in its records), then the family's."""
     return (*kind.metrics, *(key for key in extras if key not in kind.metrics),
             *(key for key, field in FIELDS.items()
-              if field.plotted and field.family == kind.family))
+              if field.plotted and applies(field, kind)))
 
 
 def filter_keys(kind: domain.Kind, extras: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -167,7 +167,13 @@ def filter_keys(kind: domain.Kind, extras: tuple[str, ...] = ()) -> tuple[str, .
     other numbers (small molecules: donors, acceptors, rotatable bonds, Lipinski)."""
     plotted = plot_keys(kind, extras)
     return (*plotted, *(key for key, field in FIELDS.items() if field.numeric
-                        and field.family == kind.family and key not in plotted))
+                        and applies(field, kind) and key not in plotted))
+
+
+def applies(field: Field, kind: domain.Kind) -> bool:
+    """Whether results of ``kind`` can have ``field`` (its family's; ADME only where the
+    kind's records carry it: not small-molecule explore)."""
+    return field.family == kind.family and (field.group != "adme" or kind.has_adme)
 
 
 def default_axes(kind: domain.Kind) -> tuple[str, str]:
