@@ -128,6 +128,7 @@ def columns_for(kind: Kind, records: list[dict] | None = None,
     if kind.family == "small_molecule":
         columns.extend(_field_column(field, "chemistry") for field in of_group("chemistry")
                        if field.column)  # the four shown; all eight sort and filter
+    if kind.has_adme:
         columns.extend(_field_column(field, "adme") for field in of_group("adme"))
     columns.append(Column("warnings", "Warnings", "", "Warnings raised for this result.",
                           source="warnings"))
