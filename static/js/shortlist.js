@@ -2,8 +2,15 @@
 
    A checkbox in each table row adds its result to the shortlist (results/shortlist_store.js;
    "Pick points" on the scatter adds to the same list, plots.js). The bar, hidden while the
-   list is empty, counts it and links to it: "Open as view", the exports and "Compare in 3D"
-   are plain GET links with ids=, built here; nothing is sent until the visitor follows one.
+   list is empty, counts it and links to it: "Open as view", the exports (CSV, JSON, FASTA or
+   SDF, Structures ZIP) and "Compare in 3D" are plain GET links with ids=, built here;
+   nothing is sent until the visitor follows one.
+
+   Order (issue 19 item 3): the view and the exports of the shortlist carry the sort of the
+   page the bar is on (sort= of its address; none: the kind's default ranking), so "tick the
+   top 10 of a sort, export" gives them best first, with their rank in that order
+   (app/viewer/exports/ranking.py). The order of ticking is not kept: ticks come from
+   several pages and the scatter, in no order a reader means.
 
    A module (type="module": run once, after the page is parsed), loaded by its partial only.
    External file (no inline script, no eval), so the strict Content-Security-Policy holds. */
@@ -22,6 +29,12 @@ function withQuery(base, params) {
 }
 
 function idsParam(list) { return list.map(encodeURIComponent).join(","); }
+
+// The sort of the view on screen (validated by the server like any query value).
+function viewSort() {
+  const sort = new URLSearchParams(window.location.search).get("sort");
+  return sort ? encodeURIComponent(sort) : null;
+}
 
 // viewer.js (every page loads it) owns copying; looked up at click time because this
 // script may run first.
@@ -64,7 +77,7 @@ function setupBar(bar, list) {
   }
 
   function viewHref() {
-    return withQuery(viewUrl, {ids: idsParam(list.ids), embed: embed ? "1" : null});
+    return withQuery(viewUrl, {ids: idsParam(list.ids), sort: viewSort(), embed: embed ? "1" : null});
   }
 
   function say(message) { if (status) { status.textContent = message; } }
@@ -77,7 +90,8 @@ function setupBar(bar, list) {
     if (view) { view.href = viewHref(); }
     Array.prototype.forEach.call(exports, function (link) {
       const format = link.getAttribute("data-shortlist-export");
-      link.href = withQuery(exportBase + "." + format, {ids: idsParam(list.ids), embed: embed ? "1" : null});
+      link.href = withQuery(exportBase + "." + format,
+        {ids: idsParam(list.ids), sort: viewSort(), embed: embed ? "1" : null});
     });
     if (manual) { manual.hidden = true; }
     renderCompare();

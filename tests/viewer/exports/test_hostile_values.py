@@ -58,8 +58,8 @@ def serve(app):
 
 
 def export(client, extension: str) -> bytes:
-    """Return a whole export's body (an aborted one raises)."""
-    response = client.get(f"/share/sl_fake/pipelines/pipe_fake/export.{extension}")
+    """Return a whole export's body in the API's order (an aborted one raises)."""
+    response = client.get(f"/share/sl_fake/pipelines/pipe_fake/export.{extension}?sort=id")
     assert response.status_code == 200, response.data[:300]
     return response.data
 
@@ -80,7 +80,8 @@ def test_fasta_sequences_never_start_a_record(client, serve):
     lines = text.split("\n")
     assert lines[-1] == "" and len(text.splitlines()) == len(lines) - 1  # no other breaks
     headers = [line for line in lines if line.startswith(">")]
-    assert [h.split("|")[0] for h in headers] == [f">res_{n:03d}" for n in range(10)]
+    assert [h.split("|")[2] for h in headers] == [f"res_{n:03d}" for n in range(10)]
+    assert [h.split("|")[0] for h in headers] == [f">{n}" for n in range(1, 11)]
     assert all(line.isprintable() for line in lines)
     sequences, current = [], None
     for line in lines[:-1]:
@@ -117,7 +118,7 @@ def test_sdf_values_never_end_a_record_or_a_data_item(client, serve):
         supplier.SetData(body.decode(), removeHs=False)
         mols = list(supplier)
     assert len(mols) == 9 and all(m is not None for m in mols)
-    assert [m.GetProp("_Name") for m in mols] == [r["id"] for r in records]
+    assert [m.GetProp("_Name").split("|")[2] for m in mols] == [r["id"] for r in records]
     values = [m.GetProp("external_id") if m.HasProp("external_id") else None for m in mols]
     assert values == [" $$$$", "a $$$$ b", "x y", " > <smiles>", "M END", None,
                       " $$$$ tail", "ab c", "plain"]
@@ -134,7 +135,8 @@ def test_a_failing_ligand_file_is_a_record_without_its_pose(client, serve):
           {"res_000.sdf": LIGAND.encode(), "res_001.sdf": 500, "res_002.sdf": LIGAND.encode()})
     with BlockLogs():
         mols = list(Chem.ForwardSDMolSupplier(io.BytesIO(export(client, "sdf"))))
-    assert [m.GetProp("_Name") for m in mols] == ["res_000", "res_001", "res_002"]
+    assert [m.GetProp("_Name").split("|")[2:] for m in mols] == [
+        ["res_000", "docked 3D pose"], ["res_001", "2D depiction"], ["res_002", "docked 3D pose"]]
     assert [m.GetProp("coordinates") for m in mols] == ["ligand_structure", "2D",
                                                         "ligand_structure"]
     assert "could not be read" in mols[1].GetProp("ligand_file_error")
@@ -148,13 +150,13 @@ def test_a_failing_structure_file_is_skipped_and_listed(client, serve, failure):
     serve("protein_design", records, {"res_000.cif": b"data_res_000\n",
                                       "res_001.cif": failure, "res_002.cif": b"data_res_002\n"})
     archive = zipfile.ZipFile(io.BytesIO(export(client, "zip")))
-    assert archive.namelist() == ["results.csv", "res_000.cif", "res_002.cif",
-                                  "missing_files.txt"]
-    assert archive.read("res_002.cif") == b"data_res_002\n"
+    assert archive.namelist() == ["results.csv", "README.txt", "001_res_000.cif",
+                                  "003_res_002.cif", "missing_files.txt"]
+    assert archive.read("003_res_002.cif") == b"data_res_002\n"
     missing = archive.read("missing_files.txt").decode()
-    assert "res_001.cif" in missing and "res_000" not in missing
+    assert "002_res_001.cif" in missing and "res_000" not in missing
     manifest = list(csv.reader(io.StringIO(archive.read("results.csv").decode())))
-    assert [row[0] for row in manifest[1:]] == ["res_000", "res_001", "res_002"]
+    assert [row[2] for row in manifest[1:]] == ["res_000", "res_001", "res_002"]
 
 
 def test_a_whole_zip_has_no_missing_files_list(client, serve):
@@ -162,7 +164,7 @@ def test_a_whole_zip_has_no_missing_files_list(client, serve):
         "structure": {"url": "/files/res_000.cif"}}}]
     serve("protein_design", records, {"res_000.cif": b"data_res_000\n"})
     archive = zipfile.ZipFile(io.BytesIO(export(client, "zip")))
-    assert archive.namelist() == ["results.csv", "res_000.cif"]
+    assert archive.namelist() == ["results.csv", "README.txt", "001_res_000.cif"]
 
 
 # --- e) CSV --------------------------------------------------------------------------

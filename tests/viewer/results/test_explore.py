@@ -274,11 +274,12 @@ def test_exports_of_a_sorted_filtered_view_hold_exactly_its_rows_in_order(app, c
     assert as_json.status_code == 200
     assert "-selection-" in as_json.headers["Content-Disposition"]
     # Records come from the API (fresh artifact URLs), in the view's order.
-    assert as_json.get_json()["results"] == [
-        {**r, "artifacts": as_json.get_json()["results"][i]["artifacts"]}
-        for i, r in enumerate(wanted)]
+    exported = as_json.get_json()["results"]
+    assert exported == [
+        {"rank": i + 1, "label": exported[i]["label"], **r,
+         "artifacts": exported[i]["artifacts"]} for i, r in enumerate(wanted)]
     csv_rows = client.get(f"{path}/export.csv?{query}").get_data(as_text=True).splitlines()
-    assert [line.split(",")[0] for line in csv_rows[1:]] == [r["id"] for r in wanted]
+    assert [line.split(",")[2] for line in csv_rows[1:]] == [r["id"] for r in wanted]
     sorted_only = client.get(f"{path}/export.csv?sort=iptm").get_data(as_text=True)
     assert len(sorted_only.splitlines()) == 451
 
