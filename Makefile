@@ -27,27 +27,40 @@ install: $(VENV)/.installed
 
 install-test: $(VENV)/.installed-test
 
-# Set up, seed the demo once and serve on http://127.0.0.1:$(PORT); the share URL is printed
-# by the first gunicorn worker once it can answer (gunicorn.conf.py, post_worker_init).
+# Set up, keep the demo complete and serve on http://127.0.0.1:$(PORT). A taken port stops
+# here, naming the variable to set. refresh-demo (app/demo_upkeep.py) seeds the demo the
+# first time, and afterwards renews its links or seeds a fresh one when retention took or
+# is about to take part of it; the links are printed by the first gunicorn worker once it
+# can answer (gunicorn.conf.py, post_worker_init), for the port served.
 run: install
+	@$(BIN)/python -c 'import socket; s = socket.socket(); \
+		s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", int("$(PORT)")))' \
+		2>/dev/null || { echo "make run: cannot serve on port $(PORT) of 127.0.0.1: it is in use" \
+		"(another server?) or not a port. Choose another with PORT, e.g.: make run PORT=8001" >&2; \
+		exit 1; }
 	@FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) $(BIN)/flask --app app init-db
-	@# gzip and brotli copies of the static files, once per file version: ~10 s of brotli the
-	@# first time, so in the background (until they exist the app serves gzip made on demand).
-	@$(BIN)/flask --app app compress-static > instance/compress-static.log 2>&1 &
-	@test -s instance/demo.json || FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) \
-		$(BIN)/flask --app app seed-demo --json > instance/demo.json
-	@# Retention: purge-expired at start and every PURGE_EVERY seconds in a loop beside the
-	@# server, stopped with it (counts in instance/purge.log). Deployments: cron or a systemd
-	@# timer (docs/deploy.md). The loop's own trap stops its sleep too. gunicorn runs in the
-	@# background and is waited for: a shell defers its traps while a foreground child
-	@# runs, so a SIGTERM to make (or this shell) would otherwise stop nothing.
-	@( trap 'kill $$nap 2>/dev/null; exit 0' TERM; while :; do \
-		$(BIN)/flask --app app purge-expired >> instance/purge.log 2>&1; \
+	@FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) $(BIN)/flask --app app refresh-demo instance/demo.json
+	@# Beside the server, stopped with it: gzip and brotli copies of the static files (once
+	@# per file version, ~10 s of brotli the first time; until they exist the app serves gzip
+	@# made on demand), and retention: purge-expired, then refresh-demo (which prints new
+	@# links if it had to re-seed), at start and every PURGE_EVERY seconds (counts in
+	@# instance/purge.log). Deployments: cron or a systemd timer (docs/deploy.md). Each step
+	@# runs in the background and is waited for, so that the loop's trap stops it at once (a
+	@# shell defers its traps while a foreground child runs). gunicorn runs in a process
+	@# group of its own (SHARE_VIEWER_OWN_PROCESS_GROUP): Ctrl-C reaches only make and this
+	@# shell, whose trap hands it to gunicorn's master, which stops its workers and their
+	@# children in order (under 2 s) instead of every process of the tree at once.
+	@$(BIN)/flask --app app compress-static > instance/compress-static.log 2>&1 & compressor=$$!; \
+	( job=; nap=; trap 'kill $$job $$nap 2>/dev/null; exit 0' TERM; while :; do \
+		$(BIN)/flask --app app purge-expired >> instance/purge.log 2>&1 & job=$$!; wait $$job; \
+		FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) $(BIN)/flask --app app refresh-demo --banner \
+			instance/demo.json 2>> instance/purge.log & job=$$!; wait $$job; \
 		sleep $(PURGE_EVERY) & nap=$$!; wait $$nap; done ) & purger=$$!; \
-	trap 'kill $$purger 2>/dev/null' EXIT; \
-	SHARE_VIEWER_ANNOUNCE=instance/demo.json FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) \
+	trap 'kill $$purger $$compressor 2>/dev/null' EXIT; \
+	SHARE_VIEWER_ANNOUNCE=instance/demo.json SHARE_VIEWER_OWN_PROCESS_GROUP=1 \
+		FLASK_PUBLIC_URL=http://127.0.0.1:$(PORT) \
 		$(BIN)/gunicorn -c gunicorn.conf.py --bind 127.0.0.1:$(PORT) wsgi:app & server=$$!; \
-	trap 'kill $$server 2>/dev/null' INT TERM; \
+	trap 'kill -INT $$server 2>/dev/null' INT; trap 'kill -TERM $$server 2>/dev/null' TERM HUP; \
 	wait $$server; code=$$?; \
 	if [ $$code -gt 128 ]; then wait $$server; code=$$?; fi; exit $$code
 

@@ -1,5 +1,12 @@
 """Gunicorn settings for production, with share ids and API keys kept out of the logs.
 
+Stopping takes under 2 s (SIGINT, SIGTERM), also right after serving a browser that keeps
+its connection open: a stopping worker closes idle kept-alive connections within
+``STOP_KEEPALIVE_LINGER`` and leaves without a final garbage collection of the whole app
+(``gc.freeze`` in ``worker_exit``; that collection alone took 1.5 s), and so does the
+master (``on_exit``). Nothing then waits for ``graceful_timeout``, which is for requests
+still running, and no worker is SIGKILLed.
+
 Share ids are bearer credentials that travel in URL paths and queries, often
 percent-encoded; the access log would otherwise record them. ``RedactingLogger`` runs every
 access and error line through ``app.logging_setup.redact``, which decodes before it looks.
@@ -7,11 +14,14 @@ The Referer header is left out of the access log format for the same reason (it 
 a share URL from another page of ours).
 """
 
+import contextlib
+import gc
 import glob
 import json
 import logging
 import multiprocessing
 import os
+import selectors
 import tempfile
 import traceback
 
@@ -23,6 +33,7 @@ os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR",
                       tempfile.mkdtemp(prefix="share-viewer-metrics-"))
 
 from gunicorn.glogging import Logger
+from gunicorn.workers import gthread
 
 from app.logging_setup import redact
 
@@ -33,6 +44,11 @@ worker_class = "gthread"
 timeout = 60
 graceful_timeout = 20
 keepalive = 5
+# A stopping worker keeps an idle kept-alive connection open this long (gunicorn's own is 2 s),
+# answering a request already on its way with "Connection: close" rather than dropping it.
+STOP_KEEPALIVE_LINGER = 0.25
+if hasattr(gthread, "STOP_KEEPALIVE_LINGER"):
+    gthread.STOP_KEEPALIVE_LINGER = STOP_KEEPALIVE_LINGER
 # The spec allows 200 result ids in one `ids` filter (about 6 KB of query string), and the
 # viewer's own pages carry the same filter; gunicorn's default request line of 4094 bytes
 # would answer those with a 414. 8190 is gunicorn's maximum.
@@ -134,25 +150,75 @@ def post_worker_init(worker):
     """Start the chemistry children (``app.viewer.chem.budget``); print the demo links once
     the first worker can answer (``make run`` asks for it).
 
-    ``SHARE_VIEWER_ANNOUNCE`` names the JSON that ``flask seed-demo --json`` wrote. Printed
-    here rather than before gunicorn starts, so the link works the moment it appears.
+    ``SHARE_VIEWER_ANNOUNCE`` names the demo file ``flask refresh-demo`` keeps. Printed here
+    rather than before gunicorn starts, so the link works the moment it appears, and for
+    the address served (``FLASK_PUBLIC_URL``, else this worker's socket), not the one the
+    demo was seeded for.
     """
     from app.viewer.chem import budget
 
+    _wake_on_signals(worker)
     budget.warm_up()  # the chemistry children, before the first drawing needs one
     announce = os.environ.get("SHARE_VIEWER_ANNOUNCE")
     if not announce or worker.age != 1:
         return
+    from app.demo_upkeep import banner
+
     with open(announce) as handle:
         demo = json.load(handle)
-    email = demo["share_links"]["email"]
-    print(f"\nOpen the demo share link: {demo['share_links']['public']['url']}\n"
-          f"Email-mode link (sign in as {email['allowed_emails'][0]}): {email['url']}\n"
-          f"Admin API key: {demo['admin_key']}\n", flush=True)
+    print(banner(demo, served_url(worker.sockets),
+                 mail_server=os.environ.get("FLASK_MAIL_SERVER")), flush=True)
+
+
+def _wake_on_signals(worker) -> None:
+    """Let a signal wake a gthread worker's event loop at once.
+
+    gunicorn writes each signal's number to the worker's ``PIPE`` (``signal.set_wakeup_fd``),
+    but the gthread loop does not watch it: a SIGTERM waited for the loop's next turn (up to
+    1 s) before the worker began to stop.
+    """
+    poller, pipe = getattr(worker, "poller", None), getattr(worker, "PIPE", None)
+    if poller is None or not pipe:
+        return
+
+    def drain(fileobj) -> None:
+        with contextlib.suppress(BlockingIOError):
+            os.read(fileobj, 512)
+
+    poller.register(pipe[0], selectors.EVENT_READ, drain)
+
+
+def served_url(sockets) -> str:
+    """Return the base URL visitors use: ``FLASK_PUBLIC_URL``, else the first bound socket's
+    address (a wildcard address as 127.0.0.1)."""
+    public = os.environ.get("FLASK_PUBLIC_URL")
+    if public:
+        return public.rstrip("/")
+    address = sockets[0].getsockname() if sockets else ("127.0.0.1", 8000)
+    # A wildcard bind is reached through the loopback address (a comparison, not a bind).
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(address[0], address[0])  # noqa: S104
+    return f"http://{f'[{host}]' if ':' in host else host}:{address[1]}"
+
+
+def worker_exit(server, worker):
+    """Leave the final garbage collection out: nothing needs it, and it took 1.5 s."""
+    gc.freeze()
+
+
+def on_exit(server):
+    """The master, too, leaves without its final garbage collection."""
+    gc.freeze()
 
 
 def on_starting(server):
-    """Empty the metrics directory: samples of an earlier run would be added to this one's."""
+    """Empty the metrics directory: samples of an earlier run would be added to this one's.
+
+    Under ``make run`` (``SHARE_VIEWER_OWN_PROCESS_GROUP``), take a process group of our
+    own: a terminal's Ctrl-C then reaches only make's shell, which hands it to this master,
+    instead of every worker and chemistry child at once (tracebacks, a race to exit).
+    """
+    if os.environ.get("SHARE_VIEWER_OWN_PROCESS_GROUP") and os.getpgrp() != os.getpid():
+        os.setpgid(0, 0)
     for stale in glob.glob(os.path.join(os.environ["PROMETHEUS_MULTIPROC_DIR"], "*.db")):
         os.remove(stale)
 
