@@ -15,10 +15,11 @@ days, so that it looks lived-in) and retention deletes data older than the works
   organization, new links) and the file rewritten. Data is never moved forward in time:
   a re-seed is honest where rewriting ``created_at`` would not be.
 
-The file is ``seed-demo --json``'s object plus ``result_counts`` ({kind: results seeded}),
-which the check compares with what is stored; its URLs are rewritten for the current
-public URL. The demo workspace keeps data 14 days (``app.demo``), the most the API
-allows, so a running server re-seeds about once a week.
+Functions take the API database's engine (``app.db.get_engine``); the SQL is
+``app.store.demo_upkeep``'s. The file is ``seed-demo --json``'s object plus
+``result_counts`` ({kind: results seeded}), which the check compares with what is stored;
+its URLs are rewritten for the current public URL. The demo workspace keeps data 14 days
+(``app.demo``), the most the API allows, so a running server re-seeds about once a week.
 """
 
 from __future__ import annotations
@@ -29,8 +30,6 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-
-from sqlalchemy.engine import Engine
 
 from app import demo as demo_seed
 from app.store import demo_upkeep as rows
@@ -73,7 +72,7 @@ def load(path: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def refresh(engine: Engine, path: Path, *, store, public_url: str | None,
+def refresh(engine, path: Path, *, store, public_url: str | None,
             now: datetime | None = None) -> Outcome:
     """Check the demo ``path`` names; renew its links or seed a fresh one; rewrite the file."""
     now = now or utcnow()
@@ -90,7 +89,7 @@ def refresh(engine: Engine, path: Path, *, store, public_url: str | None,
     return outcome
 
 
-def seed(engine: Engine, *, store, public_url: str | None) -> dict:
+def seed(engine, *, store, public_url: str | None) -> dict:
     """Seed a fresh demo and return its summary with the result counts it was seeded with."""
     summary = demo_seed.seed_demo(engine, store=store, public_url=public_url)
     with engine.connect() as conn:
@@ -100,7 +99,7 @@ def seed(engine: Engine, *, store, public_url: str | None) -> dict:
     return summary
 
 
-def stale_reasons(engine: Engine, demo: dict, now: datetime) -> list[str]:
+def stale_reasons(engine, demo: dict, now: datetime) -> list[str]:
     """Return why the demo cannot serve for ``HORIZON`` more (empty: it can)."""
     if any(key not in demo for key in _KEYS):
         return ["the demo file predates result counts"]
@@ -128,7 +127,7 @@ def stale_reasons(engine: Engine, demo: dict, now: datetime) -> list[str]:
     return reasons
 
 
-def renew_links(engine: Engine, demo: dict, now: datetime) -> list[str]:
+def renew_links(engine, demo: dict, now: datetime) -> list[str]:
     """Renew the demo links that expire within ``HORIZON``; return their modes."""
     renewed = []
     with engine.begin() as conn:
@@ -140,7 +139,7 @@ def renew_links(engine: Engine, demo: dict, now: datetime) -> list[str]:
     return renewed
 
 
-def _note_links(engine: Engine, demo: dict, public_url: str | None) -> None:
+def _note_links(engine, demo: dict, public_url: str | None) -> None:
     """Write each link's current expiry and its URL for ``public_url`` into ``demo``."""
     base = (public_url or DEFAULT_URL).rstrip("/")
     with engine.connect() as conn:
