@@ -317,7 +317,19 @@ Explore.prototype.markPoints = function () {
 };
 
 /* On the results page the plots sit in a closed <details> (the page opens on the table):
-   they are fetched and drawn when it is first opened, at the width they then have. */
+   they are fetched and drawn when it is first opened, at the width they then have. A
+   visitor who opened them finds them open on the next view of this tab (sorting,
+   filtering, paging while looking at the plots), until they close them. */
+const OPEN_KEY = "share-viewer:plots-open";
+
+function remember(open) {
+  try { window.sessionStorage.setItem(OPEN_KEY, open ? "1" : "0"); } catch (e) { /* private mode */ }
+}
+
+function remembered() {
+  try { return window.sessionStorage.getItem(OPEN_KEY) === "1"; } catch (e) { return false; }
+}
+
 const section = document.getElementById("explore");
 if (section) {
   const explore = new Explore(section, shortlistOf(section.getAttribute("data-pipeline-id")));
@@ -325,10 +337,11 @@ if (section) {
   if (!panel || panel.open) {
     explore.start();
   } else {
-    panel.addEventListener("toggle", function opened() {
-      if (!panel.open) { return; }
-      panel.removeEventListener("toggle", opened);
-      explore.start();
+    let started = false;
+    panel.addEventListener("toggle", function () {
+      remember(panel.open);
+      if (panel.open && !started) { started = true; explore.start(); }
     });
+    if (remembered()) { panel.open = true; }
   }
 }

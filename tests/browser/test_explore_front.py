@@ -484,6 +484,8 @@ def test_live_building_page_polls_and_shows_the_plots_when_ready(building_site, 
         pytest.skip("the index was ready at the first request")
     assert v.page.locator("script[src*='js/index_progress.js']").count() == 1
     assert int(v.page.locator("#index-progress").get_attribute("max")) == 3000
+    # Reloaded when ready: the table, its plots one click away.
+    v.page.wait_for_selector("#plots-panel > summary", timeout=120_000).click()
     v.page.wait_for_selector("[data-explore-scatter] svg", timeout=120_000)
     assert polled  # index_progress.js asked for the progress
     body = explore_json(v)

@@ -93,6 +93,14 @@ def test_the_plots_are_hidden_until_asked_for(site, visitor, shots_dir):
     first = page.locator("#explore a.point").first.get_attribute("aria-label")
     assert LABEL.match(first), first
     _shoot(page, shots_dir, "results-plots-open.png")
+    # Opened once, they stay open while the visitor changes the view (this tab).
+    with page.expect_navigation():
+        page.locator(".view-order a", has_text="As run").click()
+    page.wait_for_selector("#explore [data-explore-scatter] svg a.point", timeout=15000)
+    page.locator("#plots-panel > summary").click()  # closed again: closed next time
+    with page.expect_navigation():
+        page.locator(".view-order a", has_text="Best").click()
+    assert not page.locator("#explore").is_visible()
 
 
 def test_a_phone_shows_rank_label_and_key_metrics_without_scrolling(site, browser,
