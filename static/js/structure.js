@@ -99,6 +99,16 @@
 
   function warn(error) { if (window.console) { window.console.warn(error); } }
 
+  // In a partner's frame that does not allow XR (the embed code does not ask for it),
+  // Mol*'s probe for VR/AR headsets is a "Permissions policy violation" in the partner's
+  // console. XR cannot be used there anyway: hide it from Mol* so it does not probe.
+  var policy = document.featurePolicy;
+  if (navigator.xr && policy && policy.allowsFeature && !policy.allowsFeature("xr-spatial-tracking")) {
+    try {
+      Object.defineProperty(navigator, "xr", { value: undefined, configurable: true });
+    } catch (ignored) { /* the probe then runs: a console message, nothing worse */ }
+  }
+
   window.molstar.Viewer.create(host, {
     layoutIsExpanded: false,
     layoutShowControls: false,

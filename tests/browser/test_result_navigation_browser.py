@@ -1,0 +1,193 @@
+"""Result pages as a recipient uses them (issue 19 items 4, 7, 10 and 2's labels), in a real
+browser: from a sorted, filtered table, #1's Next goes to #2 and #3 of that view and the
+breadcrumb returns to it; the compare page puts both designs' metrics side by side with
+the better value marked; a partner page framing the 3D embed at 600 px shows its legend and
+PAE map without an inner scrollbar. Screenshots (desktop and phone) of the result page,
+the compare page and the 3D embed go to ``shots_dir`` and /tmp/shots/result/.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from tests.browser.conftest import PHONE, Visitor, serve
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+VIEW = {"sort": "-iptm", "binding_confidence__gte": "0.6", "warnings": "none"}
+EXTRA_SHOTS = Path("/tmp/shots/result")
+
+
+def _pipeline_url(site) -> str:
+    server, seed = site
+    return (f"{server.url}/share/{seed['share_links']['public']['id']}/pipelines/"
+            f"{seed['pipelines']['protein_design']}")
+
+
+def _query(url: str) -> dict:
+    return {k: v for k, v in parse_qsl(urlsplit(url).query) if k != "page"}
+
+
+def _shot(page, shots_dir: Path, name: str) -> None:
+    """Save a full-page screenshot into the test's folder and /tmp/shots/result/."""
+    page.screenshot(path=str(shots_dir / f"result-{name}.png"), full_page=True)
+    try:
+        EXTRA_SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(EXTRA_SHOTS / f"{name}.png"), full_page=True)
+    except OSError:
+        pass  # a read-only /tmp: the test's own folder has them
+
+
+def _view_ids(page) -> list[str]:
+    return page.locator("tbody tr[data-result-id]").evaluate_all(
+        "rows => rows.map(r => r.getAttribute('data-result-id'))")
+
+
+def test_next_walks_the_sorted_filtered_view_and_the_trail_returns_to_it(site, visitor,
+                                                                         shots_dir):
+    page = visitor.page
+    table = _pipeline_url(site) + "?" + "&".join(f"{k}={v}" for k, v in VIEW.items())
+    visitor.goto(table)
+    page.wait_for_selector("tbody tr[data-result-id]")
+    order = _view_ids(page)
+    assert len(order) >= 3
+    page.locator("tbody tr[data-result-id] a.rid").first.click()
+    page.wait_for_load_state()
+    assert page.locator("[data-result-id]").inner_text() == order[0]
+    label = page.locator("h1 [data-result-label]").inner_text()
+    assert label.startswith("#")  # "#<rank> <tail>", the run-wide name
+    assert order[0].endswith(label.split()[1])
+    for expected in order[1:3]:
+        page.locator("a[rel=next]").click()
+        page.wait_for_load_state()
+        assert page.locator("[data-result-id]").inner_text() == expected
+        assert _query(page.url) == VIEW
+    assert page.locator(".pager-place").inner_text().startswith("3 of ")
+    _shot(page, shots_dir, "result-desktop")
+    # Back through the trail: the same view, sort and filters, #3 still on its page.
+    page.locator(".breadcrumb a").nth(1).click()
+    page.wait_for_load_state()
+    assert _query(page.url) == VIEW
+    page.wait_for_selector("tbody tr[data-result-id]")
+    assert _view_ids(page)[:3] == order[:3]
+
+    phone = Visitor(visitor.context.browser, viewport=PHONE)
+    try:
+        phone.goto(_pipeline_url(site) + f"/results/{order[2]}?"
+                   + "&".join(f"{k}={v}" for k, v in VIEW.items()))
+        scroll = phone.page.evaluate("document.documentElement.scrollWidth")
+        assert scroll <= PHONE["width"]  # no sideways scroll on a phone
+        _shot(phone.page, shots_dir, "result-phone")
+    finally:
+        phone.close()
+    assert phone.errors == []
+
+
+def test_compare_shows_both_designs_metrics_with_the_better_marked(site, visitor,
+                                                                     shots_dir):
+    page = visitor.page
+    visitor.goto(_pipeline_url(site) + "?sort=-binding_confidence")
+    page.wait_for_selector("tbody tr[data-result-id]")
+    a, b = _view_ids(page)[:2]
+    visitor.goto(_pipeline_url(site) + f"/compare?a={a}&b={b}&sort=-binding_confidence")
+    table = page.locator("table.compare-table")
+    header = table.locator("thead").inner_text()
+    labels = [page.locator(f"[data-side-label='{i}']").inner_text() for i in (0, 1)]
+    assert labels[0].startswith("#1 ") and labels[1].startswith("#2 ")
+    assert labels[0] in header and labels[1] in header
+    row = table.locator("tr[data-metric='binding_confidence']")
+    cells = row.locator("td")
+    assert cells.count() == 2
+    # A ranks first by binding confidence: its value is the marked one.
+    assert "better" in cells.nth(0).inner_text() and "better" not in cells.nth(1).inner_text()
+    values = [float(cells.nth(i).inner_text().split()[0]) for i in (0, 1)]
+    assert values[0] >= values[1]
+    assert "A (" in page.locator("[data-compare-verdict]").inner_text()
+    # Metrics that grade nothing are never marked.
+    for key in ("helix_fraction", "sheet_fraction", "loop_fraction"):
+        assert table.locator(f"tr[data-metric='{key}'] td[data-better]").count() == 0
+    page.wait_for_selector("#structure-viewer[data-drawn='true']", timeout=90_000)
+    _shot(page, shots_dir, "compare-desktop")
+    phone = Visitor(visitor.context.browser, viewport=PHONE)
+    try:
+        phone.goto(page.url)
+        phone.page.wait_for_selector("#structure-viewer[data-drawn='true']", timeout=90_000)
+        # A and B readable side by side: the table fits, no sideways scroll.
+        widths = phone.page.locator("table.compare-table").evaluate(
+            "t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
+        assert widths[0] <= widths[1], widths
+        _shot(phone.page, shots_dir, "compare-phone")
+    finally:
+        phone.close()
+    assert phone.errors == []
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_a_partner_page_shows_the_whole_3d_embed_in_600_px(site, browser, shots_dir,
+                                                           viewport):
+    url = _pipeline_url(site) + "?sort=-binding_confidence"
+    v = Visitor(browser, **({"viewport": PHONE} if viewport == "phone" else {}))
+    host = None
+    try:
+        v.goto(url)
+        v.page.wait_for_selector("tbody tr[data-result-id]")
+        first = _view_ids(v.page)[0]
+        embed = _pipeline_url(site) + f"/results/{first}/structure?embed=1"
+        # The partner pastes the iframe of "Copy embed code" (600 px tall) and its script.
+        body = ("<!doctype html><title>Partner wiki</title><h1>Partner wiki</h1>"
+                f'<iframe id="mol" src="{embed}" title="3D" width="100%" height="600" '
+                "data-share-viewer></iframe>").encode()
+        host, host_url = serve(body)
+        v.goto(host_url)
+        frame = v.page.frame_locator("#mol")
+        frame.locator("#structure-viewer[data-drawn='true']").wait_for(timeout=90_000)
+        frame.locator("#pae-panel[data-ready='true']").wait_for(timeout=30_000)
+        fit = frame.locator("body").evaluate("""() => {
+            const box = s => { const r = document.querySelector(s).getBoundingClientRect();
+                               return {top: r.top, bottom: r.bottom, left: r.left,
+                                       right: r.right, height: r.height}; };
+            return {scroll: document.documentElement.scrollHeight,
+                    scrollWidth: document.documentElement.scrollWidth,
+                    view: innerHeight, width: innerWidth,
+                    legend: box("[data-legend='plddt']"), pae: box("#pae-canvas"),
+                    viewer: box("#structure-viewer")}; }""")
+        assert fit["view"] == 600  # the frame keeps the partner's height
+        assert fit["scroll"] <= fit["view"], fit  # no inner scrollbar
+        assert fit["scrollWidth"] <= fit["width"], fit
+        for part in ("legend", "pae", "viewer"):
+            box = fit[part]
+            assert box["height"] > 40, (part, fit)
+            assert box["top"] >= 0 and box["bottom"] <= fit["view"], (part, fit)
+            assert box["left"] >= 0 and box["right"] <= fit["width"], (part, fit)
+        assert fit["pae"]["height"] >= 100  # a heatmap one can read and point at
+        assert fit["viewer"]["height"] >= 250
+        _shot(v.page, shots_dir, f"3d-embed-{viewport}")
+    finally:
+        if host is not None:
+            host.shutdown()
+            host.server_close()
+        v.close()
+    assert v.errors == []
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_the_3d_embed_passes_the_accessibility_audit(site, browser, viewport):
+    from tests.browser.test_accessibility import BLOCKING, run_axe
+
+    v = Visitor(browser, bypass_csp=True,  # axe is injected as an inline script
+                **({"viewport": PHONE} if viewport == "phone" else {}))
+    try:
+        v.goto(_pipeline_url(site) + "?sort=-binding_confidence")
+        first = _view_ids(v.page)[0]
+        v.goto(_pipeline_url(site) + f"/results/{first}/structure?embed=1")
+        v.page.wait_for_selector("#structure-viewer[data-loaded]", timeout=90_000)
+        result = run_axe(v.page)
+        blocking = [x for x in result["violations"] if x["impact"] in BLOCKING]
+        assert result["passes"] > 10 and blocking == [], blocking
+    finally:
+        v.close()
+    assert v.errors == []
