@@ -7,14 +7,12 @@ decides everything else (gone, sign-in needed, not for this address).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from flask import g
 
 from app import domain
 from app.viewer.core import identity, paging, run_kinds
 from app.viewer.core.api_client import api
-from app.viewer.core.errors import LinkNotFound
+from app.viewer.core.errors import LinkNotFound, RunDataDeleted
 
 
 def bearer(link_id: str) -> str | None:
@@ -64,34 +62,23 @@ def load_pipeline(link_id: str, pipeline_id: str) -> tuple[dict, dict, domain.Ki
     """Return the share, its pipeline ``pipeline_id`` and that pipeline's kind.
 
     The kind is recognised from the run record's SDK fields (``run_kinds``); a type or
-    version the viewer does not know is a ``run_kinds.UnknownKind``.
+    version the viewer does not know is a ``run_kinds.UnknownKind``. A run whose data
+    retention deleted (``data_deleted_at``) raises ``RunDataDeleted``: every page, export
+    and download below it answers the page that says so.
     """
     check_ids(link_id, pipeline_id)
     share = load_share(link_id)
     pipeline = find(share.get("pipelines"), pipeline_id)
+    if pipeline.get("data_deleted_at"):
+        raise RunDataDeleted(link_id, pipeline, "pipeline")
     return share, pipeline, run_kinds.pipeline_kind(pipeline)
 
 
-class ResultInOrder(NamedTuple):
-    """A result of a link's pipeline, with its neighbours' ids in the API's order."""
-
-    pipeline: dict
-    kind: domain.Kind
-    record: dict
-    prev_id: str | None
-    next_id: str | None
-
-
-def load_result(link_id: str, pipeline_id: str, result_id: str) -> ResultInOrder:
-    """Return the result ``result_id`` of the link's pipeline and its neighbours' ids."""
-    check_ids(result_id)
-    _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
-    record, prev_id, next_id = api().result_in_order(link_id, pipeline_id, result_id,
-                                                     bearer(link_id))
-    return ResultInOrder(pipeline, kind, record, prev_id, next_id)
-
-
 def load_prediction(link_id: str, prediction_id: str) -> dict:
-    """Return the prediction ``prediction_id`` of the link."""
+    """Return the prediction ``prediction_id`` of the link (``RunDataDeleted`` if its
+    data was deleted under retention)."""
     check_ids(link_id, prediction_id)
-    return find(load_share(link_id).get("predictions"), prediction_id)
+    item = find(load_share(link_id).get("predictions"), prediction_id)
+    if item.get("data_deleted_at"):
+        raise RunDataDeleted(link_id, item, "prediction")
+    return item
