@@ -81,6 +81,10 @@ def view_query(args: MultiDict) -> ExploreQuery:
 def order_text(sort: tuple[tuple[str, bool], ...]) -> str:
     """Return the view's order as people read it: "ipTM, highest first"."""
     key, descending = sort[0]
+    if key == "created_at":
+        return "as run, newest first" if descending else "as run"
+    if key == "id" or not fields.is_numeric(key):
+        return f"by {fields.label(key).lower()}, {'Z to A' if descending else 'A to Z'}"
     return f"{fields.label(key)}, {'highest' if descending else 'lowest'} first"
 
 
