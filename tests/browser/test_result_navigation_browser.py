@@ -61,6 +61,10 @@ def test_next_walks_the_sorted_filtered_view_and_the_trail_returns_to_it(site, v
     label = page.locator("h1 [data-result-label]").inner_text()
     assert label.startswith("#")  # "#<rank> <tail>", the run-wide name
     assert order[0].endswith(label.split()[1])
+    # The full id stays at hand: shown under the label, its Copy button beside it.
+    id_box = page.locator("[data-result-id]").bounding_box()
+    copy_box = page.locator(".link-meta .copy-btn").bounding_box()
+    assert abs(copy_box["y"] - id_box["y"]) < 12 and copy_box["x"] > id_box["x"]
     for expected in order[1:3]:
         page.locator("a[rel=next]").click()
         page.wait_for_load_state()
