@@ -1,17 +1,22 @@
 """Retention enforced: ``purge-expired`` deletes what is older than each workspace's
 ``data_retention``, and sweeps the viewer's own caches to the same bound.
 
-What goes (``app.store.retention`` has the SQL): pipelines, predictions and results made
-(``created_at``) before ``now - data_retention`` of their workspace, their artifact rows,
-and each artifact *file* once no remaining row names it (files are content-addressed and
-shared between rows, also across workspaces). ``completed_at`` does not matter: the spec
-keeps data for ``data_retention`` after it was made, and a run finishing late does not
-make its data younger. A pipeline older than the cutoff goes with all its results.
+What goes (``app.store.retention`` has the SQL): the data of pipelines, predictions and
+results made (``created_at``) before ``now - data_retention`` of their workspace: results,
+artifact rows, a pipeline's ``input``, a prediction's ``inputs`` and ``outputs``, and each
+artifact *file* once no remaining row names it (files are content-addressed and shared
+between rows, also across workspaces). ``completed_at`` does not matter: the spec keeps
+data for ``data_retention`` after it was made, and a run finishing late does not make its
+data younger. A pipeline older than the cutoff goes with all its results.
 
-What stays: usage records (billing records, not results: the usage report reads a year
-back, and they hold no data of the runs), share links themselves (their owners still read
-their metadata; a link whose every pipeline and prediction was purged reads as the
-shared 404), workspaces, organizations and keys.
+What stays: a *stub* of each purged pipeline and prediction (issue 19 item 11): its row
+with ``data_deleted_at`` (the wall-clock time of the purge, not ``--as-of``), status,
+times and ``progress`` as the run left them, so its record (the SDK's, whose
+``data_deleted_at`` and null ``input`` say "data deleted") still answers, share links
+still list it and the viewer says what was deleted and when; its results endpoint
+answers an empty page. The counts (``pipelines``, ``predictions``) are the runs stubbed.
+Also usage records (billing records, not results: the usage report reads a year back, and
+they hold no data of the runs), share links themselves, workspaces, organizations, keys.
 
 Order and crash safety: rows go in transactions of at most ``BATCH`` rows, children first,
 and a file is deleted only after the transaction that deleted its last row committed, so
@@ -30,7 +35,7 @@ from functools import partial
 
 from app import artifact_storage
 from app.store import retention as rows
-from app.timeutil import isoformat, to_db
+from app.timeutil import isoformat, to_db, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +121,8 @@ def _log(workspace: rows.WorkspaceRetention, tally: Tally, verb: str) -> None:
 def _purge_workspace(engine, store, workspace_id: str, cutoff: datetime, batch: int,
                      tally: Tally) -> None:
     """Delete one workspace's expired rows in batches, each batch's freed files after it."""
+    deleted_at = utcnow()  # when the data goes, whatever the ``--as-of`` cutoff
+
     def run(step) -> rows.Batch:
         with engine.begin() as conn:
             rows.lock_for_purge(conn, workspace_id)
@@ -132,6 +139,9 @@ def _purge_workspace(engine, store, workspace_id: str, cutoff: datetime, batch: 
                                                 batch)
         if not expired:
             break
+        # The stub first: from its commit on, readers see the run as deleted, never a
+        # run whose results shrink batch by batch.
+        run(partial(rows.stub_pipelines, pipeline_ids=expired, deleted_at=deleted_at))
         position = None
         while True:
             done = run(partial(rows.purge_results_of, pipeline_ids=expired, after=position,
@@ -139,11 +149,11 @@ def _purge_workspace(engine, store, workspace_id: str, cutoff: datetime, batch: 
             if done.picked < batch:
                 break
             position = done.last
-        run(partial(rows.delete_empty_pipelines, pipeline_ids=expired))
         # The viewer drops their indexes (app.viewer.core.cache_sweep).
         tally.purged_pipelines += expired
         after_pipeline = expired[-1]
-    for step in (rows.purge_old_results, rows.purge_predictions):
+    for step in (rows.purge_old_results,
+                 partial(rows.purge_predictions, deleted_at=deleted_at)):
         while run(partial(step, workspace_id=workspace_id, cutoff=cutoff, limit=batch)
                   ).picked == batch:
             pass

@@ -123,6 +123,8 @@ def _register(resource: PipelineResource) -> None:
 
     def list_run_results(id: str, query: RunResultsQuery) -> Page:
         run = find_run(resource, id, query.workspace_id)
+        if run.data_deleted_at is not None:  # retention deleted its results: a stub
+            return PAGE_MODELS[run.kind].of([], False)
         return pipeline_results(run.kind, run.id, query)
 
     stem = resource.path.strip("/").replace("/", "_").replace("-", "_")

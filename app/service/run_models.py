@@ -22,9 +22,11 @@ read, with ``input``), named as the SDK's OpenAPI schemas are. What we fill:
   url_expires_at}`` are injected from the prediction's artifacts by role (``structure``
   and ``ligand_structure`` for ``best_sample``, ``structure_sample_<n>`` and
   ``ligand_structure_sample_<n>`` for ``all_sample_results[n-1]``, ``archive``).
-- Not stored, so always null: ``data_deleted_at`` (retention deletes whole rows) and
-  ``expires_at`` of predictions; ``idempotency_key`` is omitted (runs are not created
-  through this API).
+- ``data_deleted_at``: when retention deleted the run's data (``app.retention``); the
+  stub's stored ``input`` (a prediction's ``output`` too) is null, as the SDK says; its
+  ``progress`` is what the run made, without ``latest_result_id`` (no result is left).
+- Not stored, so always null: ``expires_at`` of predictions; ``idempotency_key`` is
+  omitted (runs are not created through this API).
 
 No field beyond the SDK: the record of a run says its type through ``pipeline``/
 ``engine``, their versions and the shapes of ``input`` and ``progress`` (see
@@ -60,8 +62,9 @@ class _Run(BaseModel):
     id: str
     completed_at: Timestamp | None
     created_at: Timestamp
-    data_deleted_at: Timestamp | None = Field(description="Always null here: retention "
-                                              "deletes the whole run.")
+    data_deleted_at: Timestamp | None = Field(
+        description="When the input, output and result data was permanently deleted "
+        "under the workspace's data retention; null if it has not been deleted.")
     error: RunError | None = Field(description="Why the run failed; null otherwise.")
     livemode: bool = Field(description="Whether the run belongs to live mode (false: test).")
     started_at: Timestamp | None
@@ -194,16 +197,18 @@ class RunModels:
                                  __module__=__name__,
                                  input=(Any, Field(description=f"The {label} run's input "
                                                    "as the SDK declares it; null when "
-                                                   "there is none.")))
+                                                   "there is none or it was deleted.")))
         self.page = create_model(f"{name}List", __base__=Page[self.summary],
                                  __doc__=f"One page of {label} runs, ordered by id.",
                                  __module__=__name__)
 
     def _fields(self, run: PipelineRow, latest_result_id: str | None) -> dict:
+        latest_result_id = None if run.data_deleted_at else latest_result_id  # a stub: none
         return {"id": run.id, "completed_at": run.completed_at, "created_at": run.created_at,
-                "data_deleted_at": None, "error": run.error, "livemode": run.livemode,
-                "started_at": run.started_at, "stopped_at": run.stopped_at,
-                "status": run.status, "workspace_id": run.workspace_id,
+                "data_deleted_at": run.data_deleted_at, "error": run.error,
+                "livemode": run.livemode, "started_at": run.started_at,
+                "stopped_at": run.stopped_at, "status": run.status,
+                "workspace_id": run.workspace_id,
                 "progress": build_progress(self.progress, run.progress, run.result_count,
                                            latest_result_id),
                 **self.constants}
@@ -284,16 +289,16 @@ class PredictionModels:
         self.full = create_model(
             name, __base__=self.summary, __doc__=f"A {label}, with its input and output.",
             __module__=__name__,
-            input=(Any, Field(description="The input as the SDK declares it.")),
+            input=(Any, Field(description="The input as the SDK declares it; null if deleted.")),
             output=(Any, Field(description="The output as the SDK declares it, files as "
-                               "presigned URLs; null until the prediction succeeded.")))
+                               "presigned URLs; null until it succeeded, or if deleted.")))
         self.page = create_model(f"{name}List", __base__=Page[self.summary],
                                  __doc__=f"One page of {label}s, ordered by id.",
                                  __module__=__name__)
 
     def _fields(self, run: PredictionRow) -> dict:
         return {"id": run.id, "completed_at": run.completed_at, "created_at": run.created_at,
-                "data_deleted_at": None, "error": run.error, "expires_at": None,
+                "data_deleted_at": run.data_deleted_at, "error": run.error, "expires_at": None,
                 "livemode": run.livemode, "started_at": run.started_at,
                 "status": run.status, "workspace_id": run.workspace_id, **self.constants}
 

@@ -2,11 +2,13 @@
 
 No API key is needed (an ``x-api-key`` that is sent is ignored): the link id is the
 credential. Unknown, archived, expired, uncovered, or in an archived workspace: the same
-404, byte for byte; so is a link whose every pipeline and prediction was deleted by
-retention (one with some left shows those). Email-mode links also need
-``Authorization: Bearer <JWT>`` signed by the viewer (401 with ``WWW-Authenticate:
-Bearer`` when missing or invalid) for an address on the link's list (403 otherwise;
-compared case-insensitively).
+404, byte for byte. A pipeline or prediction whose data retention deleted is still
+listed, as its stub record (``data_deleted_at`` set, ``input`` null, see
+``app.retention``): the link is valid and its visitors are told what was deleted; the
+results of such a pipeline are an empty page (the run exists, its results do not).
+Email-mode links also need ``Authorization: Bearer <JWT>`` signed by the viewer (401
+with ``WWW-Authenticate: Bearer`` when missing or invalid) for an address on the link's
+list (403 otherwise; compared case-insensitively).
 
 The read answers exactly the SDK's ``ShareLinkReadResponse``: the link's ``id``,
 ``created_at``, ``expires_at``, ``workspace_id``, and the full records of its pipelines
@@ -29,7 +31,7 @@ from app.db import get_conn
 from app.service.api import ApiBlueprint
 from app.service.errors import PRIVATE_HEADERS, ApiError, forbidden, not_found
 from app.service.pagination import Page, ResultsPageQuery
-from app.service.result_records import RESULT_PAGES, pipeline_results
+from app.service.result_records import PAGE_MODELS, RESULT_PAGES, pipeline_results
 from app.service.run_models import PIPELINE_MODELS, PREDICTION_MODELS, presigned_by_role
 from app.service.wire import Timestamp
 from app.store import results as results_store
@@ -43,7 +45,8 @@ MAX_IDS_FILTER = 200
 def live_link_for_reader(link_id: str) -> links_store.ShareLink:
     """Return the live link this request may read, or raise the 404 / 401 / 403."""
     link = links_store.get_live(get_conn(), link_id)
-    # A link whose every pipeline and prediction was purged (retention) is a gone link.
+    # Retention keeps stubs covered; a link covering nothing (rows deleted before stubs
+    # existed) is a gone link.
     if link is None or not (link.pipeline_ids or link.prediction_ids):
         raise not_found()
     if link.access_mode == "email":
@@ -176,4 +179,6 @@ def list_share_results(link_id: str, pipeline_id: str, query: ShareResultsQuery)
     pipeline = results_store.get_pipeline(conn, link.workspace_id, pipeline_id)
     if pipeline is None:
         raise not_found()
+    if pipeline.data_deleted_at is not None:  # a stub: its results were deleted
+        return PAGE_MODELS[pipeline.kind].of([], False)
     return pipeline_results(pipeline.kind, pipeline.id, query)

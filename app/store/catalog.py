@@ -42,6 +42,8 @@ class PipelineRow:
     stopped_at: datetime | None = None
     # {code, message, details?} of a failed run.
     error: dict | None = None
+    # When retention deleted its data (the row is a stub, ``app.retention``); None: not.
+    data_deleted_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,8 @@ class PredictionRow:
     started_at: datetime | None = None
     # {code, message, details?} of a failed prediction.
     error: dict | None = None
+    # When retention deleted its inputs, outputs and files (a stub); None: not.
+    data_deleted_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -37,15 +37,17 @@ class Retention:
 
 def runs(conn: Connection, pipeline_ids: list[str], prediction_ids: list[str]
          ) -> dict[str, Run]:
-    """Return the stored runs among these ids (a purged one is absent), by id."""
+    """Return the stored runs among these ids (a purged one, a stub, is absent), by id."""
     found = {}
     if pipeline_ids:
         for row in conn.execute(sa.select(_P.c.id, _P.c.created_at, _P.c.result_count)
-                                .where(_P.c.id.in_(pipeline_ids))):
+                                .where(_P.c.id.in_(pipeline_ids),
+                                       _P.c.data_deleted_at.is_(None))):
             found[row.id] = Run(row.id, row.created_at, row.result_count)
     if prediction_ids:
         for row in conn.execute(sa.select(_PR.c.id, _PR.c.created_at)
-                                .where(_PR.c.id.in_(prediction_ids))):
+                                .where(_PR.c.id.in_(prediction_ids),
+                                       _PR.c.data_deleted_at.is_(None))):
             found[row.id] = Run(row.id, row.created_at, 0)
     return found
 

@@ -35,6 +35,8 @@ class Pipeline:
     created_at: datetime
     # Live or test mode (issue 11); a test key sees only test-mode (False) rows.
     livemode: bool = True
+    # Set when retention deleted its data: a stub without results (``app.retention``).
+    data_deleted_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,8 @@ def existing_ids(conn: Connection, kind: str, workspace_id: str, ids: list[str],
     workspace in that mode (live or test), in one query.
 
     An id of the other mode is not found, exactly like another workspace's: a test key
-    cannot share live results, nor a live key synthetic ones.
+    cannot share live results, nor a live key synthetic ones. Nor is a stub whose data
+    retention deleted: a new link to it would share nothing.
     """
     if not ids:
         return set()
@@ -87,6 +90,7 @@ def existing_ids(conn: Connection, kind: str, workspace_id: str, ids: list[str],
         conn.execute(
             sa.select(table.c.id).where(table.c.workspace_id == workspace_id,
                                         table.c.livemode == livemode,
+                                        table.c.data_deleted_at.is_(None),
                                         table.c.id.in_(ids))
         ).scalars()
     )

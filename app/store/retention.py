@@ -1,11 +1,15 @@
 """Retention's SQL: what is older than a workspace's ``data_retention``, and deleting it.
 
-The purge (orchestrated by ``app.retention``) deletes in small transactions, children
-first: artifact rows, then results, then their pipeline once it has none left (with the
-share-link rows that covered it), and predictions with their artifact rows and coverage.
-Age is ``created_at`` (the spec: data is kept for ``data_retention`` after it was made);
-a pipeline's results go with it, and a result older than the cutoff in a younger pipeline
-goes alone (the pipeline's ``result_count`` drops with it).
+The purge (orchestrated by ``app.retention``) works in small transactions. An expired
+pipeline first becomes a *stub* (``stub_pipelines``: ``data_deleted_at`` set, ``input``
+null; the row, its ``progress``, ``result_count`` and the share links covering it stay),
+then its results and their artifact rows are deleted in batches. An expired prediction
+becomes a stub in one step (``inputs``/``outputs`` null, artifact rows deleted). Age is
+``created_at`` (the spec: data is kept for ``data_retention`` after it was made); a
+pipeline's results go with it, and a result older than the cutoff in a younger pipeline
+goes alone (the pipeline's ``result_count`` drops with it; a stub's count stays what the
+run made, as its record says). A stub is never picked again, unless a crash left some of
+its results: the next purge finishes them. Stubs block nothing: they are ordinary rows.
 
 Concurrency. On PostgreSQL every batch picks its rows ``FOR UPDATE SKIP LOCKED``: two
 purges at once take disjoint rows, never wait on each other's rows, and count each row
@@ -27,7 +31,7 @@ from sqlalchemy.engine import Connection
 from app.store import schema
 
 _W, _P, _R = schema.workspaces, schema.pipelines, schema.results
-_PR, _A, _SLR = schema.predictions, schema.artifacts, schema.share_link_resources
+_PR, _A = schema.predictions, schema.artifacts
 # Serializes the file-deletion step of concurrent purges (PostgreSQL advisory lock key).
 _FILE_SWEEP_LOCK = 0x5E7E_4710
 # Bound of an IN list: well under SQLite's and PostgreSQL's parameter limits.
@@ -88,9 +92,12 @@ def _pick(conn: Connection, query) -> list:
 
 def expired_pipeline_ids(conn: Connection, workspace_id: str, cutoff: datetime,
                          after_id: str | None, limit: int) -> list[str]:
-    """Return the next ``limit`` ids of the workspace's pipelines made before ``cutoff``."""
+    """Return the next ``limit`` ids of the workspace's pipelines made before ``cutoff``
+    that still hold data: not stubs yet, or stubs a crashed purge left results in."""
+    has_results = sa.exists().where(_R.c.pipeline_id == _P.c.id)
     query = sa.select(_P.c.id).where(_P.c.workspace_id == workspace_id,
-                                     _P.c.created_at < cutoff)
+                                     _P.c.created_at < cutoff,
+                                     sa.or_(_P.c.data_deleted_at.is_(None), has_results))
     if after_id is not None:
         query = query.where(_P.c.id > after_id)
     return list(conn.execute(query.order_by(_P.c.id).limit(limit)).scalars())
@@ -139,7 +146,8 @@ def _delete_results(conn: Connection, picked: list) -> Batch:
     batch.artifacts, batch.paths = _delete_artifacts(conn, _A.c.result_id, ids)
     batch.results = conn.execute(sa.delete(_R).where(_R.c.id.in_(ids))).rowcount
     for pipeline_id, gone in sorted(Counter(row[1] for row in picked).items()):
-        conn.execute(_P.update().where(_P.c.id == pipeline_id)
+        # A stub keeps the count its run made (its record's progress says so).
+        conn.execute(_P.update().where(_P.c.id == pipeline_id, _P.c.data_deleted_at.is_(None))
                      .values(result_count=_P.c.result_count - gone))
     return batch
 
@@ -152,55 +160,54 @@ def _delete_artifacts(conn: Connection, owner, owner_ids: list[str]) -> tuple[in
     return deleted, paths
 
 
-def delete_empty_pipelines(conn: Connection, pipeline_ids: list[str]) -> Batch:
-    """Delete those of ``pipeline_ids`` that have no result left, with their coverage rows.
-
-    A pipeline whose results another purge is still deleting is not empty to this one:
-    that purge deletes it after its own last batch.
-    """
-    has_results = sa.exists().where(_R.c.pipeline_id == _P.c.id)
-    picked = _pick(conn, sa.select(_P.c.id).where(_P.c.id.in_(pipeline_ids), ~has_results)
+def stub_pipelines(conn: Connection, pipeline_ids: list[str], deleted_at: datetime) -> Batch:
+    """Mark those of ``pipeline_ids`` not yet stubs as deleted at ``deleted_at``, ``input``
+    null; their results go next (``purge_results_of``). Two purges stub each once."""
+    picked = _pick(conn, sa.select(_P.c.id).where(_P.c.id.in_(pipeline_ids),
+                                                  _P.c.data_deleted_at.is_(None))
                    .order_by(_P.c.id))
     ids = [row[0] for row in picked]
     batch = Batch(picked=len(ids))
     if ids:
-        _uncover(conn, "pipeline", ids)
-        batch.pipelines = conn.execute(sa.delete(_P).where(_P.c.id.in_(ids))).rowcount
+        batch.pipelines = conn.execute(
+            _P.update().where(_P.c.id.in_(ids), _P.c.data_deleted_at.is_(None))
+            .values(data_deleted_at=deleted_at, input=sa.null())).rowcount
     return batch
 
 
 def purge_predictions(conn: Connection, workspace_id: str, cutoff: datetime,
-                      limit: int) -> Batch:
-    """Delete up to ``limit`` of the workspace's predictions made before ``cutoff``, with
-    their artifact rows and the share-link rows that covered them."""
+                      limit: int, deleted_at: datetime) -> Batch:
+    """Turn up to ``limit`` of the workspace's predictions made before ``cutoff`` into
+    stubs (deleted at ``deleted_at``, inputs and outputs null), deleting their artifact
+    rows; the links covering them keep them (they say what was deleted)."""
     picked = _pick(conn, sa.select(_PR.c.id)
-                   .where(_PR.c.workspace_id == workspace_id, _PR.c.created_at < cutoff)
+                   .where(_PR.c.workspace_id == workspace_id, _PR.c.created_at < cutoff,
+                          _PR.c.data_deleted_at.is_(None))
                    .order_by(_PR.c.id).limit(limit))
     ids = [row[0] for row in picked]
     batch = Batch(picked=len(ids))
     if ids:
         batch.artifacts, batch.paths = _delete_artifacts(conn, _A.c.prediction_id, ids)
-        _uncover(conn, "prediction", ids)
-        batch.predictions = conn.execute(sa.delete(_PR).where(_PR.c.id.in_(ids))).rowcount
+        batch.predictions = conn.execute(
+            _PR.update().where(_PR.c.id.in_(ids))
+            .values(data_deleted_at=deleted_at, inputs=sa.null(), outputs=sa.null())
+        ).rowcount
     return batch
-
-
-def _uncover(conn: Connection, resource_type: str, ids: list[str]) -> None:
-    """Remove purged ids from the links that covered them (the links keep the rest)."""
-    conn.execute(sa.delete(_SLR).where(_SLR.c.resource_type == resource_type,
-                                       _SLR.c.resource_id.in_(ids)))
 
 
 def release_test_data(conn: Connection, workspace_id: str, cutoff: datetime) -> bool:
     """Let test mode seed the workspace again once its expired test data is all gone.
 
     Synthetic test-mode data is seeded once (``test_data_seeded_at``); when the purge has
-    deleted it, clearing the mark makes the next test-key request seed a fresh set.
+    deleted it (only stubs are left), clearing the mark makes the next test-key request
+    seed a fresh set beside the stubs.
     """
     test_pipelines = sa.exists().where(_P.c.workspace_id == workspace_id,
-                                       _P.c.livemode.is_(False))
+                                       _P.c.livemode.is_(False),
+                                       _P.c.data_deleted_at.is_(None))
     test_predictions = sa.exists().where(_PR.c.workspace_id == workspace_id,
-                                         _PR.c.livemode.is_(False))
+                                         _PR.c.livemode.is_(False),
+                                         _PR.c.data_deleted_at.is_(None))
     return conn.execute(
         _W.update().where(_W.c.id == workspace_id, _W.c.test_data_seeded_at < cutoff,
                           ~test_pipelines, ~test_predictions)
@@ -270,7 +277,8 @@ def expired_counts(conn: Connection, workspace_id: str, cutoff: datetime
                       .where(_P.c.workspace_id == workspace_id,
                              sa.or_(_P.c.created_at < cutoff, _R.c.created_at < cutoff)))
     doomed_predictions = sa.select(_PR.c.id).where(_PR.c.workspace_id == workspace_id,
-                                                   _PR.c.created_at < cutoff)
+                                                   _PR.c.created_at < cutoff,
+                                                   _PR.c.data_deleted_at.is_(None))
     doomed_artifacts = sa.or_(_A.c.result_id.in_(doomed_results),
                               _A.c.prediction_id.in_(doomed_predictions))
 
@@ -280,7 +288,8 @@ def expired_counts(conn: Connection, workspace_id: str, cutoff: datetime
 
     counts = {
         "pipelines": count(sa.select(_P.c.id).where(_P.c.workspace_id == workspace_id,
-                                                    _P.c.created_at < cutoff)),
+                                                    _P.c.created_at < cutoff,
+                                                    _P.c.data_deleted_at.is_(None))),
         "predictions": count(doomed_predictions),
         "results": count(doomed_results),
         "artifacts": count(sa.select(_A.c.id).where(doomed_artifacts)),

@@ -92,6 +92,9 @@ pipelines = sa.Table(
     sa.Column("stopped_at", sa.DateTime, nullable=True),
     # Why the run failed: {code, message, details?}; null otherwise.
     sa.Column("error", sa.JSON, nullable=True),
+    # When retention deleted the run's data (input, results, files); the row stays as a
+    # stub that says so (the SDK's data_deleted_at). Null: not deleted.
+    sa.Column("data_deleted_at", sa.DateTime, nullable=True),
     # Lists of one workspace's pipelines of one mode, in id order.
     sa.Index("ix_pipelines_workspace_livemode_id", "workspace_id", "livemode", "id"),
 )
@@ -113,6 +116,8 @@ predictions = sa.Table(
     sa.Column("started_at", sa.DateTime, nullable=True),
     # Why the prediction failed: {code, message, details?}; null otherwise.
     sa.Column("error", sa.JSON, nullable=True),
+    # When retention deleted its inputs, outputs and files (the row stays as a stub).
+    sa.Column("data_deleted_at", sa.DateTime, nullable=True),
     sa.Index("ix_predictions_workspace_livemode_id", "workspace_id", "livemode", "id"),
 )
 

@@ -57,7 +57,7 @@ def test_both_histories_apply_in_either_order_and_repeatedly(empty_engine, order
     for _ in range(2):
         for name in order:
             steps[name](empty_engine)
-    assert _state(empty_engine) == (API_TABLES | VIEWER_TABLES, "0005", viewer_head())
+    assert _state(empty_engine) == (API_TABLES | VIEWER_TABLES, "0006", viewer_head())
 
 
 def test_api_0002_moves_signin_requests_out_and_its_downgrade_brings_the_table_back(

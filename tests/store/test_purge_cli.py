@@ -1,5 +1,5 @@
 """``flask --app app purge-expired``: the command, and what visitors see afterwards (share
-links left with some or none of their data, the viewer's exploration index)."""
+links whose runs were purged list them as deleted, the viewer's exploration index)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from datetime import timedelta
 
 from app import artifact_storage
 from app.db import get_engine
-from app.ids import new_secret_id
 from app.store import schema
 from app.timeutil import utcnow
 from app.viewer.store import get_engine as viewer_engine
@@ -56,16 +55,10 @@ def test_dry_run_as_of_and_repeats(app, org, runner):
     assert purge(runner)["totals"]["results"] == 0  # a repeat is a no-op
     later = (utcnow() + timedelta(days=2)).isoformat() + "+00:00"
     assert purge(runner, "--as-of", later)["totals"]["results"] == 3  # now the young one
-    assert ids(app, schema.pipelines) == set()
+    assert ids(app, schema.pipelines) == set()  # both stubs now (see test_retention)
 
 
-def unreferenced(page: bytes) -> bytes:
-    """Return an error page with its per-request reference code blanked."""
-    return re.sub(rb"reference <code>[0-9a-f]+</code>", b"reference <code></code>", page)
-
-
-def test_links_show_what_remains_and_one_left_with_nothing_is_the_shared_404(
-        app, org, runner, client):
+def test_links_keep_purged_runs_as_deleted_and_say_so(app, org, runner, client):
     _world, old, young = two_pipelines(app, org)
     both = factories.make_link(app, org, pipeline_ids=[old, young]).id
     only_old = factories.make_link(app, org, pipeline_ids=[old]).id
@@ -75,19 +68,27 @@ def test_links_show_what_remains_and_one_left_with_nothing_is_the_shared_404(
 
     summary = purge(runner)
     assert summary["viewer"]["indexes"] == 1 and index_state(app, old) is None
-    unknown = new_secret_id("sl_")
-    gone_api = client.get(f"/compute/v1/share/{unknown}")
-    purged_api = client.get(f"/compute/v1/share/{only_old}")
-    assert purged_api.status_code == 404 and purged_api.data == gone_api.data
-    gone_page, purged_page = client.get(f"/share/{unknown}"), client.get(f"/share/{only_old}")
-    # The same page but for the per-request error reference it quotes.
-    assert purged_page.status_code == 404
-    assert unreferenced(purged_page.data) == unreferenced(gone_page.data)
+    # The API still lists the purged run, as a stub that says when its data went.
     remaining = client.get(f"/compute/v1/share/{both}").get_json()
-    assert [p["id"] for p in remaining["pipelines"]] == [young]
+    assert [p["id"] for p in remaining["pipelines"]] == [old, young]
+    stub, alive = remaining["pipelines"]
+    assert stub["data_deleted_at"] and stub["input"] is None
+    assert alive["data_deleted_at"] is None
+    assert client.get(f"/compute/v1/share/{only_old}/pipelines/{old}/results"
+                      ).get_json()["data"] == []
+    # A link left with nothing is still a valid link: its page says what was deleted.
+    page = client.get(f"/share/{only_old}")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert "The run shared through this link was deleted under data retention" in text
+    assert "under the workspace's data-retention policy" in text
     page = client.get(f"/share/{both}").get_data(as_text=True)
-    assert young in page and old not in page
-    assert client.get(f"/share/{both}/pipelines/{old}").status_code == 404
+    assert "1 of the 2 runs shared through this link was deleted under data retention" in page
+    assert f"/share/{both}/pipelines/{young}" in page
+    assert f"/share/{both}/pipelines/{old}" not in page  # no link into deleted data
+    gone = client.get(f"/share/{both}/pipelines/{old}")
+    assert gone.status_code == 410
+    assert "data-retention policy" in gone.get_data(as_text=True)
 
 
 def test_the_viewer_index_no_longer_serves_purged_results(app, org, runner, client):

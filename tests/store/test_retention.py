@@ -1,5 +1,6 @@
-"""Retention enforced (``app.retention``): what is older than a workspace's data_retention
-goes, rows and files, and nothing younger is touched (SQLite and PostgreSQL).
+"""Retention enforced (``app.retention``): the data of what is older than a workspace's
+data_retention goes, rows and files, each purged run staying as a stub with
+``data_deleted_at``, and nothing younger is touched (SQLite and PostgreSQL).
 
 Two workspaces (1 day and 14 days) hold pipelines, results and predictions of several
 ages whose artifact files are shared: between an expiring and a surviving row, and
@@ -115,8 +116,21 @@ def build_world(app, org, store) -> World:
 
 
 def ids(app, table) -> set[str]:
+    """Ids of ``table``'s rows that still hold data (pipelines, predictions: not stubs)."""
+    query = sa.select(table.c.id)
+    if "data_deleted_at" in table.c:
+        query = query.where(table.c.data_deleted_at.is_(None))
     with get_engine(app).connect() as conn:
-        return set(conn.execute(sa.select(table.c.id)).scalars())
+        return set(conn.execute(query).scalars())
+
+
+def stubs(app, table) -> dict[str, tuple]:
+    """Stub rows of ``table`` (pipelines, predictions): id -> (data_deleted_at, input)."""
+    data = table.c.input if "input" in table.c else table.c.inputs
+    with get_engine(app).connect() as conn:
+        return {row[0]: tuple(row[1:]) for row in conn.execute(
+            sa.select(table.c.id, table.c.data_deleted_at, data)
+            .where(table.c.data_deleted_at.is_not(None)))}
 
 
 def stored_paths(app) -> set[str]:
@@ -143,7 +157,14 @@ def test_purge_deletes_exactly_what_is_older_than_each_retention(app, org):
     assert all(store.exists(path) for path in paths_before)
 
     done = retention.purge_api(engine, app.config, world.now, batch=4)
+    stubbed_before = stubs(app, schema.pipelines)
     assert ids(app, schema.pipelines) == world.alive(world.pipelines)
+    # Each purged run stays as a stub: deleted when the purge ran, its input gone.
+    for table, made in ((schema.pipelines, world.pipelines),
+                        (schema.predictions, world.predictions)):
+        stubbed = stubs(app, table)
+        assert set(stubbed) == set(made) - world.alive(made)
+        assert all(when >= world.now and given is None for when, given in stubbed.values())
     assert ids(app, schema.results) == world.alive(world.results)
     assert ids(app, schema.predictions) == world.alive(world.predictions)
     paths_after = stored_paths(app)
@@ -158,6 +179,7 @@ def test_purge_deletes_exactly_what_is_older_than_each_retention(app, org):
 
     again = retention.purge_api(engine, app.config, world.now)
     assert sum(again.totals.values()) == 0 and again.batches == 0
+    assert stubs(app, schema.pipelines) == stubbed_before  # a repeat leaves stubs alone
 
 
 def test_a_young_pipeline_loses_only_its_old_results_and_counts_them(app, org):
@@ -206,6 +228,7 @@ def test_two_purges_at_once_split_the_work_and_count_each_row_once(app, org):
     assert dict(total) == {"pipelines": 4, "results": 600, "predictions": 60,
                            "artifacts": 660, "files": 2}
     assert ids(app, schema.pipelines) == set() and stored_paths(app) == set()
+    assert len(stubs(app, schema.pipelines)) == 4 and len(stubs(app, schema.predictions)) == 60
     assert not store.exists(path_of(SHARED)) and not store.exists(path_of(OLD_ONLY))
 
 
