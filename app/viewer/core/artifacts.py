@@ -35,7 +35,12 @@ def result_locator(link_id: str, pipeline_id: str, result_id: str, name: str,
     new token each time (the request's cached one may have expired by then).
     """
     def locate() -> dict:
-        record = api().result(link_id, pipeline_id, result_id, token(link_id))
+        try:
+            record = api().result(link_id, pipeline_id, result_id, token(link_id))
+        except LinkNotFound:
+            # Gone because retention deleted the run? Then say so (410), else the 404.
+            loaders.load_pipeline(link_id, pipeline_id)
+            raise
         artifact = (record.get("artifacts") or {}).get(name)
         if not artifact or not artifact.get("url"):
             raise LinkNotFound()

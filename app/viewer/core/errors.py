@@ -50,6 +50,20 @@ class BadRequest(ApiError):
         self.message = message
 
 
+class RunDataDeleted(ApiError):
+    """The link is valid, but retention deleted this run's data (410, ``pages.deleted``).
+
+    Raised by the loaders for a pipeline or prediction whose record has
+    ``data_deleted_at``: its pages say what was deleted and when, not the shared 404.
+    """
+
+    status = 410
+
+    def __init__(self, link_id: str, record: dict, kind: str):
+        super().__init__("run data deleted under retention")
+        self.link_id, self.record, self.kind = link_id, record, kind  # pipeline | prediction
+
+
 class RangeNotSatisfiable(ApiError):
     """The visitor asked for a byte range the file does not have (416)."""
 

@@ -26,7 +26,10 @@ of each prediction, and no word of ours (no ``kind``, ``result_count``, ``name``
   ===========================  ============  ===========================================
 
   Any other pipeline or version is an ``UnknownKind``: a plain kind with no metrics of its
-  own, whose pages list the record's fields and its results as a generic table.
+  own, whose pages list the record's fields and its results as a generic table. So is a
+  ``boltzprot``/``boltzmol`` run whose data retention deleted (``data_deleted_at``,
+  ``input`` null) when its ``progress`` is null too: nothing tells its kind, and a guess
+  would name the wrong one (our API keeps a stub's progress, so this is rare).
 - a prediction's type from ``model``: ``boltz-2.1`` is structure_and_binding, ``adme-v1``
   is adme, anything else unknown (None).
 - a pipeline's result count from ``progress`` (``num_*_generated``, ``num_*_screened`` or
@@ -97,6 +100,8 @@ def pipeline_kind_key(record: dict) -> str | None:
     if (name, version) in _BY_VERSION:
         return _BY_VERSION[(name, version)]
     progress, given = _mapping(record.get("progress")), _mapping(record.get("input"))
+    if not (progress or given) and record.get("data_deleted_at"):
+        return None  # a deleted run of a shared pipeline name: nothing says which kind
     if (name, version) == ("boltzprot", "1.0"):
         if "num_proteins_screened" in progress or "proteins" in given:
             return "protein_library_screen"

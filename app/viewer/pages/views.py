@@ -14,7 +14,7 @@ from flask import Blueprint, Response, render_template, request
 from app import domain
 from app.viewer.core import breadcrumbs, run_kinds
 from app.viewer.core.loaders import load_prediction, load_share
-from app.viewer.pages import predictions, result_view
+from app.viewer.pages import deleted, predictions, result_view
 
 bp = Blueprint("pages", __name__)
 
@@ -24,12 +24,15 @@ def overview(link_id: str):
     """Show what was shared: pipelines with their results count, and predictions.
 
     Each pipeline's kind and count are recognised from its run record (the template's
-    ``kind`` is ``run_kinds.pipeline_kind``, ``run_count`` its progress count).
+    ``kind`` is ``run_kinds.pipeline_kind``, ``run_count`` its progress count). Runs
+    whose data retention deleted are shown as such (``deleted``).
     """
     share = load_share(link_id)
     return render_template(
         "share/overview.html", link_id=link_id, share=share,
         kind=run_kinds.pipeline_kind, applications=domain.APPLICATIONS,
+        retained=deleted.retained(share), is_deleted=deleted.is_deleted,
+        deleted_on=deleted.deleted_on,
     )
 
 

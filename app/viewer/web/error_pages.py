@@ -85,6 +85,13 @@ def _forbidden(_error):
     return _through_seam(identity.access_denied)
 
 
+def _run_deleted(error: errors.RunDataDeleted):
+    from app.viewer.pages import deleted  # the page lives with the pages
+    if request.path.endswith(".json"):
+        return jsonify(error=deleted.MESSAGE), 410
+    return deleted.page(error)
+
+
 def _bad_request(error: errors.BadRequest):
     # The JSON the browser reads (explore.json, pae.json) gets JSON it can show.
     if request.path.endswith(".json"):
@@ -144,6 +151,7 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(errors.LinkNeedsSignIn, _sign_in)
     app.register_error_handler(errors.LinkForbidden, _forbidden)
     app.register_error_handler(errors.BadRequest, _bad_request)
+    app.register_error_handler(errors.RunDataDeleted, _run_deleted)
     app.register_error_handler(errors.ApiUnavailable, _unavailable)
     app.register_error_handler(work_gate.Busy, _busy)
     app.register_error_handler(HTTPException, _http_error)
