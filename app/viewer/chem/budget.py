@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import signal
 import threading
 import time
 from collections.abc import Sequence
@@ -51,9 +52,14 @@ _context.set_forkserver_preload([_TASKS_MODULE])
 
 def _serve(conn) -> None:
     """The child's loop: run each task's items, send ``(start, answers)`` batches, then
-    ``(None, count)`` when the task is done. ``precise`` tasks flush after every item."""
+    ``(None, count)`` when the task is done. ``precise`` tasks flush after every item.
+
+    Ctrl-C in a terminal reaches the whole process group: the child ignores it (no
+    KeyboardInterrupt traceback); its parent stops it (``daemon``, ``_kill``).
+    """
     import importlib
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     tasks = importlib.import_module(_TASKS_MODULE).TASKS
     while True:
         try:

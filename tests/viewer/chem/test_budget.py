@@ -68,3 +68,21 @@ def test_a_drawing_that_overruns_is_a_cached_placeholder(monkeypatch):
     started = time.perf_counter()
     assert depict.svg(POLYACENE, RING_45_ANY_ATOMS, "large") == slow  # cached: no new budget
     assert time.perf_counter() - started < 0.1
+
+
+def test_a_child_ignores_ctrl_c_its_parent_stops_it():
+    """Ctrl-C in a terminal signals the whole process group: the chemistry child must not
+    die printing a KeyboardInterrupt traceback; it keeps answering until its parent
+    stops it (issue 19)."""
+    import os
+    import signal
+
+    chemistry = budget.worker("sigint")
+    assert chemistry.run_one("contains", "c1ccccc1O", ("c1ccccc1",), seconds=30) is True
+    child = chemistry._process
+    os.kill(child.pid, signal.SIGINT)
+    time.sleep(0.3)
+    assert child.is_alive()
+    assert chemistry.run_one("contains", "CCO", ("c1ccccc1",), seconds=30) is False
+    assert chemistry._process is child  # the same child answered
+    chemistry._kill()
