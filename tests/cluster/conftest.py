@@ -23,7 +23,7 @@ from tests.cluster.harness import Cluster, running_cluster
 from tests.moto_server import MotoS3, start_moto, stop_moto
 from tests.signin.conftest import Inbox, csrf_token, parse_mail, smtp_server
 
-RESULT_LINK = re.compile(r'href="/share/[^/"]+/pipelines/[^/"]+/results/([A-Za-z0-9_]+)"')
+RESULT_LINK = re.compile(r'href="/share/[^/"]+/pipelines/[^/"]+/results/([A-Za-z0-9_]+)["?]')
 
 
 @pytest.fixture(scope="session")
