@@ -61,5 +61,13 @@
     pending = true;
     window.requestAnimationFrame(function () { pending = false; updateScrollStops(); });
   });
+  // A table that grows or shrinks without a window resize (the results page's "Show all
+  // columns" on a phone) is checked again too.
+  if (window.ResizeObserver) {
+    var observer = new ResizeObserver(function () { updateScrollStops(); });
+    Array.prototype.forEach.call(scrollBoxes, function (box) {
+      if (box.firstElementChild) { observer.observe(box.firstElementChild); }
+    });
+  }
   updateScrollStops();
 })();
