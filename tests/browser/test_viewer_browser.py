@@ -275,14 +275,22 @@ def test_prediction_structure_renders_without_errors(site, visitor):
 def test_the_whole_pipeline_downloads_as_csv(site, visitor):
     _server, seed = site
     visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}?limit=25"))
+    menu = visitor.page.locator(".export-menu")
+    # 25 rows per page: the menu's files hold the first 25 of the view, and say so.
+    assert "Download the first 25 as" in menu.inner_text()
     with visitor.page.expect_download() as info:
-        visitor.page.locator(".export-menu a", has_text="CSV").click()
+        menu.get_by_role("link", name="CSV", exact=True).click()
+    first = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
+    assert len(first) == 1 + 25
+    with visitor.page.expect_download() as info:
+        menu.locator("a[data-export-all]").click()
     download = info.value
     assert download.failure() is None
     assert download.suggested_filename.startswith("Protein_design-")
     lines = Path(download.path()).read_text(encoding="utf-8").splitlines()
-    assert lines[0].startswith("result_id,sequence_length,chains,sequence,entities,")
+    assert lines[0].startswith("rank,label,result_id,sequence_length,chains,sequence,")
     assert len(lines) == 1 + 260
+    assert lines[1:26] == first[1:]  # the same ranking, the first 25 of it
 
 
 def test_no_javascript_errors_on_any_page(site, browser):
