@@ -4,16 +4,20 @@
    [{chain, start, end, label}], linked; or NoHeatmap = {n: 0}) after the
    page has painted, draws it on a canvas with chain boundary lines, shows the value under
    the pointer, and on a dragged rectangle names the residue ranges and asks structure.js
-   to select them in Mol* (a "structure:select" event). n = 0: the panel stays hidden.
-   When drawn, the panel carries data-ready="true". */
+   to select them in Mol* (a "structure:select" event). Chains are labelled along both
+   axes at their first token. From the keyboard: the focused canvas moves a cursor cell
+   with the arrow keys (Shift: 10 tokens, Home/End: the ends), reads the pair and its error
+   out through #pae-cursor (aria-live), and Enter selects that cell as a click does.
+   n = 0: the panel stays hidden. When drawn, the panel carries data-ready="true". */
 (function () {
   "use strict";
   var panel = document.getElementById("pae-panel");
   var canvas = document.getElementById("pae-canvas");
   if (!panel || !canvas || !window.fetch) { return; }
   var hover = document.getElementById("pae-hover");
+  var readout = document.getElementById("pae-cursor");
   var selection = document.getElementById("pae-selection");
-  var data = null, image = null, drag = null, chosen = null;
+  var data = null, image = null, drag = null, chosen = null, cursor = null;
   // AlphaFold DB's PAE palette: dark green (confident) to white (30 A and more).
   var STOPS = [[0, [11, 79, 31]], [10, [47, 143, 58]], [20, [159, 211, 154]], [30, [255, 255, 255]]];
 
@@ -60,12 +64,36 @@
       ctx.beginPath(); ctx.moveTo(at, 0); ctx.lineTo(at, size); ctx.stroke();
       ctx.beginPath(); ctx.moveTo(0, at); ctx.lineTo(size, at); ctx.stroke();
     });
+    labels(ctx, size, scale);
+    if (cursor) {
+      // A cell of at least 4 px, so the cursor shows on large matrices too.
+      var side = Math.max(4, scale);
+      ctx.strokeStyle = "#1c5fb8"; ctx.lineWidth = 2;
+      ctx.strokeRect(cursor.j * scale + scale / 2 - side / 2, cursor.i * scale + scale / 2 - side / 2, side, side);
+    }
     var box = drag || chosen;
     if (box) {
       var r = rect(box);
       ctx.strokeStyle = "#d6336c"; ctx.lineWidth = 2;
       ctx.strokeRect(r.j0 * scale, r.i0 * scale, (r.j1 - r.j0 + 1) * scale, (r.i1 - r.i0 + 1) * scale);
     }
+  }
+
+  // Each chain's name at its first token: along the top (x axis) and down the left (y).
+  function labels(ctx, size, scale) {
+    var font = Math.max(10, Math.round(size / 32));
+    ctx.font = font + "px sans-serif";
+    ctx.textBaseline = "top";
+    data.chains.forEach(function (c) {
+      var text = c.chain, at = Math.round(c.start * scale) + 3, width = ctx.measureText(text).width;
+      if ((c.end - c.start + 1) * scale < width + 6) { return; }  // no room: hover names it
+      ctx.fillStyle = "rgba(255,255,255,0.85)";
+      ctx.fillRect(at - 2, 1, width + 4, font + 3);
+      ctx.fillRect(1, at - 2, width + 4, font + 3);
+      ctx.fillStyle = "#222";
+      ctx.fillText(text, at, 2);
+      ctx.fillText(text, 3, at);
+    });
   }
 
   function rect(box) {
@@ -161,7 +189,7 @@
   canvas.addEventListener("mousemove", function (event) {
     if (!data) { return; }
     var c = cell(event);
-    hover.textContent = tokenText(c.i) + " × " + tokenText(c.j) + ": " + value(c.i, c.j).toFixed(1) + " Å";
+    hover.textContent = readAt(c);
     if (drag) { drag.i1 = c.i; drag.j1 = c.j; draw(); }
   });
   window.addEventListener("mouseup", function () {
@@ -169,6 +197,40 @@
     chosen = drag; drag = null;
     draw();
     choose(chosen);
+  });
+
+  function readAt(c) {
+    return tokenText(c.i) + " × " + tokenText(c.j) + ": " + value(c.i, c.j).toFixed(1) + " Å";
+  }
+
+  var MOVES = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  canvas.addEventListener("keydown", function (event) {
+    if (!data) { return; }
+    var n = data.n, step = event.shiftKey ? 10 : 1, move = MOVES[event.key];
+    if (!cursor) { cursor = { i: 0, j: 0 }; } else if (move) {
+      cursor = { i: Math.max(0, Math.min(n - 1, cursor.i + move[0] * step)),
+                 j: Math.max(0, Math.min(n - 1, cursor.j + move[1] * step)) };
+    }
+    if (event.key === "Home") { cursor = { i: cursor.i, j: 0 }; }
+    if (event.key === "End") { cursor = { i: cursor.i, j: n - 1 }; }
+    if (event.key === "Enter" || event.key === " ") {
+      chosen = { i0: cursor.i, j0: cursor.j, i1: cursor.i, j1: cursor.j };
+      draw();
+      choose(chosen);
+      event.preventDefault();
+      return;
+    }
+    if (!move && event.key !== "Home" && event.key !== "End") { return; }
+    event.preventDefault();  // arrows move the cursor, not the page
+    var text = readAt(cursor);
+    hover.textContent = text;
+    readout.textContent = text;
+    draw();
+  });
+  canvas.addEventListener("focus", function () {
+    if (data && !readout.textContent) {
+      readout.textContent = "Heatmap of " + data.n + " tokens. Arrow keys move, Enter selects.";
+    }
   });
 
   function load() {

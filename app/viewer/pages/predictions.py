@@ -22,6 +22,7 @@ from app import domain
 from app.viewer.core import run_kinds
 from app.viewer.core.errors import BadRequest
 from app.viewer.core.prediction_files import SAMPLE_ROLE, prediction_files
+from app.viewer.pages import glossary, sample_metrics
 from app.viewer.results.table import Column  # the results tables' own: one header partial for both
 
 # The columns of the ADME table, which are also its sort keys, in display order.
@@ -298,8 +299,9 @@ def page_content(item: dict, sort: Sort | None) -> dict:
 
     ``files`` lists its files in reading order with labels; ``kind`` says which part
     renders: ``adme`` (rows, columns, sort, input), ``structure_and_binding`` (samples
-    best first, their columns, binding columns, the numbers of the samples that have a
-    structure file, and ``domain`` for the entity partial) or ``other`` (the page falls
+    best first, their columns, per metric the samples best at it, binding columns with
+    what each is for, the numbers of the samples that have a structure file, and
+    ``domain`` for the entity partial) or ``other`` (the page falls
     back to the raw values).
     """
     application = run_kinds.prediction_type(item)
@@ -310,9 +312,11 @@ def page_content(item: dict, sort: Sort | None) -> dict:
                 "input": adme_input_summary(item)}
     if application == "structure_and_binding":
         found = samples(item)
+        columns = sample_columns(found)
         return {**common, "kind": "structure_and_binding", "samples": found,
-                "best": next((s for s in found if s.best), None),
-                "columns": sample_columns(found), "binding_columns": binding_columns(item),
+                "best": next((s for s in found if s.best), None), "columns": columns,
+                "metric_best": sample_metrics.best_by_metric(found, (c.key for c in columns)),
+                "purpose": glossary.PURPOSE, "binding_columns": binding_columns(item),
                 "binding": (item.get("output") or {}).get("binding_metrics") or {},
                 # Only these samples link to a 3D view: another number is the 3D page's 400.
                 "structure_samples": {a["sample"] for a in sample_structure_artifacts(item)},

@@ -14,9 +14,11 @@ from flask import Blueprint, Response, render_template, request
 from app import domain
 from app.viewer.core import breadcrumbs, run_kinds
 from app.viewer.core.loaders import load_prediction, load_share
-from app.viewer.pages import deleted, predictions, result_view
+from app.viewer.pages import deleted, glossary, predictions, result_view
 
 bp = Blueprint("pages", __name__)
+# Column headers link to their glossary entry (share/_partials/glossary_link.html).
+bp.add_app_template_global(glossary.anchor, "glossary_anchor")
 
 
 @bp.get("/share/<link_id>")
@@ -76,6 +78,16 @@ def prediction(link_id: str, prediction_id: str):
         has_structure=bool(predictions.structure_files(item)),
         content=predictions.page_content(item, sort),
     )
+
+
+@bp.get("/glossary")
+def glossary_page():
+    """Show the metric glossary: meaning, scale, direction, thresholds and source of each.
+
+    The same for every link, so outside ``/share/<id>``: a header's link to it names no
+    share (and ``Referrer-Policy: no-referrer`` keeps the share page out of the request).
+    """
+    return render_template("glossary.html", sections=glossary.sections())
 
 
 @bp.get("/robots.txt")

@@ -90,6 +90,22 @@ def compared_side(link_id: str, pipeline_id: str, result_id: str,
                 label or result_id)
 
 
+def result_pae(link_id: str, pipeline_id: str, result_id: str, record: dict):
+    """Return a result's PAE matrix (its archive's ``pae.npz``), or None without one.
+
+    The one reading of the matrix: the heatmap and the AlphaFold DB download both use it.
+    """
+    artifacts = record.get("artifacts") or {}
+    if not artifacts.get("archive"):
+        return None
+    archive = read_artifact(result_locator(link_id, pipeline_id, result_id, "archive"),
+                            ARCHIVE_LIMIT, artifacts["archive"])
+    try:
+        return pae.read_npz(archive) if archive is not None else None
+    except pae.NoPae:
+        return None
+
+
 def result_heatmap(link_id: str, pipeline_id: str, result_id: str,
                    record: dict, pipeline: dict | None = None) -> pae.Heatmap | pae.NoHeatmap:
     """Return the PAE heatmap of a result; ``NoHeatmap`` without a readable one.
@@ -98,14 +114,9 @@ def result_heatmap(link_id: str, pipeline_id: str, result_id: str,
     the heatmap does not need) gives the tokens and the chains' names.
     """
     artifacts = record.get("artifacts") or {}
-    if not artifacts.get("archive") or not artifacts.get("structure"):
+    if not artifacts.get("structure"):
         return pae.NoHeatmap()
-    archive = read_artifact(result_locator(link_id, pipeline_id, result_id, "archive"),
-                            ARCHIVE_LIMIT, artifacts["archive"])
-    try:
-        matrix = pae.read_npz(archive) if archive is not None else None
-    except pae.NoPae:
-        matrix = None
+    matrix = result_pae(link_id, pipeline_id, result_id, record)
     if matrix is None:
         return pae.NoHeatmap()
     model = result_model(link_id, pipeline_id, result_id, artifacts["structure"],

@@ -8,7 +8,9 @@ its hover text and its selection need.
 
 What ``pae.json`` answers is declared here: a ``Heatmap``, or ``NoHeatmap`` (``{"n": 0}``,
 which ``static/js/pae.js`` reads as "keep the panel hidden"). Every number in them is
-finite: JSON has no NaN or Infinity.
+finite: JSON has no NaN or Infinity. ``pae.alphafold.json`` answers the same matrix in
+AlphaFold DB's PAE file format (``alphafold``), which PAE tools (PAE Viewer, ChimeraX's
+``alphafold pae``, ipSAE scripts) read.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from pydantic import BaseModel, FiniteFloat
 from app.viewer.structure.model import Model
 
 STEP = 0.125  # Angstroms per byte value: 0-31.875 A
+# The largest error Boltz (like AlphaFold) can predict: the centre of its last of 64 bins
+# of 0.5 A. AlphaFold DB files carry it as ``max_predicted_aligned_error``.
+MAX_PREDICTED = 31.75
 MAX_TOKENS = 4000  # larger matrices are not drawn (16 M cells)
 # The most a pae.npz (and the array in it) may unpack to: float64 N x N plus headers.
 # Checked before inflating, so a small archive cannot make a worker allocate gigabytes.
@@ -112,3 +117,20 @@ def heatmap(pae: np.ndarray, model: Model, chain_names: dict[str, str]) -> Heatm
     return Heatmap(n=n, step=STEP, max=float(finite.max()) if n else 0.0,
                    values=base64.b64encode(quantised.tobytes()).decode(),
                    tokens=tokens, chains=chains, linked=matches)
+
+
+def alphafold(pae: np.ndarray) -> list[dict]:
+    """Return the matrix as AlphaFold DB's PAE JSON: a one-element list.
+
+    ``[{"predicted_aligned_error": [[...]], "max_predicted_aligned_error": 31.75}]``, the
+    errors rounded to 0.1 A as AlphaFold's ``confidence.pae_json`` writes them (and kept at
+    most the maximum), rows the aligned-on token. Unknown (NaN) or infinite errors become
+    the largest predictable error: JSON has no NaN, and such a pair is not confidently
+    placed.
+    """
+    finite = np.nan_to_num(pae.astype(np.float64), nan=MAX_PREDICTED, posinf=MAX_PREDICTED,
+                           neginf=0.0)
+    # Rounding must not push an error past the declared maximum (31.75 -> 31.8).
+    rounded = np.minimum(np.round(finite, 1), MAX_PREDICTED)
+    return [{"predicted_aligned_error": rounded.tolist(),
+             "max_predicted_aligned_error": MAX_PREDICTED}]

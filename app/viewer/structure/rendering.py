@@ -21,13 +21,15 @@ from app.viewer.web import security
 
 def structure_page(*, trail: list[Crumb], subject_id: str, url: str, fmt: str,
                    model: Model | None, roles: dict[str, Role], pae_url: str | None = None,
+                   pae_download: str | None = None,
                    compare_with=(), samples=(), sample: int | None = None,
                    label: str | None = None) -> str:
     """Render the 3D page of one structure file (``url``, same origin, in format ``fmt``).
 
     ``model`` is the file read (None: Mol*'s own colours, no legend), ``roles`` its
     chains' roles by auth id, ``compare_with`` [(label, url)] the compare links and
-    ``samples`` [(number, url)] a prediction's sample switcher, ``label`` the name a
+    ``samples`` [(number, url)] a prediction's sample switcher, ``pae_download`` the
+    AlphaFold DB PAE file's URL, ``label`` the name a
     person reads (a result's ``results.labels`` label; None: the id).
     """
     security.allow_structure_viewer()
@@ -39,7 +41,8 @@ def structure_page(*, trail: list[Crumb], subject_id: str, url: str, fmt: str,
         bands=scene.band_counts(model) if model else [],
         interface=scene.interface_text(model, chains) if model else [],
         ligand=model.ligands[0] if model and model.ligands else None,
-        pae_url=pae_url, compare=compare_with, samples=samples, sample=sample,
+        pae_url=pae_url, pae_download=pae_download, compare=compare_with, samples=samples,
+        sample=sample,
         label=label or subject_id,
     )
 

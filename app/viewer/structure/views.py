@@ -6,22 +6,24 @@ structure files, the chosen sample, the PAE and the compared sides are read by
 ``loading``, the trails come from ``core.breadcrumbs``, and ``rendering`` renders
 ``share/structure/page.html`` or ``compare.html`` (which hand their scenes to Mol* with
 ``static/js/structure.js``). ``pae.json`` answers a declared shape (``pae.Heatmap`` or
-``pae.NoHeatmap``), read by ``static/js/pae.js``.
+``pae.NoHeatmap``), read by ``static/js/pae.js``; ``pae.alphafold.json`` the same matrix
+as AlphaFold DB's PAE file, a download.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, request, url_for
+from flask import Blueprint, Response, json, request, url_for
 
 from app.viewer.core import breadcrumbs, run_kinds
 from app.viewer.core.api_client import api
 from app.viewer.core.artifacts import prediction_locator
 from app.viewer.core.errors import LinkNotFound
+from app.viewer.core.filenames import safe_filename
 from app.viewer.core.loaders import bearer, check_ids, load_pipeline, load_prediction
 from app.viewer.pages import predictions, result_view
 from app.viewer.results import indexer
 from app.viewer.results.labels import run_labels
-from app.viewer.structure import loading, rendering
+from app.viewer.structure import loading, pae, rendering
 from app.viewer.structure.roles import prediction_roles, result_roles
 from app.viewer.web.security import share_url
 
@@ -49,12 +51,15 @@ def result_structure(link_id: str, pipeline_id: str, result_id: str):
                                **view.walk_args))
                     for word, other in (("previous", view.prev_id), ("next", view.next_id))
                     if other]
-    pae_url = (url_for("structure.result_pae", result_id=result_id, **ids)
-               if (record.get("artifacts") or {}).get("archive") else None)
+    has_archive = bool((record.get("artifacts") or {}).get("archive"))
+    pae_url = url_for("structure.result_pae", result_id=result_id, **ids) if has_archive else None
+    pae_download = (url_for("structure.result_pae_alphafold", result_id=result_id, **ids)
+                    if has_archive else None)
     url = url_for("downloads.result_artifact", result_id=result_id, name="structure", **ids)
     return rendering.structure_page(
         trail=trail, subject_id=result_id, url=url, fmt=loading.structure_format(artifact),
         model=model, roles=result_roles(record, pipeline), pae_url=pae_url,
+        pae_download=pae_download,
         compare_with=compare_with, label=label)
 
 
@@ -89,6 +94,22 @@ def result_pae(link_id: str, pipeline_id: str, result_id: str):
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
     answer = loading.result_heatmap(link_id, pipeline_id, result_id, record, pipeline)
     return Response(answer.model_dump_json(), mimetype="application/json")
+
+
+@bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/structure/"
+        "pae.alphafold.json")
+def result_pae_alphafold(link_id: str, pipeline_id: str, result_id: str):
+    """Download a result's PAE in AlphaFold DB's format (the shared 404 without one)."""
+    check_ids(result_id)
+    load_pipeline(link_id, pipeline_id)
+    record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
+    matrix = loading.result_pae(link_id, pipeline_id, result_id, record)
+    if matrix is None:
+        raise LinkNotFound()
+    name = safe_filename(f"{result_id}-predicted_aligned_error.json", "pae.json")
+    return Response(json.dumps(pae.alphafold(matrix), separators=(",", ":")),
+                    mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/compare")
