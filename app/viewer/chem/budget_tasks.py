@@ -6,7 +6,7 @@ picklable: a match answer, an SVG text, a PAINS answer.
 
 from __future__ import annotations
 
-from app.viewer.chem import alerts, depict, substructure
+from app.viewer.chem import alerts, depict, scaffolds, similarity, substructure
 
 
 def contains(smiles: str, query_text: str) -> bool:
@@ -26,4 +26,5 @@ def pains(smiles: str) -> int:
     return alerts.pains_now(smiles)
 
 
-TASKS = {"contains": contains, "draw": draw, "pains": pains}
+TASKS = {"contains": contains, "draw": draw, "pains": pains,
+         "scaffold": scaffolds.scaffold_now, "fingerprint": similarity.fingerprint_now}

@@ -141,12 +141,20 @@ def csv_chunks(kind: Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
     pages = iter(pages)
     first = next(pages, None)
     columns = columns_for(kind, extras=extra_metrics.of_records(kind, first or []))
-    yield _csv_text([header(columns)])
+    # A similar_to view: its similarity after result_id (``sources`` adds it to records).
+    similar = bool(first) and "similarity" in first[0]
+
+    def row(record: dict) -> list[str]:
+        found = cells(columns, record)
+        return [*found[:3], _text(record.get("similarity")), *found[3:]] if similar else found
+
+    names = header(columns)
+    yield _csv_text([[*names[:3], "similarity", *names[3:]] if similar else names])
     if first is None:
         return
-    yield _csv_text(cells(columns, record) for record in first)
+    yield _csv_text(row(record) for record in first)
     for records in pages:
-        yield _csv_text(cells(columns, record) for record in records)
+        yield _csv_text(row(record) for record in records)
 
 
 def incomplete_row(written: int) -> str:

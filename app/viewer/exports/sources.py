@@ -89,6 +89,9 @@ def _indexed_walk(link_id: str, pipeline: dict, query: ExploreQuery, state: Inde
     def fetch(ids: list[str], token: str | None) -> list[dict]:
         page = client.results(link_id, pipeline_id, token, limit=len(ids), ids=ids)
         found = {record.get("id"): record for record in page.get("data") or []}
+        if query.similar_to:  # the view's number, beside the record (CSV column, JSON key)
+            values = answers.similarities(state, query, ids)
+            found = {i: {**r, "similarity": values.get(i)} for i, r in found.items()}
         return [found[i] for i in ids if i in found]  # the view's order, not the API's
 
     first_ids = next(batches, [])

@@ -19,7 +19,7 @@ import numpy as np
 from app import domain
 from app.timeutil import utcnow
 from app.viewer.chem import alerts, substructure
-from app.viewer.results import extra_metrics, fields, frame
+from app.viewer.results import chem_answers, extra_metrics, fields, frame
 from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
 from app.viewer.results.query import ExploreQuery
@@ -146,6 +146,11 @@ def alert_rows(state: IndexState, wanted: str) -> np.ndarray:
                                              else alerts.CLEAN))
 
 
+def view_frame(state: IndexState, query: ExploreQuery) -> Frame:
+    """Return the frame the query reads: with its ``similarity`` column when similar_to."""
+    return chem_answers.with_similarity(state, current_frame(state), query.similar_to)
+
+
 def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
     check_keys(state, query)  # every whole-set answer starts here or in ordered_rows
 
@@ -158,7 +163,10 @@ def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
         if query.alerts:
             alerted = alert_rows(state, query.alerts)
             matched = alerted if matched is None else matched & alerted
-        return frame.mask(current_frame(state), query, searched, matched)
+        if query.scaffold:  # chem_answers: scaffolds and similarity per distinct SMILES
+            chosen = chem_answers.scaffold_rows(state, current_frame(state), query.scaffold)
+            matched = chosen if matched is None else matched & chosen
+        return frame.mask(view_frame(state, query), query, searched, matched)
 
     return _answers.get(_key(state, query, "keep"), compute)
 
@@ -167,7 +175,7 @@ def ordered_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:
     """Return the frame rows that match the query, in the view's order."""
     check_keys(state, query)
     return _answers.get(_key(state, query, f"order:{query.sort_text()}"),
-                        lambda: frame.order(current_frame(state), query, _keep(state, query)))
+                        lambda: frame.order(view_frame(state, query), query, _keep(state, query)))
 
 
 @dataclass(frozen=True)
@@ -186,7 +194,10 @@ def _key(state: IndexState, query: ExploreQuery, what: str) -> tuple:
 def table_page(state: IndexState, query: ExploreQuery) -> list[dict]:
     """Return the stored records of the query's page, in the view's order."""
     start = (query.page - 1) * query.limit
-    rows = ordered_rows(state, query)[start:start + query.limit]
+    rows = ordered_rows(state, query)
+    if query.group:  # group=scaffold: the first row of each scaffold (chem_answers)
+        rows = chem_answers.groups(state, current_frame(state), rows)[0]
+    rows = rows[start:start + query.limit]
     ids = current_frame(state).id_list(rows)
     with get_engine().connect() as conn:
         return queries.records(conn, state.pipeline_id, ids)
@@ -206,7 +217,8 @@ def extra_keys(state: IndexState, kind: domain.Kind) -> tuple[str, ...]:
 
 def check_keys(state: IndexState, query: ExploreQuery) -> None:
     """Refuse a query naming a metric the indexed results lack (``query.check_keys``)."""
-    check_query_keys(query, current_frame(state).numbers)
+    numbers = current_frame(state).numbers
+    check_query_keys(query, {*numbers, "similarity"} if query.similar_to else numbers)
 
 
 def _histograms(data: Frame, keep: np.ndarray, kind: domain.Kind,
@@ -262,9 +274,20 @@ def points(state: IndexState, query: ExploreQuery, x: str, y: str,
     )
 
 
+def similarities(state: IndexState, query: ExploreQuery, ids: list[str]) -> dict:
+    """Return the similarity to ``query.similar_to`` of each of ``ids`` that has one."""
+    data = view_frame(state, query)
+    rows = np.flatnonzero(np.isin(data.ids, np.array([i.encode() for i in ids], dtype="S")))
+    values = data.numbers["similarity"][rows]
+    return {i: float(v) for i, v in zip(data.id_list(rows), values, strict=True)
+            if not np.isnan(v)}
+
+
 def ordered_ids(state: IndexState, query: ExploreQuery, chunk: int = 200
                 ) -> Iterator[list[str]]:
     """Yield the matching ids in the view's order, ``chunk`` at a time (for exports)."""
     data, rows = current_frame(state), ordered_rows(state, query)
+    if query.group:  # group=scaffold: the first row of each scaffold (chem_answers)
+        rows = chem_answers.groups(state, data, rows)[0]
     for start in range(0, len(rows), chunk):
         yield data.id_list(rows[start:start + chunk])

@@ -23,7 +23,7 @@ from app import domain
 from app.viewer.core import paging
 from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer
-from app.viewer.results import answers, fields, table
+from app.viewer.results import answers, chem_view, fields, table
 from app.viewer.results.labels import run_labels
 from app.viewer.results.panel import AS_RUN, Panel, panel
 from app.viewer.results.query import ExploreQuery, check_kind
@@ -35,7 +35,8 @@ _NOT_IN_ROW_LINKS = ("page", "limit", "x", "y")
 def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
            page_request: paging.PageRequest, records: list[dict], links: paging.PageLinks,
            *, from_index: bool, columns: list[table.Column], shown: ExploreQuery,
-           first_rank: int | None, pending_rank: bool = False) -> str:
+           first_rank: int | None, pending_rank: bool = False,
+           chem: chem_view.ChemView | None = None) -> str:
     """Render ``share/results/page.html`` with the records of one page of the view.
 
     ``shown`` is the view's query (from the index: with its order made explicit);
@@ -55,7 +56,7 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
         links=links, page_sizes=paging.PAGE_SIZES, explore=view, query=shown,
         from_index=from_index, sort_key=view.sort_key, pending_rank=pending_rank,
         descending_first=fields.descending_first, as_run=as_run,
-        ranked_by_default=shown.sort == view.default_sort,
+        ranked_by_default=shown.sort == view.default_sort, chem_facts=chem,
     )
 
 
@@ -101,13 +102,16 @@ def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQu
     view = panel(link_id, pipeline, kind, query)
     shown = view.query  # the default order made explicit
     records = answers.table_page(view.state, shown) if view.ready else []
-    links = _links(shown, view.summary.matched) if view.summary else \
-        paging.PageLinks(None, None)
+    # Scaffolds and similarity of small molecules (grouped: one row per scaffold).
+    chem = chem_view.of(link_id, view.state, shown) \
+        if view.ready and kind.family == "small_molecule" else None
+    links = _links(shown, chem.matched if chem else view.summary.matched) \
+        if view.summary else paging.PageLinks(None, None)
     return render(link_id, pipeline, kind, view,
                   paging.PageRequest(limit=query.limit, ids=query.ids), records, links,
                   from_index=True,
                   columns=table.columns_for(kind, records or None, view.extras),
-                  shown=shown, first_rank=(shown.page - 1) * shown.limit + 1)
+                  shown=shown, first_rank=(shown.page - 1) * shown.limit + 1, chem=chem)
 
 
 def _links(query: ExploreQuery, matched: int) -> paging.PageLinks:

@@ -40,6 +40,7 @@ MAX_TEXT = 200
 _NUMBER = re.compile(r"-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
 _WARNING_CODE = re.compile(r"[a-z0-9_\-]{1,64}")
 MAX_PAGE = 100_000
+MAX_SIMILAR_TO = 2000  # a pasted SMILES: the depictions' limit
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,9 @@ class ExploreQuery:
     q: str | None = None
     smarts: str | None = None
     alerts: str | None = None  # "none" | "any": PAINS alerts (chem.alerts)
+    scaffold: str | None = None  # a Bemis-Murcko scaffold SMILES or "acyclic" (chem.scaffolds)
+    similar_to: str | None = None  # a SMILES or a result id (chem.similarity)
+    group: str | None = None  # "scaffold": the first row of each scaffold in the view's order
     ids: tuple[str, ...] = ()
     limit: int = paging.DEFAULT_PAGE_SIZE
     page: int = 1
@@ -72,18 +76,19 @@ class ExploreQuery:
     def is_plain(self) -> bool:
         """Whether the API can answer it alone: no sort, filter or search (``ids`` is fine)."""
         return not (self.sort or self.filters or self.warnings or self.warning or self.q
-                    or self.smarts or self.alerts)
+                    or self.smarts or self.alerts or self.scaffold or self.similar_to
+                    or self.group)
 
     @property
     def has_selection(self) -> bool:
         """Whether it narrows the set (anything but sort and paging)."""
         return bool(self.filters or self.warnings or self.warning or self.q or self.smarts
-                    or self.alerts or self.ids)
+                    or self.alerts or self.ids or self.scaffold)
 
     def selection_key(self) -> tuple:
         """Return what decides the matching set (not its order): a cache key."""
         return (self.filters, self.warnings, self.warning, (self.q or "").lower(),
-                self.smarts, self.alerts, self.ids)
+                self.smarts, self.alerts, self.ids, self.scaffold, self.similar_to)
 
     def args(self, *, page: int | None = None, sort: str | None = None) -> dict:
         """Return the query string values of this view (for links that keep it).
@@ -96,7 +101,8 @@ class ExploreQuery:
             out["sort"] = sort_text
         for item in self.filters:
             out[f"{item.key}__{item.op}"] = _value_text(item.value)
-        for name in ("warnings", "warning", "q", "smarts", "alerts"):
+        for name in ("warnings", "warning", "q", "smarts", "alerts", "scaffold", "similar_to",
+                     "group"):
             if getattr(self, name):
                 out[name] = getattr(self, name)
         if self.ids:
@@ -248,6 +254,19 @@ def _smarts(args: MultiDict) -> str | None:
     return text
 
 
+def _similarity(args: MultiDict, filters: tuple[Filter, ...], sort: tuple) -> str | None:
+    """Return ``similar_to`` (checked as text here; as a SMILES or id by ``answers``)."""
+    text = (args.get("similar_to") or "").strip()
+    if len(text) > MAX_SIMILAR_TO:
+        raise BadRequest(f"'similar_to' is longer than {MAX_SIMILAR_TO} characters.")
+    uses = any(f.key == "similarity" for f in filters) or any(k == "similarity"
+                                                              for k, _ in sort)
+    if uses and not text:
+        raise BadRequest("'similarity' needs 'similar_to': a SMILES or a result id to "
+                         "compare with.")
+    return text or None
+
+
 def check_kind(query: ExploreQuery, kind: domain.Kind) -> None:
     """Refuse what the pipeline's kind cannot answer: ``smarts`` on protein results."""
     if query.smarts and kind.family != "small_molecule":
@@ -256,6 +275,10 @@ def check_kind(query: ExploreQuery, kind: domain.Kind) -> None:
     if query.alerts and kind.family != "small_molecule":
         raise BadRequest("'alerts' filters small molecules, and this pipeline's results "
                          "are proteins.")
+    for name in ("scaffold", "similar_to", "group"):
+        if getattr(query, name) and kind.family != "small_molecule":
+            raise BadRequest(f"'{name}' is for small molecules, and this pipeline's "
+                             "results are proteins.")
 
 
 def _page(args: MultiDict) -> int:
@@ -274,13 +297,18 @@ def parse(args: MultiDict) -> ExploreQuery:
     alerts = args.get("alerts") or None
     if alerts not in (None, "none", "any"):
         raise BadRequest("'alerts' is 'none' or 'any'.")
+    group = args.get("group") or None
+    if group not in (None, "scaffold"):
+        raise BadRequest("'group' is 'scaffold'.")
     warning = args.get("warning") or None
     if warning is not None and not _WARNING_CODE.fullmatch(warning):
         raise BadRequest("'warning' takes a warning code such as 'unpaired_cysteine'.")
+    sort, filters = parse_sort(args.get("sort", "")), parse_filters(args)
     return ExploreQuery(
-        sort=parse_sort(args.get("sort", "")), filters=parse_filters(args),
+        sort=sort, filters=filters,
         warnings=warnings, warning=warning, q=_text(args, "q"), smarts=_smarts(args),
-        alerts=alerts,
+        alerts=alerts, scaffold=_text(args, "scaffold"),
+        similar_to=_similarity(args, filters, sort), group=group,
         ids=base.ids,
         limit=base.limit, page=_page(args), x=_axis(args, "x"), y=_axis(args, "y"),
     )
