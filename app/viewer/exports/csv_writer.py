@@ -35,6 +35,7 @@ from app.viewer.chem import properties
 from app.viewer.core import formatting
 from app.viewer.exports.precision import rounded_properties
 from app.viewer.exports.stream import incomplete_text
+from app.viewer.proteins import columns as protein_columns
 from app.viewer.results import extra_metrics
 from app.viewer.results.table import Column, columns_for
 
@@ -118,6 +119,9 @@ def cells(columns: list[Column], record: dict) -> list[str]:
             if chemistry is None:
                 chemistry = rounded_properties(properties.compute(record.get("smiles")))
             row.append(_text(chemistry.get(column.key)))
+        elif source == "protein":  # the designed chain's (Biopython), as the table shows
+            sequence = protein_columns.designed_sequence(record)
+            row.append(_text(protein_columns.values(sequence).get(column.key)))
         elif source == "warnings":
             codes = [str(w.get("code")) for w in record.get("warnings") or []]
             row.append(_text(";".join(codes)))

@@ -26,6 +26,9 @@ from app.viewer.web import work_gate
 # Per index version: a scaffold table and a fingerprint list per pipeline, and recent
 # similarity columns (800 KB each at 100,000 results).
 _cache: BoundedCache = BoundedCache(64)
+# Up to this many distinct molecules (~1 s of scaffolds) every page shows the facet; a
+# larger set computes them when a visitor asks (scaffold=, group=scaffold).
+EAGER_SCAFFOLDS = 2000
 
 
 def _cached(key: tuple, compute: Callable[[], object]):
@@ -63,6 +66,15 @@ def scaffold_table(state: IndexState, data: Frame) -> tuple[np.ndarray, list[str
         return rows.astype(np.int32), list(names)
 
     return _cached((state.pipeline_id, state.version, "scaffolds"), compute)
+
+
+def scaffolds_known(state: IndexState, data: Frame) -> bool:
+    """Whether the scaffold facet costs no more than a moment now: the table is cached, or
+    the set has at most ``EAGER_SCAFFOLDS`` distinct molecules, or all are in the cache."""
+    if _cache.get((state.pipeline_id, state.version, "scaffolds")) is not None:
+        return True
+    smiles = data.molecules.smiles if data.molecules is not None else []
+    return len(smiles) <= EAGER_SCAFFOLDS or not scaffolds.uncached(smiles)
 
 
 def scaffold_rows(state: IndexState, data: Frame, scaffold: str) -> np.ndarray:

@@ -26,6 +26,7 @@ class ChemView:
     """One page's scaffold and similarity facts (see the module docstring).
 
     ``matched`` is how many rows the view has: the results, or the scaffolds when grouped.
+    ``scaffolds`` is None while a large set's scaffolds are not computed yet.
     """
 
     matched: int
@@ -33,7 +34,7 @@ class ChemView:
     similar_figure: Markup | None = None
     similarity: dict[str, float] = field(default_factory=dict)
     groups: dict[str, tuple[str, int]] = field(default_factory=dict)
-    scaffolds: list[tuple[str, int]] = field(default_factory=list)
+    scaffolds: list[tuple[str, int]] | None = None  # None: not computed yet (large set)
 
 
 def of(link_id: str, state: IndexState, query: ExploreQuery) -> ChemView:
@@ -42,7 +43,10 @@ def of(link_id: str, state: IndexState, query: ExploreQuery) -> ChemView:
     rows = answers.ordered_rows(state, query)
     keep = np.zeros(data.size, dtype=bool)
     keep[rows] = True
-    top = chem_answers.scaffold_counts(state, data, keep, TOP_SCAFFOLDS)
+    # A large set's scaffolds are computed when asked for (the facet's button), not on
+    # every first page view (chem_answers.scaffolds_known).
+    asked = query.scaffold or query.group or chem_answers.scaffolds_known(state, data)
+    top = chem_answers.scaffold_counts(state, data, keep, TOP_SCAFFOLDS) if asked else None
     groups: dict[str, tuple[str, int]] = {}
     shown = rows
     if query.group:

@@ -70,6 +70,9 @@ class Facets(BaseModel):
     solubility: dict[str, int]
     warning: dict[str, int]  # only the codes some matching result has
     warnings: WarningCounts
+    # Protein kinds: results with each sequence liability; without / with any (else {}).
+    liability: dict[str, int] = {}
+    liabilities: dict[str, int] = {}
 
 
 class Building(BaseModel):

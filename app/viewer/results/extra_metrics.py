@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping
 
 from app import domain
 from app.viewer.chem import properties
+from app.viewer.proteins import columns as protein_columns
 
 KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 MAX_EXTRA = 32
@@ -42,7 +43,7 @@ TAKEN = frozenset({
     *domain.ADME_FIELDS, *properties.PROPERTIES, "id", "created_at", "length", "variant",
     "external_id", "result_id", "position", "search", "smiles", "warning_count",
     "warning_codes", "pipeline_id", "extra_metrics", "sequence", "warnings", "type",
-    "adme", "metrics",
+    "adme", "metrics", *protein_columns.KEYS,
 })
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.viewer.proteins.columns import LIABILITY_COLUMNS
 from app.viewer.results import extra_metrics
 from app.viewer.results.fields import NUMERIC_KEYS
 from app.viewer.results.query import ExploreQuery, Filter
@@ -112,7 +113,9 @@ class Frame:
         return self._ranks[key]
 
 
-_FIXED_NUMBERS = frozenset((*NUMERIC_KEYS, "warning_count"))
+# Stored numbers that are no query key: the per-liability counts (``liability=``).
+_HIDDEN_NUMBERS = ("warning_count", *LIABILITY_COLUMNS.values())
+_FIXED_NUMBERS = frozenset((*NUMERIC_KEYS, *_HIDDEN_NUMBERS))
 
 
 def _extra_columns(found: dict[str, tuple[list[int], list[float]]], size: int
@@ -149,7 +152,7 @@ def _collect_extras(found: dict[str, tuple[list[int], list[float]]], texts: list
 def build(chunks: Iterable[dict[str, list]], codes: tuple[str, ...]) -> Frame:
     """Make a frame from the store's columns, given a chunk of rows at a time."""
     number_parts: dict[str, list[np.ndarray]] = {k: [] for k in (*NUMERIC_KEYS,
-                                                                 "warning_count")}
+                                                                 *_HIDDEN_NUMBERS)}
     text_parts: dict[str, list[np.ndarray]] = {k: [] for k in TEXT_COLUMNS}
     smiles_parts: list[list] = []
     extras: dict[str, tuple[list[int], list[float]]] = {}
@@ -242,6 +245,11 @@ def mask(frame: Frame, query: ExploreQuery, searched: set[str] | None = None,
         keep &= frame.numbers["warning_count"] > 0
     if query.warning:
         keep &= frame.codes.get(query.warning, np.zeros(frame.size, dtype=bool))
+    if query.liabilities:  # NaN (no designed chain) is neither none nor any
+        count = frame.numbers["liability_count"]
+        keep &= (count == 0) if query.liabilities == "none" else (count > 0)
+    if query.liability:
+        keep &= frame.numbers[LIABILITY_COLUMNS[query.liability]] > 0
     for wanted in (set(query.ids) if query.ids else None, searched):
         if wanted is not None:
             keep &= np.isin(frame.ids, np.array([w.encode() for w in sorted(wanted)],
@@ -280,6 +288,12 @@ def facets(frame: Frame, keep: np.ndarray) -> dict[str, dict[str, int]]:
     out["warning"] = {code: n for code, n in codes.items() if n}
     clean = int(np.count_nonzero((frame.numbers["warning_count"] == 0) & keep))
     out["warnings"] = {"none": clean, "any": int(np.count_nonzero(keep)) - clean}
+    count = frame.numbers["liability_count"]  # protein kinds: sequence liabilities
+    if not np.isnan(count).all():
+        out["liability"] = {name: int(np.count_nonzero((frame.numbers[column] > 0) & keep))
+                            for name, column in LIABILITY_COLUMNS.items()}
+        out["liabilities"] = {"none": int(np.count_nonzero((count == 0) & keep)),
+                              "any": int(np.count_nonzero((count > 0) & keep))}
     return out
 
 

@@ -11,6 +11,9 @@ API for fresh ones).
 acceptors, rotatable bonds, Lipinski violations, QED) are set for small molecules; a
 SMILES RDKit cannot read has none.
 
+The protein columns (``proteins.columns``: ProtParam properties, liability counts) are
+read from that same chain, for protein kinds.
+
 ``length`` is the residues of the first protein entity, the designed chain: the number the
 table's Sequence column shows, so sorting by it orders what the visitor sees.
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 from pydantic_core import to_json
 
 from app.viewer.chem import properties
+from app.viewer.proteins import columns as protein_columns
 from app.viewer.results import extra_metrics
 from app.viewer.results.fields import of_group
 
@@ -84,6 +88,9 @@ def index_values(record: dict) -> dict:
     chemistry = properties.compute(values["smiles"]) or {}
     for field in _CHEMISTRY:
         values[field.key] = chemistry.get(field.key)
+    # The designed chain's properties and liabilities (cached per distinct sequence).
+    sequence = designed.get("value") if designed else None
+    values.update(protein_columns.values(sequence))
     return values
 
 

@@ -30,6 +30,7 @@ from app import domain
 from app.viewer.chem import substructure
 from app.viewer.core import paging
 from app.viewer.core.errors import BadRequest
+from app.viewer.proteins import query_keys as protein_keys
 from app.viewer.results.extra_metrics import is_key as is_metric_key
 from app.viewer.results.fields import KEYS, is_numeric
 
@@ -66,6 +67,8 @@ class ExploreQuery:
     scaffold: str | None = None  # a Bemis-Murcko scaffold SMILES or "acyclic" (chem.scaffolds)
     similar_to: str | None = None  # a SMILES or a result id (chem.similarity)
     group: str | None = None  # "scaffold": the first row of each scaffold in the view's order
+    liabilities: str | None = None  # "none" | "any": sequence liabilities (proteins)
+    liability: str | None = None  # one of proteins.liabilities.LIABILITIES
     ids: tuple[str, ...] = ()
     limit: int = paging.DEFAULT_PAGE_SIZE
     page: int = 1
@@ -75,6 +78,8 @@ class ExploreQuery:
     @property
     def is_plain(self) -> bool:
         """Whether the API can answer it alone: no sort, filter or search (``ids`` is fine)."""
+        if self.liabilities or self.liability:
+            return False
         return not (self.sort or self.filters or self.warnings or self.warning or self.q
                     or self.smarts or self.alerts or self.scaffold or self.similar_to
                     or self.group)
@@ -82,12 +87,15 @@ class ExploreQuery:
     @property
     def has_selection(self) -> bool:
         """Whether it narrows the set (anything but sort and paging)."""
+        if self.liabilities or self.liability:
+            return True
         return bool(self.filters or self.warnings or self.warning or self.q or self.smarts
                     or self.alerts or self.ids or self.scaffold)
 
     def selection_key(self) -> tuple:
         """Return what decides the matching set (not its order): a cache key."""
-        return (self.filters, self.warnings, self.warning, (self.q or "").lower(),
+        mine = (self.liabilities, self.liability)  # proteins' liability keys
+        return (*mine, self.filters, self.warnings, self.warning, (self.q or "").lower(),
                 self.smarts, self.alerts, self.ids, self.scaffold, self.similar_to)
 
     def args(self, *, page: int | None = None, sort: str | None = None) -> dict:
@@ -103,6 +111,9 @@ class ExploreQuery:
             out[f"{item.key}__{item.op}"] = _value_text(item.value)
         for name in ("warnings", "warning", "q", "smarts", "alerts", "scaffold", "similar_to",
                      "group"):
+            if getattr(self, name):
+                out[name] = getattr(self, name)
+        for name in protein_keys.NAMES:
             if getattr(self, name):
                 out[name] = getattr(self, name)
         if self.ids:
@@ -269,6 +280,7 @@ def _similarity(args: MultiDict, filters: tuple[Filter, ...], sort: tuple) -> st
 
 def check_kind(query: ExploreQuery, kind: domain.Kind) -> None:
     """Refuse what the pipeline's kind cannot answer: ``smarts`` on protein results."""
+    protein_keys.check_family(query, kind.family)
     if query.smarts and kind.family != "small_molecule":
         raise BadRequest("'smarts' filters small molecules, and this pipeline's results "
                          "are proteins.")
@@ -309,7 +321,7 @@ def parse(args: MultiDict) -> ExploreQuery:
         warnings=warnings, warning=warning, q=_text(args, "q"), smarts=_smarts(args),
         alerts=alerts, scaffold=_text(args, "scaffold"),
         similar_to=_similarity(args, filters, sort), group=group,
-        ids=base.ids,
+        ids=base.ids, **protein_keys.parse(args),
         limit=base.limit, page=_page(args), x=_axis(args, "x"), y=_axis(args, "y"),
     )
 

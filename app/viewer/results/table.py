@@ -28,6 +28,7 @@ from app.domain import Kind
 from app.viewer.chem import properties
 from app.viewer.core import formatting
 from app.viewer.depictions.markup import molecule_html
+from app.viewer.proteins import columns as protein_columns
 from app.viewer.results import fields
 from app.viewer.results.fields import FIELDS, Field, of_group
 
@@ -130,6 +131,8 @@ def columns_for(kind: Kind, records: list[dict] | None = None,
                        if field.column)  # the four shown; all eight sort and filter
     if kind.has_adme:
         columns.extend(_field_column(field, "adme") for field in of_group("adme"))
+    if kind.family == "protein":  # the designed chain's ProtParam values and liabilities
+        columns.extend(_field_column(field, "protein") for field in of_group("protein"))
     columns.append(Column("warnings", "Warnings", "", "Warnings raised for this result.",
                           source="warnings"))
     return columns
@@ -212,6 +215,20 @@ def _chemistry_cell(column: Column, _context: Context) -> Callable[[dict], str]:
     return render
 
 
+def _protein_cell(column: Column, _context: Context) -> Callable[[dict], str]:
+    key = column.key
+    decimals = 0 if key in _WHOLE_NUMBERS else 2
+
+    def render(record: dict) -> str:  # cached per distinct sequence (proteins.columns)
+        return _number_td(protein_columns.values(protein_columns.designed_sequence(record))
+                          .get(key), decimals)
+
+    return render
+
+
+_WHOLE_NUMBERS = ("protein_weight", "extinction_coefficient", "liability_count")
+
+
 def _variant_cell(_column: Column, _context: Context) -> Callable[[dict], str]:
     def render(record: dict) -> str:
         variant = record.get("type") or ""
@@ -251,7 +268,8 @@ def _field_cell(column: Column, _context: Context) -> Callable[[dict], str]:
 # for every row (a 100-row table has ~1,000 cells).
 _CELLS: dict[str, Callable[[Column, Context], Callable[[dict], str]]] = {
     "metric": _metric_cell, "adme": _adme_cell, "sequence": _sequence_cell,
-    "smiles": _smiles_cell, "chemistry": _chemistry_cell, "variant": _variant_cell,
+    "smiles": _smiles_cell, "chemistry": _chemistry_cell, "protein": _protein_cell,
+    "variant": _variant_cell,
     "warnings": _warnings_cell, "field": _field_cell,
 }
 

@@ -120,14 +120,21 @@ result_indexes = sa.Table(
     sa.Index("ix_viewer_result_indexes_last_used_at", "last_used_at"),
 )
 
+# The designed chain's computed properties and liability counts (v0007; app.viewer.proteins).
+PROTEIN_NUMBER_COLUMNS = ("protein_weight", "isoelectric_point", "net_charge", "gravy",
+                          "instability_index", "extinction_coefficient")
+PROTEIN_INTEGER_COLUMNS = ("liability_count", "liability_n_glycosylation",
+                           "liability_deamidation", "liability_isomerization",
+                           "liability_unpaired_cysteine", "liability_oxidation")
+
 # The sortable and filterable values of each indexed result: narrow on purpose (no record
 # text), so that a whole-set sort or count scans little. ``position`` is the API's order.
 # Every metric of the vocabulary (a new one needs a migration, as any new column does),
 # the ADME numbers and the computed chemistry.
 INDEX_NUMBER_COLUMNS = (*domain.METRICS, "lipophilicity", "permeability", "mol_weight",
-                        "clogp", "tpsa", "qed")
+                        "clogp", "tpsa", "qed", *PROTEIN_NUMBER_COLUMNS)
 INDEX_INTEGER_COLUMNS = ("length", "hbd", "hba", "rotatable_bonds", "lipinski_violations",
-                         "warning_count")
+                         "warning_count", *PROTEIN_INTEGER_COLUMNS)
 indexed_results = sa.Table(
     "viewer_indexed_results",
     metadata,

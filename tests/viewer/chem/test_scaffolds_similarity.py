@@ -168,3 +168,16 @@ def test_protein_results_refuse_scaffold_and_similarity(app, client, org):
     for query in ("scaffold=c1ccccc1", "similar_to=CCO", "group=scaffold"):
         assert client.get(f"/share/{link.id}/pipelines/{pipeline_id}?{query}").status_code \
             == 400
+
+
+def test_a_large_sets_scaffolds_wait_to_be_asked_for(client, molecules, monkeypatch):
+    from app.viewer.results import chem_answers
+
+    path, smiles_of = molecules
+    monkeypatch.setattr(chem_answers, "EAGER_SCAFFOLDS", 0)  # every set counts as large
+    chem_answers.clear_caches()
+    body = _page(client, path, "sort=id")
+    assert "computed on request" in body and 'data-facet="scaffold"' not in body
+    assert scaffolds.uncached(list(set(smiles_of.values())))  # nothing computed yet
+    _page(client, path, "group=scaffold&sort=id")  # asked for: computed and kept
+    assert 'data-facet="scaffold"' in _page(client, path, "sort=id")

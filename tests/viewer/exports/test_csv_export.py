@@ -22,23 +22,26 @@ from tests.viewer.conftest import point_viewer_at
 from tests.viewer.core.sdk_runs import run_record, share_read
 from tests.viewer.fake_api import FakeApi, json_response
 
+# The designed chain's computed properties and liability count (app.viewer.proteins).
+PROTEIN = ["protein_weight", "isoelectric_point", "net_charge", "gravy", "instability_index",
+           "extinction_coefficient", "liability_count"]
 EXPECTED_HEADERS = {
     "protein_design": [
         "result_id", "sequence_length", "chains", "sequence", "entities",
         "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
-        "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", "warnings"],
+        "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", *PROTEIN, "warnings"],
     "protein_redesign": [
         "result_id", "sequence_length", "chains", "sequence", "entities",
         "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
-        "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", "warnings"],
+        "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", *PROTEIN, "warnings"],
     "protein_sequence_redesign": [
         "result_id", "variant", "sequence_length", "chains", "sequence", "entities",
         "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
-        "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", "warnings"],
+        "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", *PROTEIN, "warnings"],
     "protein_library_screen": [
         "result_id", "external_id", "sequence_length", "chains", "sequence", "entities",
         "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
-        "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", "warnings"],
+        "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", *PROTEIN, "warnings"],
     "small_molecule_design": [
         "result_id", "smiles", "binding_confidence", "optimization_score", "iptm", "ptm",
         "structure_confidence", "complex_plddt", "complex_iplddt", "mol_weight", "clogp",

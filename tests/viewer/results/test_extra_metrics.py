@@ -17,6 +17,7 @@ from app import domain
 from app.db import get_engine
 from app.store import schema
 from app.timeutil import utcnow
+from app.viewer.proteins.columns import LIABILITY_COLUMNS
 from app.viewer.results import extra_metrics, fields, frame, index_rows, indexer, table
 from app.viewer.store.result_index import IndexState
 from tests.service import factories
@@ -30,6 +31,8 @@ BEYOND_SDK = pytest.mark.skipif(
     os.environ.get("SHARE_VIEWER_API_DOUBLE") == "sdk",
     reason="extra metrics are not SDK-declared fields; the SDK-only double drops them")
 PROTEIN = domain.KINDS["protein_design"]
+# The designed chain's computed columns (app.viewer.proteins), after the metrics.
+PROTEIN_KEYS = tuple(f.key for f in fields.of_group("protein"))
 
 
 def _with_metrics(app, org, kind: str, n: int, extra, *, seed: int = 1):
@@ -99,7 +102,7 @@ def test_index_rows_and_frames_keep_unknown_metrics_bounded():
     rows = [hostile, values]
     columns = {key: [row.get(key) for row in rows] for key in (
         *fields.NUMERIC_KEYS, *frame.TEXT_COLUMNS, "warning_count", "smiles",
-        "extra_metrics")}
+        "extra_metrics", *LIABILITY_COLUMNS.values())}
     built = frame.build([columns], ())
     # The pipeline's first 32 keys (the hostile record came first): foo_score is not one.
     assert len(built.extras) == extra_metrics.MAX_EXTRA and "foo_score" not in built.extras
@@ -115,7 +118,8 @@ def test_columns_of_a_page_and_of_extras():
     columns = table.columns_for(PROTEIN, records, extras)
     labels = [c.label for c in columns if c.source == "metric"]
     assert labels[-3:] == ["ipSAE (min)", "Foo score", "Zed"]
-    assert fields.plot_keys(PROTEIN, extras) == (*PROTEIN.metrics, *extras, "length")
+    assert fields.plot_keys(PROTEIN, extras) == (*PROTEIN.metrics, *extras, "length",
+                                                 *PROTEIN_KEYS)
     # A small molecule's records never carry ipsae_min: no column for it.
     small = domain.KINDS["small_molecule_design"]
     assert extra_metrics.of_records(small, [{"metrics": {"iptm": 1}}]) == ()
@@ -166,7 +170,8 @@ def test_unknown_metrics_are_shown_sorted_filtered_plotted_and_exported(app, cli
     # Exports: CSV columns named by the keys, at full precision; JSON records whole.
     text = client.get(f"{path}/export.csv?sort=-foo_score").get_data(as_text=True)
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert list(rows[0])[-4:] == ["loop_fraction", "ipsae_min", "foo_score", "warnings"]
+    assert list(rows[0])[-4 - len(PROTEIN_KEYS):] == ["loop_fraction", "ipsae_min", "foo_score",
+                                                      *PROTEIN_KEYS, "warnings"]
     by_id = {r["id"]: r["metrics"] for r in records}
     assert [float(row["foo_score"]) for row in rows] == sorted(
         (m["foo_score"] for m in by_id.values()), reverse=True)
@@ -234,7 +239,8 @@ def test_a_hostile_record_stays_bounded_and_escaped(app, client, org):
         assert "a<script>" not in body and "onmouseover" not in body
         assert "ünïcode" not in body
     histograms = client.get(f"{path}/explore.json").get_json()["histograms"]
-    assert len(histograms) <= limit + 1  # and the length
+    assert len(histograms) <= limit + 1 + len(PROTEIN_KEYS)  # the length, the proteins
     header = client.get(f"{path}/export.csv").get_data(as_text=True).splitlines()[0]
-    assert len(header.split(",")) <= 7 + limit + 1  # rank, label, id, 4 sequence columns
+    # rank, label, id, 4 sequence columns, warnings, the protein columns
+    assert len(header.split(",")) <= 7 + limit + 1 + len(PROTEIN_KEYS)
     assert "script" not in header

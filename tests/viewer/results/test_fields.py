@@ -42,8 +42,10 @@ def test_small_molecules_filter_every_computed_property_and_plot_four():
                        "clogp", "tpsa", "qed")
     assert filtered == (*plotted, "hbd", "hba", "rotatable_bonds", "lipinski_violations")
     protein = domain.KINDS["protein_design"]
-    assert fields.plot_keys(protein) == fields.filter_keys(protein) == (*protein.metrics,
-                                                                         "length")
+    # The length, then the designed chain's properties and liability count (proteins).
+    assert fields.plot_keys(protein) == fields.filter_keys(protein) == (
+        *protein.metrics, "length", "protein_weight", "isoelectric_point", "net_charge",
+        "gravy", "instability_index", "extinction_coefficient", "liability_count")
 
 
 def test_explore_json_is_its_declared_model_and_each_widget_loads_once(app, client, org):

@@ -1,0 +1,1 @@
+"""Protein sequence analysis for the results index: liabilities and ProtParam properties."""

@@ -1,0 +1,50 @@
+"""A protein result's computed index columns: ProtParam properties and liability counts.
+
+Read from the designed chain, the record's first protein entity (the chain the table's
+Sequence column and ``length`` describe), up to ``liabilities.MAX_RESIDUES`` letters.
+``values`` is cached per distinct sequence: an index build or a table page asks
+Biopython once per sequence, not per row or request.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from app.viewer.proteins import liabilities, properties
+
+# Per-liability site counts, stored as index columns under these names (prefixed: a
+# result's own metric named "oxidation" must never collide with them).
+LIABILITY_COLUMNS = {name: f"liability_{name}" for name in liabilities.LIABILITIES}
+KEYS = (*properties.KEYS, "liability_count", *LIABILITY_COLUMNS.values())
+
+
+def designed_sequence(record: dict) -> str | None:
+    """Return the sequence of the record's first protein entity, or None."""
+    for entity in record.get("entities") or []:
+        if isinstance(entity, dict) and entity.get("type") == "protein":
+            value = entity.get("value")
+            return value if isinstance(value, str) else None
+    return None
+
+
+def values(sequence: object) -> dict[str, float | int | None]:
+    """Return every key of ``KEYS`` for ``sequence`` (all None without a sequence).
+
+    ``liability_count`` is the sum of the sites (an odd cysteine count is one site; every
+    M and W is a potential oxidation site).
+    """
+    if not isinstance(sequence, str) or not sequence:
+        return dict.fromkeys(KEYS)
+    # Capped before the cache: its keys stay small whatever a record holds (4,096 of
+    # 5,000 letters at most: ~20 MB in the worst case).
+    return dict(_values(sequence[:liabilities.MAX_RESIDUES]))
+
+
+@lru_cache(maxsize=4096)
+def _values(sequence: str) -> tuple[tuple[str, float | int | None], ...]:
+    out: dict[str, float | int | None] = dict.fromkeys(properties.KEYS)
+    out.update(properties.compute(sequence) or {})
+    counts = liabilities.counts(sequence)
+    out["liability_count"] = sum(counts.values())
+    out.update({LIABILITY_COLUMNS[name]: n for name, n in counts.items()})
+    return tuple(out.items())
