@@ -1,7 +1,7 @@
 """The tasks a budgeted chemistry child runs (``budget``): imported once by its forkserver.
 
 Each task takes one item and the task's fixed arguments, and returns something small and
-picklable: a match answer, an SVG text, a PAINS answer.
+picklable: a match answer, an SVG text, the alerts of a molecule.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ def draw(item: tuple[str, str | None, str]) -> str | None:
     return depict.draw_now(smiles, highlight, size)
 
 
-def pains(smiles: str) -> int:
-    """Whether the molecule of ``smiles`` has a PAINS alert (``alerts``: flagged, clean,
-    unknown)."""
-    return alerts.pains_now(smiles)
+def structural_alerts(smiles: str) -> tuple[tuple[str, str | None], ...] | None:
+    """The PAINS and Brenk alerts of the molecule of ``smiles`` (``alerts``: name, SMARTS),
+    or None when RDKit cannot read it."""
+    return alerts.alerts_now(smiles)
 
 
-TASKS = {"contains": contains, "draw": draw, "pains": pains,
+TASKS = {"contains": contains, "draw": draw, "alerts": structural_alerts,
          "scaffold": scaffolds.scaffold_now, "fingerprint": similarity.fingerprint_now}

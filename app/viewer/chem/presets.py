@@ -11,7 +11,7 @@ the current view:
   not an amide, thioamide, urea or amidine NH2, nor a sulfonamide's (on sulfur);
 - Lipinski pass: ``lipinski_violations__lte=1``. Lipinski's rule of five flags poor oral
   absorption when MORE than one of its four criteria is broken, so one is a pass;
-- no PAINS: ``alerts=none`` (``chem.alerts``).
+- no PAINS: ``alerts=none&alert_family=pains`` (``chem.alerts``; Brenk alerts allowed).
 
 ``also_matches_esters`` tells when a typed pattern meant for acids also finds esters: it
 matches acetic acid on its carboxyl (carbon and OH) and matches methyl acetate too, e.g.
@@ -70,7 +70,7 @@ PRESETS: tuple[Preset, ...] = (
            "H-bond donors > 5, acceptors > 10).", (("lipinski_violations__lte", "1"),)),
     Preset("no_pains", "No PAINS",
            "No PAINS A/B/C alert (assay-interference substructures, RDKit's catalog).",
-           (("alerts", "none"),)),
+           (("alerts", "none"), ("alert_family", "pains"))),
 )
 ACID = PRESETS[0]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import Flask
 from markupsafe import Markup, escape
 
-from app.viewer.chem import depict, properties
+from app.viewer.chem import alerts, depict, identifiers, properties
 from app.viewer.depictions.signing import depiction_url
 
 
@@ -44,6 +44,9 @@ def molecule_figure(link_id: str, smiles: str | None, highlight: str | None = No
 
 
 def init_app(app: Flask) -> None:
-    """Offer ``depiction_url``, ``molecule_figure`` and ``computed_properties`` to templates."""
+    """Offer ``depiction_url``, ``molecule_figure``, ``computed_properties``,
+    ``structural_alerts`` and ``molecule_identifiers`` to templates."""
     app.jinja_env.globals.update(depiction_url=depiction_url, molecule_figure=molecule_figure,
-                                 computed_properties=properties.table)
+                                 computed_properties=properties.table,
+                                 structural_alerts=alerts.of_molecule,
+                                 molecule_identifiers=identifiers.of)

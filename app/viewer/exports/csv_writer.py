@@ -31,7 +31,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 
 from app.domain import Kind
-from app.viewer.chem import properties
+from app.viewer.chem import alerts, identifiers, properties
 from app.viewer.core import formatting
 from app.viewer.exports.precision import rounded_properties
 from app.viewer.exports.stream import incomplete_text
@@ -96,8 +96,12 @@ def header(columns: list[Column]) -> list[str]:
     for column in columns:
         if column.source == "sequence":
             names += ["sequence_length", "chains", "sequence", "entities"]
+        elif column.source == "smiles":  # and its InChIKey (chem.identifiers)
+            names += ["smiles", "inchikey"]
         else:
             names.append(_HEADER_NAMES.get(column.key, column.key.removeprefix("adme.")))
+    if any(column.source == "smiles" for column in columns):
+        names.append("alerts")  # PAINS / Brenk alert names, ';'-joined (chem.alerts)
     return names
 
 
@@ -125,9 +129,32 @@ def cells(columns: list[Column], record: dict) -> list[str]:
         elif source == "warnings":
             codes = [str(w.get("code")) for w in record.get("warnings") or []]
             row.append(_text(";".join(codes)))
-        else:  # external_id, smiles, the variant ("type"): plain fields of the record
+        elif source == "smiles":
+            smiles = record.get("smiles")
+            row += [_text(smiles), _text(identifiers.inchikey(smiles))]
+        else:  # external_id, the variant ("type"): plain fields of the record
             row.append(_text(record.get(column.key)))
+    if any(column.source == "smiles" for column in columns):
+        row.append(_text(alerts_text(record.get("smiles"))))
     return row
+
+
+def alerts_text(smiles: str | None) -> str:
+    """Return a molecule's alert names joined by ';' ("" none, "unknown" unread/unchecked;
+    ``warm`` has checked the page's molecules in one budgeted call)."""
+    if not smiles:
+        return ""
+    names = alerts.names_of([smiles], alerts.PAGE_SECONDS)[0]
+    return "unknown" if names is None else ";".join(names)
+
+
+def warm(pages: Iterable[list[dict]]) -> Iterator[list[dict]]:
+    """Yield ``pages``, each after checking its molecules' alerts in one budgeted call."""
+    for records in pages:
+        smiles = list(dict.fromkeys(r.get("smiles") for r in records if r.get("smiles")))
+        if smiles:
+            alerts.names_of(smiles)
+        yield records
 
 
 def _csv_text(rows: Iterable[list[str]]) -> str:
@@ -142,7 +169,7 @@ def csv_chunks(kind: Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
     The kind's columns never depend on which records a page holds (module docstring);
     the metrics beyond the kind's are those of the first page.
     """
-    pages = iter(pages)
+    pages = warm(pages)  # alerts of a page's molecules in one batch, not one call a row
     first = next(pages, None)
     columns = columns_for(kind, extras=extra_metrics.of_records(kind, first or []))
     # A similar_to view: its similarity after result_id (``sources`` adds it to records).

@@ -48,7 +48,7 @@ from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 
 from app import domain
-from app.viewer.chem import depict
+from app.viewer.chem import depict, identifiers
 from app.viewer.chem import properties as chemistry
 from app.viewer.core.errors import ApiError
 from app.viewer.exports.precision import rounded_properties
@@ -83,7 +83,9 @@ def _value_text(value) -> str:
 def properties(record: dict) -> list[tuple[str, str]]:
     """Return a result's SD properties (name, text), in a fixed order; empty ones left out."""
     props = [("rank", record.get("rank")), ("label", record.get("label")),
-             ("smiles", record.get("smiles")), ("external_id", record.get("external_id"))]
+             ("smiles", record.get("smiles")),
+             ("inchikey", identifiers.inchikey(record.get("smiles"))),
+             ("external_id", record.get("external_id"))]
     props += sorted((record.get("metrics") or {}).items())
     adme = record.get("adme") or {}
     props += [(key, adme.get(key)) for key in _ADME_KEYS]

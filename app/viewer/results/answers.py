@@ -18,8 +18,8 @@ import numpy as np
 
 from app import domain
 from app.timeutil import utcnow
-from app.viewer.chem import alerts, substructure
-from app.viewer.results import chem_answers, extra_metrics, fields, frame
+from app.viewer.chem import substructure
+from app.viewer.results import alert_answers, chem_answers, extra_metrics, fields, frame
 from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
 from app.viewer.results.query import ExploreQuery
@@ -125,27 +125,6 @@ def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
     return _answers.get((state.pipeline_id, state.version, "smarts", smarts), compute)
 
 
-def alert_rows(state: IndexState, wanted: str) -> np.ndarray:
-    """Return which rows' molecule has (``any``) or lacks (``none``) a PAINS alert.
-
-    Each distinct SMILES is checked once per process (``chem.alerts``, budgeted); a
-    molecule that cannot be read or checked is in neither answer.
-    """
-    data = current_frame(state)
-    molecules = data.molecules
-    if molecules is None or not molecules.smiles:
-        return np.zeros(data.size, dtype=bool)
-    # Molecules never checked: expensive work, admitted or Busy like a substructure search.
-    release = work_gate.enter("alerts") if alerts.uncached(molecules.smiles) else None
-    try:
-        flags = np.array(alerts.pains_flags(molecules.smiles), dtype=np.int8)
-    finally:
-        if release is not None:
-            release()
-    return molecules.rows_matching(flags == (alerts.FLAGGED if wanted == "any"
-                                             else alerts.CLEAN))
-
-
 def view_frame(state: IndexState, query: ExploreQuery) -> Frame:
     """Return the frame the query reads: with its ``similarity`` column when similar_to."""
     return chem_answers.with_similarity(state, current_frame(state), query.similar_to)
@@ -160,8 +139,8 @@ def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
             with get_engine().connect() as conn:
                 searched = queries.search_ids(conn, state.pipeline_id, query.q)
         matched = substructure_rows(state, query.smarts) if query.smarts else None
-        if query.alerts:
-            alerted = alert_rows(state, query.alerts)
+        if alert_answers.wanted(query):  # PAINS / Brenk per distinct SMILES
+            alerted = alert_answers.alert_rows(current_frame(state), query)
             matched = alerted if matched is None else matched & alerted
         if query.scaffold:  # chem_answers: scaffolds and similarity per distinct SMILES
             chosen = chem_answers.scaffold_rows(state, current_frame(state), query.scaffold)
@@ -248,7 +227,8 @@ def summary(state: IndexState, query: ExploreQuery, kind: domain.Kind) -> Summar
     def compute() -> Summary:
         data, keep = current_frame(state), _keep(state, query)
         return Summary(int(np.count_nonzero(keep)),
-                       Facets.model_validate(frame.facets(data, keep)),
+                       Facets.model_validate(frame.facets(data, keep)
+                                            | alert_answers.facets(data, keep)),
                        _histograms(data, keep, kind, extra_keys(state, kind)))
 
     return _answers.get(_key(state, query, f"summary:{kind.key}"), compute)

@@ -64,12 +64,18 @@ class WarningCounts(BaseModel):
 
 
 class Facets(BaseModel):
-    """Counts of the matching results per variant, solubility class and warning code."""
+    """Counts of the matching results per variant, solubility class, warning code and alert."""
 
     variant: dict[str, int]
     solubility: dict[str, int]
     warning: dict[str, int]  # only the codes some matching result has
     warnings: WarningCounts
+    # Structural alerts (small molecules, ``results.alert_answers``): matching results per
+    # alert name and per family; ``alerts`` holds none / any / unknown. Empty while the
+    # molecules of a large set are not all checked yet.
+    alert: dict[str, int] = {}
+    alert_family: dict[str, int] = {}
+    alerts: dict[str, int] = {}
     # Protein kinds: results with each sequence liability; without / with any (else {}).
     liability: dict[str, int] = {}
     liabilities: dict[str, int] = {}

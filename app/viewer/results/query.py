@@ -4,7 +4,8 @@ The contract is ``../shared/DESIGN.md``, "Exploring results": ``sort=k1,-k2`` (`
 descending; ties always by id), ``<k>__gte/__gt/__lte/__lt=<number>``, ``<k>__eq=<text>``,
 ``warnings=none|any``, ``warning=<code>``, ``q=<text>``, ``smarts=<SMARTS or SMILES>``
 (small-molecule kinds: a substructure, ``chem.substructure``), ``alerts=none|any``
-(small-molecule kinds: without / with a PAINS alert, ``chem.alerts``), ``ids=``, ``limit=``,
+(small-molecule kinds: without / with a PAINS or Brenk alert, ``chem.alerts``; ``alert=<name>``
+one alert, ``alert_family=pains|brenk`` one family), ``ids=``, ``limit=``,
 ``page=`` and the scatter axes ``x=``/``y=``. ``parse`` validates all of it before anything
 is read: an unknown key or a malformed value raises ``core.errors.BadRequest`` with a
 message naming it, which ``web.error_pages`` answers as a 400.
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from werkzeug.datastructures import MultiDict
 
 from app import domain
-from app.viewer.chem import substructure
+from app.viewer.chem import alert_names, substructure
 from app.viewer.core import paging
 from app.viewer.core.errors import BadRequest
 from app.viewer.proteins import query_keys as protein_keys
@@ -63,7 +64,9 @@ class ExploreQuery:
     warning: str | None = None
     q: str | None = None
     smarts: str | None = None
-    alerts: str | None = None  # "none" | "any": PAINS alerts (chem.alerts)
+    alerts: str | None = None  # "none" | "any": PAINS or Brenk alerts (chem.alerts)
+    alert: str | None = None  # one alert by its catalog name (chem.alerts)
+    alert_family: str | None = None  # "pains" | "brenk": narrows alerts= and the badges
     scaffold: str | None = None  # a Bemis-Murcko scaffold SMILES or "acyclic" (chem.scaffolds)
     similar_to: str | None = None  # a SMILES or a result id (chem.similarity)
     group: str | None = None  # "scaffold": the first row of each scaffold in the view's order
@@ -82,7 +85,7 @@ class ExploreQuery:
             return False
         return not (self.sort or self.filters or self.warnings or self.warning or self.q
                     or self.smarts or self.alerts or self.scaffold or self.similar_to
-                    or self.group)
+                    or self.group or self.alert or self.alert_family)
 
     @property
     def has_selection(self) -> bool:
@@ -90,13 +93,15 @@ class ExploreQuery:
         if self.liabilities or self.liability:
             return True
         return bool(self.filters or self.warnings or self.warning or self.q or self.smarts
-                    or self.alerts or self.ids or self.scaffold)
+                    or self.alerts or self.ids or self.scaffold or self.alert
+                    or self.alert_family)
 
     def selection_key(self) -> tuple:
         """Return what decides the matching set (not its order): a cache key."""
         mine = (self.liabilities, self.liability)  # proteins' liability keys
         return (*mine, self.filters, self.warnings, self.warning, (self.q or "").lower(),
-                self.smarts, self.alerts, self.ids, self.scaffold, self.similar_to)
+                self.smarts, self.alerts, self.ids, self.scaffold, self.similar_to,
+                self.alert, self.alert_family)
 
     def args(self, *, page: int | None = None, sort: str | None = None) -> dict:
         """Return the query string values of this view (for links that keep it).
@@ -110,7 +115,7 @@ class ExploreQuery:
         for item in self.filters:
             out[f"{item.key}__{item.op}"] = _value_text(item.value)
         for name in ("warnings", "warning", "q", "smarts", "alerts", "scaffold", "similar_to",
-                     "group"):
+                     "group", "alert", "alert_family"):
             if getattr(self, name):
                 out[name] = getattr(self, name)
         for name in protein_keys.NAMES:
@@ -284,7 +289,8 @@ def check_kind(query: ExploreQuery, kind: domain.Kind) -> None:
     if query.smarts and kind.family != "small_molecule":
         raise BadRequest("'smarts' filters small molecules, and this pipeline's results "
                          "are proteins.")
-    if query.alerts and kind.family != "small_molecule":
+    chem_alerts = query.alerts or query.alert or query.alert_family
+    if chem_alerts and kind.family != "small_molecule":
         raise BadRequest("'alerts' filters small molecules, and this pipeline's results "
                          "are proteins.")
     for name in ("scaffold", "similar_to", "group"):
@@ -320,6 +326,8 @@ def parse(args: MultiDict) -> ExploreQuery:
         sort=sort, filters=filters,
         warnings=warnings, warning=warning, q=_text(args, "q"), smarts=_smarts(args),
         alerts=alerts, scaffold=_text(args, "scaffold"),
+        alert=alert_names.parse_name(args.get("alert")),
+        alert_family=alert_names.parse_family(args.get("alert_family")),
         similar_to=_similarity(args, filters, sort), group=group,
         ids=base.ids, **protein_keys.parse(args),
         limit=base.limit, page=_page(args), x=_axis(args, "x"), y=_axis(args, "y"),

@@ -29,7 +29,7 @@ from app.viewer.chem import properties
 from app.viewer.core import formatting
 from app.viewer.depictions.markup import molecule_html
 from app.viewer.proteins import columns as protein_columns
-from app.viewer.results import fields
+from app.viewer.results import alert_badges, fields
 from app.viewer.results.fields import FIELDS, Field, of_group
 
 
@@ -51,6 +51,7 @@ class Context:
 
     link_id: str = ""
     highlight: str | None = None  # the view's substructure query, highlighted in drawings
+    alerts: dict | None = None  # SMILES -> its PAINS/Brenk alert names (alert_badges)
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,8 @@ def _smiles_cell(_column: Column, context: Context) -> Callable[[dict], str]:
         # differences sit mid-string.
         figure = molecule_html(context.link_id, smiles, context.highlight, "row",
                                caption=True)
-        return _td(figure, smiles, "smiles")
+        badge = alert_badges.badges((context.alerts or {}).get(smiles))
+        return _td(figure + badge, smiles, "smiles")
 
     return render
 
@@ -286,7 +288,9 @@ def rows_for(records: list[dict], columns: list[Column], link_id: str = "",
     ``link_id`` signs the depictions' URLs; ``highlight`` (a SMARTS or SMILES) marks the
     matched atoms in them.
     """
-    context = Context(link_id, highlight)
+    page_alerts = (alert_badges.page_alerts(records)
+                   if any(c.source == "smiles" for c in columns) else None)
+    context = Context(link_id, highlight, page_alerts)
     cells = [_CELLS[column.source](column, context) for column in columns]
     return [
         Row(str(record.get("id")),

@@ -104,21 +104,23 @@ def test_the_other_presets(client, molecules):
         href = re.search(rf'data-preset="{key}"[^>]*\s+href="([^"]+)"', body).group(1)
         assert value in href.replace("&amp;", "&")
     # A preset that is on links to its removal, the view's other values kept.
-    on = client.get(f"{path}?alerts=none&mol_weight__lte=600").get_data(as_text=True)
+    on = client.get(f"{path}?alerts=none&alert_family=pains&mol_weight__lte=600").get_data(
+        as_text=True)
     href = re.search(r'data-preset="no_pains"[^>]*\s+href="([^"]+)"', on).group(1)
     assert 'aria-current="true"' in on and "alerts" not in href and "mol_weight__lte=600" in href
 
 
 def test_alerts_none_excludes_pains_molecules_and_any_keeps_only_them(client, molecules):
     path, names = molecules
-    clean = _by_name(set(ROW_ID.findall(client.get(f"{path}?alerts=none")
+    clean = _by_name(set(ROW_ID.findall(client.get(f"{path}?alerts=none&alert_family=pains")
                                         .get_data(as_text=True))), names)
-    flagged = _by_name(set(ROW_ID.findall(client.get(f"{path}?alerts=any")
+    flagged = _by_name(set(ROW_ID.findall(client.get(f"{path}?alerts=any&alert_family=pains")
                                           .get_data(as_text=True))), names)
     assert flagged == {"rhodanine", "catechol"}
     assert clean == set(POOL) - {"rhodanine", "catechol", "unreadable"}
     # With the acid preset and Lipinski, in exports too (the CSV keeps the view).
-    csv = client.get(f"{path}/export.csv?alerts=none&lipinski_violations__lte=1&smarts="
+    csv = client.get(f"{path}/export.csv?alerts=none&alert_family=pains&"
+                     "lipinski_violations__lte=1&smarts="
                      "%5BCX3%5D(%3DO)%5BOX2H1,OX1-%5D").get_data(as_text=True)
     rows = [line for line in csv.splitlines()[1:] if line.strip()]
     assert len(rows) == 2

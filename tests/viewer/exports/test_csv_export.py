@@ -43,14 +43,16 @@ EXPECTED_HEADERS = {
         "binding_confidence", "iptm", "min_interaction_pae", "structure_confidence",
         "helix_fraction", "sheet_fraction", "loop_fraction", "ipsae_min", *PROTEIN, "warnings"],
     "small_molecule_design": [
-        "result_id", "smiles", "binding_confidence", "optimization_score", "iptm", "ptm",
+        "result_id", "smiles", "inchikey", "binding_confidence", "optimization_score", "iptm",
+        "ptm",
         "structure_confidence", "complex_plddt", "complex_iplddt", "mol_weight", "clogp",
-        "tpsa", "qed", "lipophilicity", "permeability", "solubility", "warnings"],
+        "tpsa", "qed", "lipophilicity", "permeability", "solubility", "warnings", "alerts"],
     "small_molecule_library_screen": [
-        "result_id", "external_id", "smiles", "binding_confidence", "optimization_score",
+        "result_id", "external_id", "smiles", "inchikey", "binding_confidence",
+        "optimization_score",
         "iptm", "ptm", "structure_confidence", "complex_plddt", "complex_iplddt",
         "mol_weight", "clogp", "tpsa", "qed", "lipophilicity", "permeability", "solubility",
-        "warnings"],
+        "warnings", "alerts"],
 }
 EXPECTED_HEADERS = {kind: ["rank", "label", *names] for kind, names in EXPECTED_HEADERS.items()}
 # The API's own order (ids are time-ordered): exports walk the API's pages without an index.
