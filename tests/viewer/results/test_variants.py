@@ -28,11 +28,12 @@ def seed(app, org, variant: str | None, n: int = 3) -> tuple[str, str, list[str]
 
 
 def headers(body: str) -> list[str]:
-    """Return the results table's column headers as text (units and tags stripped)."""
+    """Return the results table's column headers as text (units, glossary links and tags
+    stripped)."""
     thead = body.split("<thead>", 1)[1].split("</thead>", 1)[0]
     cells = re.findall(r"<th[^>]*>(.*?)</th>", thead, re.S)
-    return [re.sub(r"<[^>]+>", "", re.sub(r'<span class="unit">.*?</span>', "", c)).strip()
-            for c in cells]
+    extras = re.compile(r'<span class="unit">.*?</span>|<a class="glossary-link".*?</a>', re.S)
+    return [re.sub(r"<[^>]+>", "", extras.sub("", c)).strip() for c in cells]
 
 
 def page(client, path: str) -> str:
