@@ -115,7 +115,9 @@ class Frame:
 
 # Stored numbers that are no query key: the per-liability counts (``liability=``).
 _HIDDEN_NUMBERS = ("warning_count", *LIABILITY_COLUMNS.values())
-_FIXED_NUMBERS = frozenset((*NUMERIC_KEYS, *_HIDDEN_NUMBERS))
+# Every number column the store gives a frame (``build``'s input), fixed by the schema.
+STORED_NUMBERS = (*NUMERIC_KEYS, *_HIDDEN_NUMBERS)
+_FIXED_NUMBERS = frozenset(STORED_NUMBERS)
 
 
 def _extra_columns(found: dict[str, tuple[list[int], list[float]]], size: int
@@ -151,8 +153,7 @@ def _collect_extras(found: dict[str, tuple[list[int], list[float]]], texts: list
 
 def build(chunks: Iterable[dict[str, list]], codes: tuple[str, ...]) -> Frame:
     """Make a frame from the store's columns, given a chunk of rows at a time."""
-    number_parts: dict[str, list[np.ndarray]] = {k: [] for k in (*NUMERIC_KEYS,
-                                                                 *_HIDDEN_NUMBERS)}
+    number_parts: dict[str, list[np.ndarray]] = {k: [] for k in STORED_NUMBERS}
     text_parts: dict[str, list[np.ndarray]] = {k: [] for k in TEXT_COLUMNS}
     smiles_parts: list[list] = []
     extras: dict[str, tuple[list[int], list[float]]] = {}

@@ -48,8 +48,7 @@ def test_properties_equal_rdkits_own_functions():
 
 
 def test_a_frame_keeps_each_distinct_smiles_once_through_a_save():
-    columns = {key: [None, None, None] for key in (*index_frame.NUMERIC_KEYS,
-                                                   "warning_count")}
+    columns = {key: [None, None, None] for key in index_frame.STORED_NUMBERS}
     columns.update({key: ["a", "b", "c"] if key == "result_id" else [None] * 3
                     for key in index_frame.TEXT_COLUMNS})
     columns["smiles"] = ["CCO", None, "CCO"]
