@@ -44,23 +44,26 @@ KIND_LABELS = {
     "small_molecule_library_screen": "Small-molecule library screen",
     "small_molecule_explore": "Small-molecule explore",
 }
+# The designed chain's computed properties and liability count (Biopython; issue 20).
+PROTEIN = ["Molecular weight", "pI", "Net charge", "GRAVY", "Instability index",
+           "Extinction coeff.", "Liabilities"]
 # The results page's columns: the rank, the result's name, the key metrics (the kind's
 # primary metric first), then the others in the CSV's order.
 COLUMNS = {
     "protein_design": ["Rank", "Result", "Binding confidence", "ipTM",
                        "Min. interaction PAE", "Sequence", "Structure confidence",
-                       "Helix", "Sheet", "Loop", "ipSAE (min)", "Warnings"],
+                       "Helix", "Sheet", "Loop", "ipSAE (min)", *PROTEIN, "Warnings"],
     "protein_redesign": ["Rank", "Result", "Binding confidence", "ipTM",
                          "Min. interaction PAE", "Sequence", "Structure confidence",
-                         "Helix", "Sheet", "Loop", "ipSAE (min)", "Warnings"],
+                         "Helix", "Sheet", "Loop", "ipSAE (min)", *PROTEIN, "Warnings"],
     "protein_sequence_redesign": ["Rank", "Result", "Binding confidence", "ipTM",
                                   "Min. interaction PAE", "Variant", "Sequence",
                                   "Structure confidence", "Helix", "Sheet", "Loop",
-                                  "ipSAE (min)", "Warnings"],
+                                  "ipSAE (min)", *PROTEIN, "Warnings"],
     "protein_library_screen": ["Rank", "Result", "Binding confidence", "ipTM",
                                "Min. interaction PAE", "External ID", "Sequence",
                                "Structure confidence", "Helix", "Sheet", "Loop",
-                               "ipSAE (min)", "Warnings"],
+                               "ipSAE (min)", *PROTEIN, "Warnings"],
     "small_molecule_design": ["Rank", "Result", "Optimization score",
                               "Binding confidence", "ipTM", "Structure", "pTM",
                               "Structure confidence", "Complex pLDDT", "Complex ipLDDT",
