@@ -161,3 +161,10 @@ def api_records(server, seed: dict, kind: str) -> list[dict]:
         if not page["has_more"]:
             return records
         after = page["last_id"]
+
+
+def download_bytes(page, link) -> bytes:
+    """Click ``link`` on ``page`` and return the bytes of the download it starts."""
+    with page.expect_download() as info:
+        link.click()
+    return Path(info.value.path()).read_bytes()

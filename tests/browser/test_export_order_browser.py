@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import api_records
+from tests.browser.conftest import api_records, download_bytes
 
 pytestmark = [pytest.mark.browser]
 SHOTS = Path("/tmp/shots/exports")
@@ -22,12 +22,6 @@ KIND = "protein_design"
 def _view(server, seed) -> str:
     return (f"{server.url}/share/{seed['share_links']['public']['id']}/pipelines/"
             f"{seed['pipelines'][KIND]}")
-
-
-def _download(page, link) -> bytes:
-    with page.expect_download() as info:
-        link.click()
-    return Path(info.value.path()).read_bytes()
 
 
 def _fasta_names(text: str) -> list[list[str]]:
@@ -60,14 +54,14 @@ def test_the_top_10_ticked_in_a_sorted_view_export_best_first(site, visitor, sho
     for folder in (shots_dir, SHOTS):
         page.screenshot(path=str(folder / "shortlist-top10.png"))
 
-    fasta = _download(page, bar.get_by_role("link", name="FASTA")).decode()
+    fasta = download_bytes(page, bar.get_by_role("link", name="FASTA")).decode()
     names = _fasta_names(fasta)
     assert [n[2] for n in names] == best
     assert [n[0] for n in names] == [str(i) for i in range(1, 11)]
     assert all(n[1].startswith(f"#{n[0]}_") for n in names)  # ranked as the run is
 
     archive = zipfile.ZipFile(io.BytesIO(
-        _download(page, bar.get_by_role("link", name="Structures (ZIP)"))))
+        download_bytes(page, bar.get_by_role("link", name="Structures (ZIP)"))))
     assert [n for n in archive.namelist() if n.endswith(".cif")] == [
         f"{i:03d}_{rid}.cif" for i, rid in enumerate(best, 1)]
 
@@ -81,6 +75,6 @@ def test_the_page_menu_of_the_top_10_view_exports_exactly_those(site, visitor):
     visitor.goto(_view(server, seed) + "?sort=-binding_confidence&limit=10")
     menu = page.locator(".export-menu")
     assert "Download the first 10 as" in menu.inner_text()
-    names = _fasta_names(_download(page, menu.get_by_role("link", name="FASTA")).decode())
+    names = _fasta_names(download_bytes(page, menu.get_by_role("link", name="FASTA")).decode())
     assert [n[2] for n in names] == best
     assert [n[0] for n in names] == [str(i) for i in range(1, 11)]

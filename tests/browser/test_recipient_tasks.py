@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import io
 import zipfile
-from pathlib import Path
 
 import pytest
 from rdkit import Chem
 from rdkit.Chem import QED, rdMolDescriptors
 
-from tests.browser.conftest import api_records
+from tests.browser.conftest import api_records, download_bytes
 
 pytestmark = [pytest.mark.browser]
 
@@ -28,12 +27,6 @@ pytestmark = [pytest.mark.browser]
 def _pipeline_url(server, seed, kind: str) -> str:
     return (f"{server.url}/share/{seed['share_links']['public']['id']}/pipelines/"
             f"{seed['pipelines'][kind]}")
-
-
-def _download(page, link) -> bytes:
-    with page.expect_download() as info:
-        link.click()
-    return Path(info.value.path()).read_bytes()
 
 
 def _ranked(records: list[dict], key: str = "binding_confidence") -> list[dict]:
@@ -64,13 +57,13 @@ def test_top_10_clean_binders_with_iptm_06_as_fasta_and_zip_best_first(site, vis
     for result_id in shown:
         page.get_by_role("checkbox", name=f"Add {result_id} to the shortlist").check()
     bar = page.locator("#shortlist")
-    fasta = _download(page, bar.get_by_role("link", name="FASTA")).decode()
+    fasta = download_bytes(page, bar.get_by_role("link", name="FASTA")).decode()
     headers = [line[1:].split(" ")[0].split("|") for line in fasta.splitlines()
                if line.startswith(">")]
     assert [h[2] for h in headers] == expected
     assert [h[0] for h in headers] == [str(i) for i in range(1, 11)]
     archive = zipfile.ZipFile(io.BytesIO(
-        _download(page, bar.get_by_role("link", name="Structures (ZIP)"))))
+        download_bytes(page, bar.get_by_role("link", name="Structures (ZIP)"))))
     structures = [n for n in archive.namelist() if n.endswith(".cif")]
     assert structures == [f"{i:03d}_{rid}.cif" for i, rid in enumerate(expected, 1)]
 
@@ -105,7 +98,7 @@ def test_carboxylic_acids_passing_lipinski_ranked_as_sdf(site, visitor):
     shown = [row.get_attribute("data-result-id") for row in
              page.locator("#results-table tbody tr[data-result-id]").all()]
     assert shown == expected
-    sdf = _download(page, page.locator(".export-menu").get_by_role("link", name="SDF"))
+    sdf = download_bytes(page, page.locator(".export-menu").get_by_role("link", name="SDF"))
     records = sdf.decode().split("$$$$\n")
     titles = [block.splitlines()[0] for block in records if block.strip()]
     assert [title.split("|")[2] for title in titles] == expected
