@@ -11,6 +11,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template, request
 
 from app.viewer.core import paging
+from app.viewer.core.errors import BadRequest
 from app.viewer.core.loaders import load_pipeline
 from app.viewer.results import chem_form, page
 from app.viewer.results.panel import panel
@@ -24,14 +25,22 @@ def pipeline_results(link_id: str, pipeline_id: str):
     """Show a pipeline's results, ranked by the kind's primary metric unless sorted.
 
     From the index, or from the API while the index is not ready (``page.results_page``).
-    A SMARTS RDKit cannot read is shown beside the filled form, on this page (400,
-    ``chem_form``).
+    A SMARTS RDKit cannot read, or a ``similar_to`` that is neither a result id nor a
+    readable SMILES, is shown beside the filled form, on this page (400, ``chem_form``).
     """
     query, form = chem_form.parse(request.args)
     page_request = paging.parse(request.args)
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
-    body = page.results_page(link_id, pipeline, kind, query, page_request)
-    return body, 400 if form.error else 200
+    try:
+        body = page.results_page(link_id, pipeline, kind, query, page_request)
+    except BadRequest as error:
+        retry = (chem_form.without_similar(request.args, error)
+                 if kind.family == "small_molecule" else None)
+        if retry is None:
+            raise
+        query, form = retry
+        body = page.results_page(link_id, pipeline, kind, query, page_request)
+    return body, 400 if form.failed else 200
 
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/explore.json")
