@@ -2,7 +2,7 @@
 (issue 20 items 1 and 4): the library screen's table shows a PAINS / Brenk badge on exactly
 the molecules RDKit's FilterCatalog flags, the alert names in its title; ``alert=`` from the
 facet keeps those molecules; a flagged molecule's result page names its alerts and
-families, draws the first alert's atoms highlighted, gives the InChIKey
+families, draws every alert's atoms highlighted (one colour each), gives the InChIKey
 (= ``Chem.MolToInchiKey``) and canonical SMILES with working copy buttons.
 Screenshots go to /tmp/shots/issue20/alerts.
 """
@@ -54,7 +54,7 @@ def test_badges_facet_and_result_page(site, visitor):
     badged = page.eval_on_selector_all(
         "table.results tbody tr",
         "rows => Object.fromEntries(rows.map(r => [r.dataset.resultId, "
-        "[...r.querySelectorAll('[data-alert-family]')].map(b => b.title)]))")
+        "[...r.querySelectorAll('[data-alert-family]')].map(b => b.textContent + ' ' + b.title)]))")
     assert set(badged) == set(expected)
     for rid, titles in badged.items():
         families = {"PAINS" if s.startswith("PAINS") else "Brenk"

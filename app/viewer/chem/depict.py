@@ -14,6 +14,9 @@ second for a 1,000-atom chain): it is not drawable, and the page says so. Both l
 checked on the parsed molecule, before any layout; ``tests/viewer/chem`` drives a corpus
 of hostile molecules (large rings, cages, long chains, huge SMILES) through every step.
 
+``highlight`` is a SMARTS (its matches in one colour) or names structural alerts
+(``alert_atoms.spec``: each alert's atoms in its own colour, for a result page's legend).
+
 Drawings have no background box (they sit on the page's own background) and two sizes:
 ``row`` (tables) and ``large`` (a result page).
 
@@ -33,7 +36,7 @@ from rdkit.Chem import rdDepictor
 from rdkit.Chem.Draw import rdMolDraw2D
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem import budget, substructure
+from app.viewer.chem import alert_atoms, budget, substructure
 from app.viewer.chem.cache import BoundedCache
 from app.viewer.core.errors import BadRequest
 
@@ -149,12 +152,18 @@ def _draw(mol: Chem.Mol, highlight: str | None, size: str) -> str:
     options = drawer.drawOptions()
     options.clearBackground = False
     options.padding = 0.06
-    atoms, bonds = _highlight(mol, highlight)
-    colours = {i: HIGHLIGHT for i in atoms}
-    bond_colours = {i: HIGHLIGHT for i in bonds}
-    rdMolDraw2D.PrepareAndDrawMolecule(
-        drawer, mol, highlightAtoms=atoms, highlightBonds=bonds,
-        highlightAtomColors=colours, highlightBondColors=bond_colours)
+    names = alert_atoms.names_in(highlight)
+    if names is not None:
+        # Every alert in its own colour; an atom of two alerts shows both (split).
+        atom_colours, bond_colours = alert_atoms.atoms_of(mol, names)
+        drawer.DrawMoleculeWithHighlights(mol, "", atom_colours, bond_colours, {}, {})
+    else:
+        atoms, bonds = _highlight(mol, highlight)
+        colours = {i: HIGHLIGHT for i in atoms}
+        bond_colours = {i: HIGHLIGHT for i in bonds}
+        rdMolDraw2D.PrepareAndDrawMolecule(
+            drawer, mol, highlightAtoms=atoms, highlightBonds=bonds,
+            highlightAtomColors=colours, highlightBondColors=bond_colours)
     drawer.FinishDrawing()
     svg = _CLASS.sub("", drawer.GetDrawingText())
     return _PATH_STYLE.sub(r"fill='none' stroke='\1' stroke-width='\2' stroke-linecap='\3'", svg)

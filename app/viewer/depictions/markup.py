@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import Flask
 from markupsafe import Markup, escape
 
-from app.viewer.chem import alerts, depict, identifiers, properties
+from app.viewer.chem import alert_atoms, alerts, depict, identifiers, properties
 from app.viewer.depictions.signing import depiction_url
 
 
@@ -43,10 +43,19 @@ def molecule_figure(link_id: str, smiles: str | None, highlight: str | None = No
     return Markup(molecule_html(link_id, smiles, highlight, size))  # noqa: S704 - escaped
 
 
+def alert_highlight(found: list[alerts.Alert] | None) -> str | None:
+    """Return the ``highlight`` of a drawing with each of ``found``'s atoms in its colour
+    (``alert_atoms``; the i-th alert in ``alert_colour(i)``), None without alerts."""
+    return alert_atoms.spec([alert.name for alert in found or ()])
+
+
 def init_app(app: Flask) -> None:
     """Offer ``depiction_url``, ``molecule_figure``, ``computed_properties``,
-    ``structural_alerts`` and ``molecule_identifiers`` to templates."""
+    ``structural_alerts`` (with ``alert_highlight`` and ``alert_colour``: every alert's
+    atoms in its own colour) and ``molecule_identifiers`` to templates."""
     app.jinja_env.globals.update(depiction_url=depiction_url, molecule_figure=molecule_figure,
                                  computed_properties=properties.table,
                                  structural_alerts=alerts.of_molecule,
+                                 alert_highlight=alert_highlight,
+                                 alert_colour=alert_atoms.colour,
                                  molecule_identifiers=identifiers.of)

@@ -140,7 +140,9 @@ def test_filters_facets_and_badges_on_known_molecules(client, pool):
     assert 'data-facet="alerts"' in body and 'data-value="ene_rhod_A(235)"' in body
     row = re.search(rf'<tr data-result-id="{by_name["rhodanine"]}".*?</tr>', body, re.S).group(0)
     assert 'data-alert-family="pains"' in row and 'data-alert-family="brenk"' in row
-    assert re.search(r'title="PAINS alert: ene_rhod_A\(235\)"', row)
+    # Each badge's title lists every alert of the molecule, by family.
+    assert re.search(r'title="3 structural alerts: PAINS: ene_rhod_A\(235\); Brenk: '
+                     r'Michael_acceptor_1, Thiocarbonyl_group"', row)
     clean = re.search(rf'<tr data-result-id="{by_name["ibuprofen"]}".*?</tr>', body, re.S)
     assert "data-alert-family" not in clean.group(0)
 
@@ -172,7 +174,7 @@ def test_the_result_page_names_alerts_highlights_them_and_gives_identifiers(clie
     body = client.get(f"{path}/results/{by_name['rhodanine']}").get_data(as_text=True)
     assert re.search(r'data-alert="ene_rhod_A\(235\)" data-family="pains"', body)
     assert 'data-alert="Michael_acceptor_1" data-family="brenk"' in body
-    # The large drawing highlights the first alert's atoms: its SMARTS rides in the URL.
+    # The large drawing highlights every alert's atoms: their names ride in the URL.
     image = re.search(r'<figure class="mol mol-large"><img src="([^"]+)"', body).group(1)
     assert "highlight=" in image
     mol = Chem.MolFromSmiles(POOL["rhodanine"])
