@@ -1,8 +1,12 @@
 """The thresholds people commonly read each metric by, with their sources (pure data).
 
-Beside ``app.domain`` (the metrics themselves): a table per metric key of the cut-offs
-scientists use (ipTM > 0.8, pLDDT 90/70/50, Lipinski's rule of five...), each citing where
-it comes from. The viewer's glossary (``app/viewer/pages/glossary.py``) shows them.
+Beside ``app.domain`` (the metrics themselves): a table per key of the cut-offs scientists
+use (ipTM > 0.8, pLDDT 90/70/50, Lipinski's rule of five, instability index > 40...), each
+citing where it comes from (``THRESHOLDS``), and a table of the exact tool and function
+each computed value comes from (``TOOLS``: RDKit's, Biopython ProtParam's, this viewer's
+motif search). Keys are the exploration keys: metrics, ADME fields, computed chemistry and
+protein properties, the liabilities and the chemistry filters (``alerts``, ``scaffold``,
+``similarity``). The viewer's glossary (``app/viewer/pages/glossary.py``) shows them.
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ _AF3 = "Abramson et al., Nature 2024 (AlphaFold 3); AlphaFold Server guidance"
 _AFDB = "Jumper et al., Nature 2021; AlphaFold DB documentation"
 _LIPINSKI = "Lipinski et al., Adv. Drug Deliv. Rev. 1997 (rule of five)"
 _VEBER = "Veber et al., J. Med. Chem. 2002"
+_PROTPARAM = "Gasteiger et al., The Proteomics Protocols Handbook 2005 (ExPASy ProtParam)"
+_LIABILITIES = "Lu et al., mAbs 2019 (deamidation and isomerization in 131 clinical antibodies)"
+_DEVELOPABILITY = "Jarasch et al., J. Pharm. Sci. 2015 (developability assessment)"
 
 
 @dataclass(frozen=True)
@@ -73,4 +80,86 @@ THRESHOLDS: dict[str, tuple[Threshold, ...]] = {
                                   "Lu et al., mAbs 2019 (sequence liabilities)"),),
     "qed": (Threshold("0\u20131; approved oral drugs average about 0.5\u20130.7",
                       "Bickerton et al., Nature Chem. 2012"),),
+    # Computed protein properties (Biopython ProtParam).
+    "protein_weight": (Threshold(
+        "Descriptive: the expected intact mass to check by mass spectrometry; designed "
+        "mini-binders are often 5\u201315 kDa", _PROTPARAM),),
+    "isoelectric_point": (Threshold(
+        "Keep the pI at least 1 unit from the buffer's pH: a protein is least soluble at its "
+        "pI", _PROTPARAM),
+        Threshold("An estimate from Bjellqvist's pK values: confirm by isoelectric "
+                  "focusing when it matters", "Bjellqvist et al., Electrophoresis 1993"),),
+    "net_charge": (Threshold(
+        "Near 0 at the working pH: aggregation-prone; a large |charge| resists aggregation "
+        "but can bind non-specifically", "Lawrence et al., J. Am. Chem. Soc. 2007 "
+        "(supercharged proteins)"),),
+    "extinction_coefficient": (Threshold(
+        "0 (no W, Y or C): A280 cannot give the concentration; use another assay",
+        "Pace et al., Protein Sci. 1995"),
+        Threshold("Computed with every cysteine pair as a cystine: a reduced protein "
+                  "absorbs a little less", "Pace et al., Protein Sci. 1995"),),
+    # Sequence liabilities of the designed chain (motif search).
+    "n_glycosylation": (Threshold(
+        "Any sequon at or near the interface: remove it (N\u2192Q, or S/T\u2192A) unless the "
+        "design is made in E. coli, which does not N-glycosylate",
+        "Gavel & von Heijne, Protein Eng. 1990 (N-X-S/T sequon, X not P)"),),
+    "deamidation": (Threshold(
+        "NG is the fastest (half-life of about a day in peptides at pH 7.4, 37 \u00b0C); NS "
+        "slower; a risk when exposed or in a flexible loop",
+        "Robinson & Robinson, PNAS 2001"),
+        Threshold("Flagged in clinical antibodies when in the CDRs", _LIABILITIES),),
+    "isomerization": (Threshold(
+        "DG the fastest, then DS: aspartate to isoaspartate through a succinimide; a risk "
+        "when exposed or in a flexible loop", _LIABILITIES),),
+    "unpaired_cysteine": (Threshold(
+        "An odd count always leaves a free thiol (mispaired disulfides, dimers, "
+        "aggregation); an even count can still mispair", _DEVELOPABILITY),),
+    "oxidation": (Threshold(
+        "A risk when solvent-exposed, especially in the binding site; these are every M "
+        "and W, exposure is not checked", _DEVELOPABILITY),),
+    # The chemistry filters.
+    "alerts": (Threshold(
+        "Any PAINS alert: confirm a hit in an orthogonal assay before trusting it",
+        "Baell & Holloway, J. Med. Chem. 2010 (PAINS)"),
+        Threshold("Alerts flag, not condemn: many approved drugs carry one",
+                  "Capuzzi et al., J. Chem. Inf. Model. 2017"),
+        Threshold("Brenk: groups to avoid for toxicity, reactivity or poor "
+                  "pharmacokinetics in a screening library", "Brenk et al., ChemMedChem 2008"),),
+    "scaffold": (Threshold(
+        "Descriptive: a hit list spread over many scaffolds is more robust than many "
+        "analogues of one", "Bemis & Murcko, J. Med. Chem. 1996"),),
+    "similarity": (Threshold(
+        "\u2265 0.4 on Morgan radius-2 bits is a common cut-off for likely related "
+        "molecules; unrelated drug-like pairs rarely score above about 0.3",
+        "Landrum, RDKit blog 2021 (thresholds for \"random\" in fingerprints)"),
+        Threshold("1 means the same fingerprint, not always the same molecule "
+                  "(stereoisomers)", "Rogers & Hahn, J. Chem. Inf. Model. 2010 (ECFP)"),),
+}
+
+# key -> the tool (and function) that computes it, where the glossary names more than
+# its group's tool (``glossary._TOOLS``).
+TOOLS: dict[str, str] = {
+    "mol_weight": "RDKit (QED.properties: average molecular weight)",
+    "clogp": "RDKit (Crippen.MolLogP, Wildman & Crippen 1999)",
+    "tpsa": "RDKit (MolSurf.TPSA, Ertl et al. 2000; N and O only)",
+    "hbd": "RDKit (rdMolDescriptors.CalcNumHBD)",
+    "hba": "RDKit (rdMolDescriptors.CalcNumHBA)",
+    "rotatable_bonds": "RDKit (rdMolDescriptors.CalcNumRotatableBonds, strict)",
+    "lipinski_violations": "Counted by this viewer from RDKit's weight, cLogP, donors "
+                           "and acceptors",
+    "qed": "RDKit (QED.qed, Bickerton et al. 2012)",
+    "protein_weight": "Biopython ProtParam (ProteinAnalysis.molecular_weight)",
+    "isoelectric_point": "Biopython ProtParam (ProteinAnalysis.isoelectric_point)",
+    "net_charge": "Biopython ProtParam (ProteinAnalysis.charge_at_pH(7.4))",
+    "gravy": "Biopython ProtParam (ProteinAnalysis.gravy, Kyte-Doolittle scale)",
+    "instability_index": "Biopython ProtParam (ProteinAnalysis.instability_index)",
+    "extinction_coefficient": "Biopython ProtParam "
+                              "(ProteinAnalysis.molar_extinction_coefficient, cystines)",
+    "liability_count": "This viewer: motif search over the designed chain "
+                       "(app/viewer/proteins/liabilities.py)",
+    "alerts": "RDKit FilterCatalog (PAINS A, B, C and Brenk catalogs)",
+    "scaffold": "RDKit (MurckoScaffold.GetScaffoldForMol, canonical SMILES)",
+    "similarity": "RDKit (Morgan fingerprint radius 2, 2048 bits; "
+                  "DataStructs.BulkTanimotoSimilarity)",
+    "smiles": "RDKit (MolDraw2DSVG drawing, CoordGen layout)",
 }

@@ -1,10 +1,12 @@
 """The metric glossary: what each number in the viewer's tables means, and how to read it.
 
 One entry per metric of ``app.domain`` (the results' and the prediction samples'), per ADME
-field and per computed field of ``results.fields`` (RDKit chemistry, and any other group a
-later field adds): meaning, unit or range, which direction is better, the thresholds
-people commonly use (each with its source: data in ``app.metric_thresholds``) and
-the tool that computes it. Column headers link to ``/glossary#<key>`` (``anchor``).
+field and per computed field of ``results.fields`` (RDKit chemistry, Biopython protein
+properties, and any other group a later field adds), per sequence liability
+(``proteins.liabilities``) and per chemistry filter (structure, alerts, scaffold,
+similarity): meaning, unit or range, which direction is better, the thresholds people
+commonly use (each with its source) and the tool that computes it (both data in
+``app.metric_thresholds``). Column headers link to ``/glossary#<key>`` (``anchor``).
 
 The glossary is the same for every link, so it lives at ``/glossary``, outside any share:
 a header link carries no share id, and the viewer's ``Referrer-Policy: no-referrer`` keeps
@@ -17,7 +19,8 @@ import functools
 from dataclasses import dataclass
 
 from app import domain
-from app.metric_thresholds import THRESHOLDS, Threshold
+from app.metric_thresholds import THRESHOLDS, TOOLS, Threshold
+from app.viewer.proteins import liabilities
 from app.viewer.results import fields
 
 # What a binding metric is for: the question it answers (one sentence each).
@@ -34,12 +37,39 @@ _TOOLS = {"metric": "Boltz (the compute API's structure model)",
           "adme": "The compute API's ADME model",
           "chemistry": "RDKit, from the SMILES (computed by this viewer)",
           "protein": "Biopython ProtParam and sequence motifs, from the designed chain "
-                     "(computed by this viewer)"}
+                     "(computed by this viewer)",
+          "liability": "This viewer: a motif search over the designed chain's sequence "
+                       "(app/viewer/proteins/liabilities.py)"}
 _SECTIONS = (("metric", "Structure and binding metrics"),
              ("sample", "Per-sample prediction metrics"),
              ("adme", "ADME predictions"),
              ("chemistry", "Computed chemistry"),
-             ("protein", "Computed protein properties"))
+             ("chem_filter", "Structures, alerts, scaffolds and similarity"),
+             ("protein", "Computed protein properties"),
+             ("liability", "Sequence liabilities"))
+# Entries of the chemistry filters and the Structure column (no number of results.fields):
+# (key, label, description, unit or range, direction).
+_CHEM_FILTERS = (
+    ("smiles", "Structure", "The molecule drawn from its SMILES (2D, RDKit), the SMILES "
+     "under it, and a PAINS or Brenk badge when it has a structural alert (hover the badge "
+     "for the alerts' names; the result page shades each alert's atoms).",
+     "A drawing and its SMILES", "Neither: it describes rather than grades"),
+    ("alerts", "Structural alerts (PAINS, Brenk)", "Substructures that flag a molecule: PAINS "
+     "(A, B, C) often give false hits in assays (redox cycling, metal chelation, "
+     "aggregation, reactive groups); Brenk's list holds groups avoided for toxicity, "
+     "reactivity or poor pharmacokinetics. Filter with alerts=none|any, alert_family=pains|"
+     "brenk or alert=<name> (RDKit's name of the alert).",
+     "Per molecule: the alerts it matches, none, or unknown (unreadable SMILES)",
+     "Fewer is better: none is the goal for a screening hit"),
+    ("scaffold", "Scaffold (Bemis-Murcko)", "The ring systems and the linkers between them, "
+     "side chains removed: the series a molecule belongs to. Filter with scaffold=<SMILES> "
+     "(acyclic for a molecule without rings); group=scaffold shows one row per scaffold.",
+     "A canonical SMILES, or acyclic", "Neither: it describes rather than grades"),
+    ("similarity", "Similarity (Tanimoto)", "How much of the fingerprint a molecule shares "
+     "with the query molecule of similar_to (a pasted SMILES or a result): bits in both "
+     "divided by bits in either, on Morgan fingerprints of radius 2 (ECFP4-like), 2048 bits.",
+     "0\u20131 (1: the same fingerprint)", "Higher is more similar to the query"),
+)
 # Fields of results.fields shown as table columns but not numbers to read a threshold by.
 _RECORD_GROUPS = ("record",)
 
@@ -72,6 +102,21 @@ def _metric_entry(metric: domain.Metric, group: str) -> Entry:
                  PURPOSE.get(metric.key, ""))
 
 
+def _chem_filter_entries() -> list[Entry]:
+    return [Entry(key, label, description, scale, direction, THRESHOLDS.get(key, ()),
+                  TOOLS.get(key, _TOOLS["chemistry"]))
+            for key, label, description, scale, direction in _CHEM_FILTERS]
+
+
+def _liability_entries() -> list[Entry]:
+    """One entry per liability of ``proteins.liabilities`` (the filter liability=<key>)."""
+    return [Entry(name, liabilities.LABELS[name], liabilities.MEANINGS[name],
+                  "Sites per designed chain (a filter: liability=" + name + ")",
+                  "Lower is better: no site is the goal", THRESHOLDS.get(name, ()),
+                  _TOOLS["liability"])
+            for name in liabilities.LIABILITIES]
+
+
 def _field_direction(field: fields.Field) -> str | None:
     """Return the better direction of a non-metric field: only graded ones have one."""
     if field.key in ("permeability", "qed"):
@@ -97,7 +142,9 @@ def sections() -> list[tuple[str, str, list[Entry]]]:
         found[field.group if field.group in found else "other"].append(Entry(
             field.key, field.label, field.description, field.unit,
             _direction(_field_direction(field)), THRESHOLDS.get(field.key, ()),
-            _TOOLS.get(field.group, "Computed by this viewer")))
+            TOOLS.get(field.key) or _TOOLS.get(field.group, "Computed by this viewer")))
+    found["chem_filter"] = _chem_filter_entries()
+    found["liability"] = _liability_entries()
     headings = (*_SECTIONS, ("other", "Other fields"))
     return [(group, heading, found[group]) for group, heading in headings if found[group]]
 

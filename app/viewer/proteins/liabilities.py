@@ -28,6 +28,22 @@ LABELS = {
     "unpaired_cysteine": "Unpaired cysteine (odd number of C)",
     "oxidation": "Oxidation (M, W; exposure not checked)",
 }
+# What each liability does to a protein (the glossary's entries).
+MEANINGS = {
+    "n_glycosylation": "An asparagine in an N-X-S/T sequon (X not proline): eukaryotic "
+                       "hosts (yeast, insect, mammalian cells) may attach a glycan there, "
+                       "making the product heterogeneous and possibly hiding the binding site.",
+    "deamidation": "Asparagine followed by glycine or serine turns into aspartate or "
+                   "isoaspartate over days to weeks (faster at higher pH and temperature): "
+                   "a charge change that can cost binding.",
+    "isomerization": "Aspartate followed by glycine or serine turns into isoaspartate through "
+                     "a succinimide, kinking the backbone: in a binding loop, affinity can drop.",
+    "unpaired_cysteine": "An odd number of cysteines leaves at least one free thiol: "
+                         "mispaired disulfides, covalent dimers and aggregation.",
+    "oxidation": "Methionine (to its sulfoxide) and tryptophan oxidise under light, peroxide "
+                 "or metal stress; it matters where they are solvent-exposed, which is not "
+                 "checked here.",
+}
 # Longer chains than any designed protein are read up to here (the page shows the rest
 # plain): bounds the work a hostile record can cause.
 MAX_RESIDUES = 5_000
