@@ -155,8 +155,7 @@ TOOLS: dict[str, str] = {
     "instability_index": "Biopython ProtParam (ProteinAnalysis.instability_index)",
     "extinction_coefficient": "Biopython ProtParam "
                               "(ProteinAnalysis.molar_extinction_coefficient, cystines)",
-    "liability_count": "This viewer: motif search over the designed chain "
-                       "(app/viewer/proteins/liabilities.py)",
+    "liability_count": "This viewer: a motif search over the designed chain's sequence",
     "alerts": "RDKit FilterCatalog (PAINS A, B, C and Brenk catalogs)",
     "scaffold": "RDKit (MurckoScaffold.GetScaffoldForMol, canonical SMILES)",
     "similarity": "RDKit (Morgan fingerprint radius 2, 2048 bits; "

@@ -26,6 +26,7 @@ PALETTE = ("#FFCC59", "#8CC7F7", "#F59ECC", "#9EE09E", "#C7B3F7", "#8CE6E0", "#E
 # "l" is no atom), then the names, one a line (no catalog name holds a new line).
 PREFIX = "alerts:"
 MAX_ALERTS = 32  # no molecule of a pipeline has more; bounds one drawing's matching
+MAX_MATCHES = 100  # places of one alert highlighted (beyond, the molecule is all alert)
 
 
 def colour(index: int) -> str:
@@ -73,14 +74,32 @@ def atoms_of(mol: Chem.Mol, names: Sequence[str]
     for index, name in enumerate(names):
         rgb = _rgb(colour(index))
         for entry in _entries().get(name, ()):
-            for found in entry.GetFilterMatches(mol):
-                atoms = {pair[1] for pair in found.atomPairs}
+            for atoms in _matches(entry, mol):
                 for atom in atoms:
                     _add(atom_colours, atom, rgb)
                 for bond in mol.GetBonds():
                     if bond.GetBeginAtomIdx() in atoms and bond.GetEndAtomIdx() in atoms:
                         _add(bond_colours, bond.GetIdx(), rgb)
     return atom_colours, bond_colours
+
+
+def _matches(entry, mol: Chem.Mol) -> list[set[int]]:
+    """Return the atoms of every place ``entry`` matches ``mol``.
+
+    The catalog reports one match per entry (both methoxyethoxy chains of erlotinib are
+    long aliphatic chains, only one is reported); a plain SMARTS entry is matched again for
+    all of them (at most ``MAX_MATCHES``). A composite entry keeps the catalog's match.
+    """
+    found = entry.GetFilterMatches(mol)
+    out = [{pair[1] for pair in match.atomPairs} for match in found]
+    for match in found[:1]:
+        try:
+            pattern = match.filterMatch.GetPattern()
+        except (AttributeError, RuntimeError):
+            return out
+        every = mol.GetSubstructMatches(pattern, uniquify=True, maxMatches=MAX_MATCHES)
+        out.extend(set(atoms) for atoms in every)
+    return out
 
 
 def _add(colours: dict[int, list[tuple]], index: int, rgb: tuple) -> None:

@@ -39,7 +39,7 @@ _TOOLS = {"metric": "Boltz (the compute API's structure model)",
           "protein": "Biopython ProtParam and sequence motifs, from the designed chain "
                      "(computed by this viewer)",
           "liability": "This viewer: a motif search over the designed chain's sequence "
-                       "(app/viewer/proteins/liabilities.py)"}
+                       "(regular expressions; cysteines counted)"}
 _SECTIONS = (("metric", "Structure and binding metrics"),
              ("sample", "Per-sample prediction metrics"),
              ("adme", "ADME predictions"),
@@ -110,8 +110,9 @@ def _chem_filter_entries() -> list[Entry]:
 
 def _liability_entries() -> list[Entry]:
     """One entry per liability of ``proteins.liabilities`` (the filter liability=<key>)."""
-    return [Entry(name, liabilities.LABELS[name], liabilities.MEANINGS[name],
-                  "Sites per designed chain (a filter: liability=" + name + ")",
+    return [Entry(name, liabilities.LABELS[name],
+                  f"{liabilities.MEANINGS[name]} Filter: liability={name}.",
+                  "Sites per designed chain",
                   "Lower is better: no site is the goal", THRESHOLDS.get(name, ()),
                   _TOOLS["liability"])
             for name in liabilities.LIABILITIES]

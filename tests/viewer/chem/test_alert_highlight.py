@@ -17,13 +17,27 @@ LEGEND = re.compile(r'<li data-alert="([^"]+)" data-family="(\w+)" data-colour="
 
 
 def rdkit_atoms(smiles: str) -> dict[str, set[int]]:
-    """RDKit's own answer: each alert's atoms (every match of its catalog entry)."""
+    """RDKit's own answer: each alert's atoms, at every place its pattern matches."""
     mol = Chem.MolFromSmiles(smiles)
     out: dict[str, set[int]] = {}
     for entry in CATALOG.GetMatches(mol):
+        atoms = out.setdefault(entry.GetDescription(), set())
         for found in entry.GetFilterMatches(mol):
-            out.setdefault(entry.GetDescription(), set()).update(p[1] for p in found.atomPairs)
+            atoms.update(p[1] for p in found.atomPairs)
+            for match in mol.GetSubstructMatches(found.filterMatch.GetPattern()):
+                atoms.update(match)
     return out
+
+
+def test_every_place_an_alert_matches_is_highlighted():
+    # Erlotinib: two methoxyethoxy chains are both long aliphatic chains (Brenk).
+    smiles = "COCCOc1cc2ncnc(Nc3cccc(c3)C#C)c2cc1OCCOC"
+    expected = rdkit_atoms(smiles)["Aliphatic_long_chain"]
+    mol = Chem.MolFromSmiles(smiles)
+    chains = mol.GetSubstructMatches(Chem.MolFromSmarts("[R0;D2][R0;D2][R0;D2][R0;D2]"))
+    assert len(chains) == 2 and expected == set(chains[0]) | set(chains[1])
+    atom_colours, _bonds = alert_atoms.atoms_of(mol, ["Aliphatic_long_chain"])
+    assert set(atom_colours) == expected
 
 
 def test_each_alert_gets_its_own_atoms_in_its_own_colour():
