@@ -8,10 +8,11 @@ in, ``save_frame`` builds the frame from the store, gives it every molecule's an
 (``frame_chemistry``) and saves it before the index is marked ready: no visitor request
 computes them, and a restarted worker or another node reads them with the frame.
 
-Molecules a page did not finish (its ``PAGE_SECONDS`` ran out, or a build that stopped
+Molecules a page did not reach (its ``PAGE_SECONDS`` ran out, or a build that stopped
 midway and was resumed by another worker) are taken from the previous saved frame when it
-has them, else computed by ``save_frame``. A molecule that overruns its own budget there
-is unknown (no alerts answer, no scaffold, no fingerprint).
+has them, else computed by ``save_frame``. A molecule that overruns its own budget
+(``index_chemistry.ITEM_SECONDS``) is unknown: no alerts answer, no scaffold, no
+fingerprint.
 """
 
 from __future__ import annotations
@@ -54,9 +55,14 @@ class MoleculeWork:
 
     def _compute(self, smiles: list[str], seconds: float) -> None:
         found = index_chemistry.compute(smiles, seconds)
-        for text, answer in zip(smiles, found, strict=True):
-            if answer is not budget.OVERRUN:  # unfinished: retried by save_frame
-                self.answers[text] = answer
+        # The overruns at the end may be molecules the page's time did not reach: left to
+        # save_frame. One that overran before an answered one overran its own budget:
+        # unknown, never tried again (a hostile molecule costs the build 2 s, once).
+        reached = max((i + 1 for i, a in enumerate(found) if a is not budget.OVERRUN),
+                      default=0)
+        for text, answer in zip(smiles[:reached], found[:reached], strict=True):
+            self.answers[text] = index_chemistry.UNREADABLE if answer is budget.OVERRUN \
+                else answer
 
     def wait(self) -> None:
         """Wait for the pages' chemistry (a failure there leaves molecules to the end)."""
