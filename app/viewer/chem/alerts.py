@@ -101,8 +101,11 @@ def alerts_now(smiles: str) -> tuple[tuple[str, str | None], ...] | None:
         return None
     with BlockLogs():  # an unreadable SMILES of the set is unknown, not an error line
         mol = Chem.MolFromSmiles(smiles)
-    if mol is None:
-        return None
+    return None if mol is None else alerts_of_mol(mol)
+
+
+def alerts_of_mol(mol: Chem.Mol) -> tuple[tuple[str, str | None], ...]:
+    """Return the ``(name, SMARTS)`` of each alert the parsed ``mol`` matches."""
     return tuple((entry.GetDescription(), _pattern_smarts(entry, mol))
                  for entry in _catalog().GetMatches(mol))
 
@@ -132,6 +135,16 @@ def names_of(smiles: Sequence[str], total_seconds: float = TOTAL_SECONDS
             answers[index] = names
             _known.put(smiles[index], names)
     return [None if a is None or a == _UNREADABLE else a for a in answers]
+
+
+def remember(known: dict[str, tuple[str, ...] | None], smarts: dict[str, str]) -> None:
+    """Keep answers the index computed (``frame_chemistry``): badges, exports and result
+    pages of indexed molecules then ask the child nothing."""
+    for name, pattern in smarts.items():
+        if pattern:
+            _smarts.setdefault(name, pattern)
+    for text, names in known.items():
+        _known.put(text, _UNREADABLE if names is None else names)
 
 
 def of_molecule(smiles: str | None) -> list[Alert] | None:

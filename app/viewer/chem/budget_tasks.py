@@ -6,7 +6,7 @@ picklable: a match answer, an SVG text, the alerts of a molecule.
 
 from __future__ import annotations
 
-from app.viewer.chem import alerts, depict, scaffolds, similarity, substructure
+from app.viewer.chem import alerts, depict, index_chemistry, scaffolds, similarity, substructure
 
 
 def contains(smiles: str, query_text: str) -> bool:
@@ -27,4 +27,5 @@ def structural_alerts(smiles: str) -> tuple[tuple[str, str | None], ...] | None:
 
 
 TASKS = {"contains": contains, "draw": draw, "alerts": structural_alerts,
-         "scaffold": scaffolds.scaffold_now, "fingerprint": similarity.fingerprint_now}
+         "scaffold": scaffolds.scaffold_now, "fingerprint": similarity.fingerprint_now,
+         "molecule": index_chemistry.molecule_now}

@@ -1,18 +1,20 @@
 """Whole-set answers about structural alerts: the rows of ``alerts=``/``alert=``/
 ``alert_family=`` and the alert facet counts of the results page.
 
-Each distinct SMILES of the frame (``Frame.molecules``) is checked once per process
-(``chem.alerts``: PAINS A/B/C and Brenk, budgeted, cached by SMILES); this module turns
-those per-molecule answers into per-row masks and counts.
+The index build checked each distinct SMILES of the frame once (``frame_chemistry``:
+PAINS A/B/C and Brenk in the budgeted child) and the frame carries the answers: masks and
+counts are then NumPy over them, and the facet counts are always there. A frame saved
+before that has none: its molecules are checked once per process (``chem.alerts``,
+budgeted, cached by SMILES) as below.
 
 ``alerts=none|any`` covers both families (DESIGN.md); ``alert_family=pains|brenk`` narrows
 it to one (``alerts=none&alert_family=pains`` is "no PAINS", the quick filter), and alone
 means "with an alert of that family". A molecule RDKit cannot read or check is in no answer.
 
-Facet counts need every molecule checked. The first view of a small set (up to
-``FACET_MOLECULES`` distinct molecules, about 5 ms each) checks them; a larger set shows the
-counts once a filter on alerts has checked its molecules, so a plain page view never starts
-minutes of work.
+Facet counts need every molecule checked. Without the build's answers, the first view of
+a small set (up to ``FACET_MOLECULES`` distinct molecules, about 5 ms each) checks them; a
+larger set shows the counts once a filter on alerts has checked its molecules, so a plain
+page view never starts minutes of work.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numpy as np
 
 from app.viewer.chem import alerts
 from app.viewer.results.frame import Frame
+from app.viewer.results.frame_chemistry import Chemistry
 from app.viewer.results.query import ExploreQuery
 from app.viewer.web import work_gate
 
@@ -48,11 +51,31 @@ def wanted(query: ExploreQuery) -> bool:
     return bool(query.alerts or query.alert or query.alert_family)
 
 
+def _family_names(family: str) -> set[str]:
+    return {name for name, kind in alerts.families().items() if kind == family}
+
+
+def _indexed_rows(chemistry: Chemistry, query: ExploreQuery) -> np.ndarray:
+    """Return which molecules the query keeps, from the build's answers."""
+    family = query.alert_family
+    found = chemistry.with_alerts(_family_names(family) if family else None)
+    keep = chemistry.alerts_known.copy()
+    if query.alerts == "none":
+        keep &= ~found
+    elif query.alerts == "any" or (family and not query.alert):
+        keep &= found
+    if query.alert:
+        keep &= chemistry.with_alerts({query.alert})
+    return keep
+
+
 def alert_rows(data: Frame, query: ExploreQuery) -> np.ndarray:
     """Return which rows the query's ``alerts``, ``alert`` and ``alert_family`` keep."""
     molecules = data.molecules
     if molecules is None or not molecules.smiles:
         return np.zeros(data.size, dtype=bool)
+    if molecules.chemistry is not None:
+        return molecules.rows_matching(_indexed_rows(molecules.chemistry, query))
     family = query.alert_family
     keep = []
     for names in molecule_alerts(data):
@@ -78,6 +101,8 @@ def facets(data: Frame, keep: np.ndarray) -> dict:
     empty: dict = {"alert": {}, "alert_family": {}, "alerts": {}}
     if molecules is None or not molecules.smiles:
         return empty
+    if molecules.chemistry is not None:
+        return _indexed_facets(molecules.chemistry, molecules.codes, keep)
     if len(molecules.smiles) > FACET_MOLECULES and alerts.uncached(molecules.smiles):
         return empty
     try:
@@ -100,3 +125,26 @@ def facets(data: Frame, keep: np.ndarray) -> dict:
             by_family[family] += count
     return {"alert": dict(by_name), "alert_family": dict(by_family),
             "alerts": {key: status.get(key, 0) for key in ("none", "any", "unknown")}}
+
+
+def _indexed_facets(chemistry: Chemistry, codes: np.ndarray, keep: np.ndarray) -> dict:
+    """Return ``facets``' counts from the build's answers (NumPy, every molecule)."""
+    chosen = codes[keep & (codes >= 0)]
+    rows_of = np.bincount(chosen, minlength=chemistry.size)
+    known = chemistry.alerts_known
+    alerted = chemistry.with_alerts()
+    per_code = np.bincount(chemistry.alert_codes, weights=rows_of[chemistry.alert_owners()],
+                           minlength=len(chemistry.alert_names))
+    by_name = {name: int(n) for name, n in zip(chemistry.alert_names, per_code.tolist(),
+                                               strict=True) if n}
+    present = set(chemistry.alert_names)
+    by_family = {}
+    for family in alerts.FAMILIES:
+        names = _family_names(family) & present
+        count = int(rows_of[chemistry.with_alerts(names)].sum()) if names else 0
+        if count:
+            by_family[family] = count
+    return {"alert": by_name, "alert_family": by_family,
+            "alerts": {"none": int(rows_of[known & ~alerted].sum()),
+                       "any": int(rows_of[known & alerted].sum()),
+                       "unknown": int(rows_of[~known].sum())}}

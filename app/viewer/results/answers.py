@@ -19,7 +19,7 @@ import numpy as np
 from app import domain
 from app.timeutil import utcnow
 from app.viewer.chem import substructure
-from app.viewer.results import alert_answers, chem_answers, extra_metrics, fields, frame
+from app.viewer.results import alert_answers, chem_answers, chem_index, extra_metrics, fields, frame
 from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
 from app.viewer.results.query import ExploreQuery
@@ -96,9 +96,14 @@ def current_frame(state: IndexState) -> Frame:
     refreshing = state.building(utcnow())
     key = (state.pipeline_id, f"refresh to {state.target_count}" if refreshing
            else state.version)
-    return _frames.get(key, lambda: load_frame(state.pipeline_id, state.version,
-                                               state.warning_codes,
-                                               older_ok=refreshing)[1])
+
+    def load() -> Frame:
+        data = load_frame(state.pipeline_id, state.version, state.warning_codes,
+                          older_ok=refreshing)[1]
+        chem_index.remember(data)  # the build's alerts: badges ask the child nothing
+        return data
+
+    return _frames.get(key, load)
 
 
 def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:

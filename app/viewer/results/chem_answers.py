@@ -3,10 +3,17 @@
 ``answers`` asks this module for the rows of ``scaffold=``, the ``similarity`` column of
 ``similar_to=`` (added to the frame the view reads, so ``similarity__gte`` and
 ``sort=-similarity`` are ordinary number filters and sorts) and the groups of
-``group=scaffold``. The chemistry runs once per distinct SMILES (``Frame.molecules``) in
-the budgeted child (``chem.scaffolds``, ``chem.similarity``), admitted by the work gate
-when there are molecules to do; the per-version answers are kept here, keyed by the index
-version, so an append never serves stale ones.
+``group=scaffold``; ``fingerprints`` gives the packed fingerprints others build on
+(``diverse=``).
+
+The index build computed each distinct SMILES's scaffold and fingerprint
+(``frame_chemistry``, ``Molecules.chemistry``): these are read from the frame, and
+Tanimoto runs in NumPy on packed bits (``chem.fingerprint_bits``), no RDKit on the
+request. A frame saved before that (or built on a request while a refresh runs) has none:
+then the chemistry runs once per distinct SMILES in the budgeted child (``chem.scaffolds``,
+``chem.similarity``), admitted by the work gate when there are molecules to do. The
+per-version answers are kept here, keyed by the index version, so an append never serves
+stale ones.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from app.viewer.chem import scaffolds, similarity
+from app.viewer.chem import fingerprint_bits, scaffolds, similarity
 from app.viewer.chem.cache import BoundedCache
 from app.viewer.core.errors import BadRequest
 from app.viewer.results.frame import Frame
@@ -56,6 +63,12 @@ def scaffold_table(state: IndexState, data: Frame) -> tuple[np.ndarray, list[str
         molecules = data.molecules
         if molecules is None or not molecules.smiles:
             return np.full(data.size, -1, dtype=np.int32), []
+        chemistry = molecules.chemistry
+        if chemistry is not None:  # computed at index time
+            known = chemistry.scaffold_codes
+            rows = np.where(molecules.codes >= 0, known[np.maximum(molecules.codes, 0)], -1)
+            return rows.astype(np.int32), [scaffolds.display(s)
+                                           for s in chemistry.scaffold_names]
         found = _gated("scaffolds", scaffolds.uncached(molecules.smiles),
                        lambda: scaffolds.scaffolds(molecules.smiles))
         names: dict[str, int] = {}
@@ -72,6 +85,8 @@ def scaffolds_known(state: IndexState, data: Frame) -> bool:
     """Whether the scaffold facet costs no more than a moment now: the table is cached, or
     the set has at most ``EAGER_SCAFFOLDS`` distinct molecules, or all are in the cache."""
     if _cache.get((state.pipeline_id, state.version, "scaffolds")) is not None:
+        return True
+    if data.molecules is not None and data.molecules.chemistry is not None:
         return True
     smiles = data.molecules.smiles if data.molecules is not None else []
     return len(smiles) <= EAGER_SCAFFOLDS or not scaffolds.uncached(smiles)
@@ -120,27 +135,68 @@ def similar_smiles(data: Frame, similar_to: str) -> str:
 def similarity_column(state: IndexState, data: Frame, similar_to: str) -> np.ndarray:
     """Return each row's Tanimoto similarity to ``similar_to`` (NaN: no fingerprint).
 
-    A text that is no result id must be a SMILES RDKit reads (else ``BadRequest``)."""
-    try:
-        query_fp = similarity.query_fingerprint(similar_smiles(data, similar_to))
-    except BadRequest as error:
-        raise BadRequest(f"'similar_to' {error.message}.") from None
-
-    def fingerprints() -> list:
-        smiles = data.molecules.smiles
-        return _gated("fingerprints", similarity.uncached(smiles),
-                      lambda: similarity.fingerprints(smiles))
-
+    A result id takes that row's fingerprint from the index; any other text must be a
+    SMILES RDKit reads (else ``BadRequest``): its fingerprint is the one RDKit call."""
     def compute() -> np.ndarray:
+        query = _query_bits(data, similar_to)
         molecules = data.molecules
         if molecules is None or not molecules.smiles:
             return np.full(data.size, np.nan)
-        fps = _cached((state.pipeline_id, state.version, "fingerprints"), fingerprints)
-        per_molecule = similarity.tanimoto(query_fp, fps)
+        bits, valid = fingerprints(state, data)
+        per_molecule = np.where(valid, fingerprint_bits.tanimoto_counted(
+            query, int(fingerprint_bits.counts(query[None, :])[0]), bits,
+            _bit_counts(state, bits)), np.nan)
         return np.where(molecules.codes >= 0,
                         per_molecule[np.maximum(molecules.codes, 0)], np.nan)
 
     return _cached((state.pipeline_id, state.version, "similar", similar_to), compute)
+
+
+def _query_bits(data: Frame, similar_to: str) -> np.ndarray:
+    """Return the packed fingerprint of ``similar_to``: its row's, else of the SMILES."""
+    molecules = data.molecules
+    hit = np.flatnonzero(data.ids == similar_to.encode())
+    if len(hit) and molecules is not None and molecules.chemistry is not None:
+        code = molecules.codes[hit[0]]
+        if code >= 0 and molecules.chemistry.fingerprint_valid[code]:
+            return molecules.chemistry.fingerprint_bits[code]
+    try:
+        return fingerprint_bits.from_rdkit(similarity.query_fingerprint(
+            similar_smiles(data, similar_to)))
+    except BadRequest as error:
+        raise BadRequest(f"'similar_to' {error.message}.") from None
+
+
+def _bit_counts(state: IndexState, bits: np.ndarray) -> np.ndarray:
+    return _cached((state.pipeline_id, state.version, "bit counts"),
+                   lambda: fingerprint_bits.counts(bits))
+
+
+def fingerprints(state: IndexState, data: Frame) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(bits, valid)`` of each distinct molecule (``data.molecules.smiles`` order).
+
+    ``bits`` is uint8 of shape (n, 256): the Morgan fingerprint (radius 2, 2048 bits)
+    packed by ``np.packbits(..., bitorder="little")`` (``chem.fingerprint_bits``: Tanimoto
+    on it equals RDKit's); ``valid`` is bool (n,), False where RDKit could not read the
+    SMILES or its budget ran out (that row is zeros). Row ``r`` of the frame has molecule
+    ``data.molecules.codes[r]`` (-1: none). Read from the frame when the build computed
+    it; else computed once per index version (budgeted child, work gate).
+    """
+    molecules = data.molecules
+    if molecules is None or not molecules.smiles:
+        return np.zeros((0, fingerprint_bits.BYTES), dtype=np.uint8), np.zeros(0, bool)
+    if molecules.chemistry is not None:
+        return molecules.chemistry.fingerprint_bits, molecules.chemistry.fingerprint_valid
+
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        smiles = molecules.smiles
+        found = _gated("fingerprints", similarity.uncached(smiles),
+                       lambda: similarity.fingerprints(smiles))
+        return fingerprint_bits.stack([None if fp is None else
+                                       fingerprint_bits.from_rdkit(fp).tobytes()
+                                       for fp in found])
+
+    return _cached((state.pipeline_id, state.version, "fingerprints"), compute)
 
 
 def with_similarity(state: IndexState, data: Frame, similar_to: str | None) -> Frame:

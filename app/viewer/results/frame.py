@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.viewer.proteins.columns import LIABILITY_COLUMNS
-from app.viewer.results import extra_metrics
+from app.viewer.results import extra_metrics, frame_chemistry
 from app.viewer.results.fields import NUMERIC_KEYS
 from app.viewer.results.query import ExploreQuery, Filter
 
@@ -44,10 +44,13 @@ _COMPARE = {"gte": np.greater_equal, "gt": np.greater, "lte": np.less_equal,
 
 @dataclass
 class Molecules:
-    """The rows' SMILES: each distinct one once (``smiles``), a code per row (-1: none)."""
+    """The rows' SMILES: each distinct one once (``smiles``), a code per row (-1: none),
+    and, when the index build computed it, each one's alerts, scaffold and fingerprint
+    (``frame_chemistry``; None in a frame saved before, or built on a request)."""
 
     codes: np.ndarray  # int32
     smiles: list[str]
+    chemistry: frame_chemistry.Chemistry | None = None
 
     def rows_matching(self, matched: np.ndarray) -> np.ndarray:
         """Return which rows' molecule is ``True`` in ``matched`` (one per distinct SMILES)."""
@@ -183,10 +186,11 @@ def to_bytes(frame: Frame) -> bytes:
     arrays.update({f"t:{k}": v for k, v in frame.texts.items()})
     arrays.update({f"c:{k}": v for k, v in frame.codes.items()})
     if frame.molecules is not None:  # the distinct SMILES as one UTF-8 blob and its ends
-        encoded = [s.encode() for s in frame.molecules.smiles]
         arrays["m:codes"] = frame.molecules.codes
-        arrays["m:blob"] = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-        arrays["m:ends"] = np.cumsum([len(e) for e in encoded], dtype=np.int64)
+        arrays["m:blob"], arrays["m:ends"] = frame_chemistry.texts_to_arrays(
+            frame.molecules.smiles)
+        if frame.molecules.chemistry is not None:
+            arrays.update(frame_chemistry.to_arrays(frame.molecules.chemistry))
     out = io.BytesIO()
     np.savez_compressed(out, **arrays)
     return out.getvalue()
@@ -194,11 +198,12 @@ def to_bytes(frame: Frame) -> bytes:
 
 def from_bytes(data: bytes) -> Frame:
     """Load a frame saved by ``to_bytes`` (pickles refused)."""
-    numbers, texts, codes, mols = {}, {}, {}, {}
+    numbers, texts, codes, mols, chemistry = {}, {}, {}, {}, {}
     with np.load(io.BytesIO(data), allow_pickle=False) as saved:
         for name in saved.files:
             part, key = name.split(":", 1)
-            {"n": numbers, "t": texts, "c": codes, "m": mols}[part][key] = saved[name]
+            {"n": numbers, "t": texts, "c": codes, "m": mols,
+             "x": chemistry}[part][key] = saved[name]
     for key in _ASCII:  # a frame saved before ids were bytes reads the same
         texts[key] = np.char.encode(texts[key]) if texts[key].dtype.kind == "U" \
             else texts[key]
@@ -212,10 +217,9 @@ def from_bytes(data: bytes) -> Frame:
             del numbers[key]
     molecules = None
     if mols:
-        blob, ends = mols["blob"].tobytes(), mols["ends"].tolist()
-        starts = [0, *ends][:-1]
-        molecules = Molecules(mols["codes"], [blob[a:b].decode()
-                                              for a, b in zip(starts, ends, strict=True)])
+        smiles = frame_chemistry.texts_from_arrays(mols["blob"], mols["ends"])
+        molecules = Molecules(mols["codes"], smiles,
+                              frame_chemistry.from_arrays(chemistry, len(smiles)))
     return Frame(numbers, texts, codes, molecules)
 
 

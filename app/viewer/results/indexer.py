@@ -31,7 +31,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from flask import Flask, current_app
@@ -42,7 +42,7 @@ from app.timeutil import utcnow
 from app.viewer.core import identity, run_kinds
 from app.viewer.core.api_client import ComputeApi, api
 from app.viewer.core.errors import LinkNotFound
-from app.viewer.results import answers, index_rows
+from app.viewer.results import chem_index, index_rows
 from app.viewer.store import get_engine
 from app.viewer.store import result_index as store
 from app.viewer.store.result_index import IndexState
@@ -79,6 +79,7 @@ class Build:
     email: str | None
     owner: str
     state: IndexState
+    chemistry: chem_index.MoleculeWork = field(default_factory=chem_index.MoleculeWork)
 
     def _bearer(self) -> str | None:
         # Minted per page: a long build outlives a token's few minutes.
@@ -93,7 +94,8 @@ class Build:
         """Read every missing page; on any failure give the lease up (resumable).
 
         The next page is asked for while this one is written: the API's answer and the
-        store's insert overlap (both wait outside Python much of the time).
+        store's insert overlap (both wait outside Python much of the time). The page's new
+        molecules go to the chemistry child meanwhile (``chem_index``).
         """
         engine = get_engine(self.app)
         after, position = self.state.last_id, self.state.indexed
@@ -109,6 +111,7 @@ class Build:
                     if more:
                         pending = self._fetch(pool, after)
                     rows, stored, codes = _index_page(records, position)
+                    self.chemistry.add_page(row["smiles"] for row in rows)
                     position += len(records)
                     with engine.begin() as conn:
                         kept = store.append(conn, self.pipeline_id, owner=self.owner,
@@ -133,14 +136,24 @@ class Build:
             with engine.begin() as conn:
                 store.release(conn, self.pipeline_id, self.owner, type(error).__name__,
                               utcnow())
+        finally:
+            self.chemistry.close()
 
     def _finish(self, engine) -> None:
-        """Mark the index ready and save its frame now, not on a visitor's request."""
+        """Save the frame with its molecules' chemistry, then mark the index ready: no
+        visitor request builds the frame or computes the chemistry."""
+        with engine.connect() as conn:
+            done = store.get(conn, self.pipeline_id)
+        if done is not None and done.lease_owner == self.owner:
+            try:
+                chem_index.save_frame(self.pipeline_id, done.version, done.warning_codes,
+                                      self.chemistry)
+            except Exception as error:  # the index is complete all the same: the first
+                # request builds the frame and computes the chemistry lazily, as before
+                log.warning("saving the frame of a finished index failed: %s",
+                            type(error).__name__)
         with engine.begin() as conn:
             store.finish(conn, self.pipeline_id, self.owner, utcnow())
-            done = store.get(conn, self.pipeline_id)
-        if done is not None:
-            answers.load_frame(self.pipeline_id, done.version, done.warning_codes)
 
     def run_in_background(self) -> None:
         """Run in a daemon thread with the app's context (for the store and tokens)."""

@@ -171,9 +171,12 @@ def test_protein_results_refuse_scaffold_and_similarity(app, client, org):
 
 
 def test_a_large_sets_scaffolds_wait_to_be_asked_for(client, molecules, monkeypatch):
-    from app.viewer.results import chem_answers
+    """A frame saved before the index build computed the chemistry (``chem_index``)."""
+    from app.viewer.results import chem_answers, chem_index
 
     path, smiles_of = molecules
+    monkeypatch.setattr(chem_index.MoleculeWork, "add_page", lambda self, smiles: None)
+    monkeypatch.setattr(chem_index.MoleculeWork, "complete", lambda self, data, old: None)
     monkeypatch.setattr(chem_answers, "EAGER_SCAFFOLDS", 0)  # every set counts as large
     chem_answers.clear_caches()
     body = _page(client, path, "sort=id")
@@ -181,3 +184,15 @@ def test_a_large_sets_scaffolds_wait_to_be_asked_for(client, molecules, monkeypa
     assert scaffolds.uncached(list(set(smiles_of.values())))  # nothing computed yet
     _page(client, path, "group=scaffold&sort=id")  # asked for: computed and kept
     assert 'data-facet="scaffold"' in _page(client, path, "sort=id")
+
+
+def test_with_the_builds_chemistry_every_sets_scaffolds_show_at_once(client, molecules,
+                                                                   monkeypatch):
+    from app.viewer.results import chem_answers
+
+    path, smiles_of = molecules
+    monkeypatch.setattr(chem_answers, "EAGER_SCAFFOLDS", 0)  # every set counts as large
+    chem_answers.clear_caches()
+    body = _page(client, path, "sort=id")
+    assert 'data-facet="scaffold"' in body and "computed on request" not in body
+    assert scaffolds.uncached(list(set(smiles_of.values())))  # from the frame, not RDKit
