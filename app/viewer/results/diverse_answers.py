@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from rdkit import DataStructs
 
 from app import domain
 from app.viewer.chem import butina, similarity
@@ -35,8 +34,8 @@ from app.viewer.store import index_queries as queries
 from app.viewer.store.result_index import IndexState
 from app.viewer.web import work_gate
 
-POOL = 2000  # distinct molecules clustered first (~0.3 s of Tanimoto rows)
-MAX_POOL = 8000  # at most: 64 M Tanimoto pairs (~3 s)
+POOL = 2000  # distinct molecules clustered first (~0.3 s of Tanimoto pairs)
+MAX_POOL = 4000  # at most: 16 M Tanimoto pairs (~1.5 s)
 PROTEIN_POOL = 1000  # designs read and grouped at most
 _READ = 200  # records read from the store at a time
 
@@ -68,16 +67,16 @@ def picks(state: IndexState, data: Frame, rows: np.ndarray, wanted: int) -> Pick
 def pool_bits(state: IndexState, data: Frame, codes: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray]:
     """Return the packed fingerprints (n, 256) and validity of the distinct molecules
-    ``codes`` (the index's form: ``chem_answers.fingerprints`` once it keeps them)."""
+    ``codes``, in the index's form (``chem_answers.fingerprints``: once the index keeps
+    them, this is ``bits, valid = chem_answers.fingerprints(state, data)`` indexed by
+    ``codes``); meanwhile from ``chem.similarity``'s per-process cache and budgeted child."""
     found = similarity.fingerprints([data.molecules.smiles[c] for c in codes])
-    bits = np.zeros((len(codes), similarity.BITS // 8), dtype=np.uint8)
-    valid = np.zeros(len(codes), dtype=bool)
+    unpacked = np.zeros((len(codes), similarity.BITS), dtype=np.uint8)
     for i, fp in enumerate(found):
         if fp is not None:
-            on = np.zeros(similarity.BITS, dtype=np.uint8)
-            DataStructs.ConvertToNumpyArray(fp, on)
-            bits[i], valid[i] = np.packbits(on, bitorder="little"), True
-    return bits, valid
+            unpacked[i, list(fp.GetOnBits())] = 1
+    valid = np.array([fp is not None for fp in found], dtype=bool)
+    return np.packbits(unpacked, axis=1, bitorder="little"), valid
 
 
 def _molecule_picks(state: IndexState, data: Frame, rows: np.ndarray, wanted: int) -> Picks:
