@@ -19,7 +19,15 @@ import numpy as np
 from app import domain
 from app.timeutil import utcnow
 from app.viewer.chem import substructure
-from app.viewer.results import alert_answers, chem_answers, chem_index, extra_metrics, fields, frame
+from app.viewer.results import (
+    alert_answers,
+    chem_answers,
+    chem_index,
+    diverse_answers,
+    extra_metrics,
+    fields,
+    frame,
+)
 from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
 from app.viewer.results.query import ExploreQuery
@@ -162,6 +170,13 @@ def ordered_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:
                         lambda: frame.order(view_frame(state, query), query, _keep(state, query)))
 
 
+def diverse(state: IndexState, query: ExploreQuery) -> diverse_answers.Picks:
+    """Return the picks of ``diverse=N``: the best row of each of N families of the view."""
+    return _answers.get(_key(state, query, f"diverse:{query.sort_text()}"),
+                        lambda: diverse_answers.picks(state, current_frame(state),
+                                                      ordered_rows(state, query), query.diverse))
+
+
 @dataclass(frozen=True)
 class Summary:
     """What the page and explore.json say about the matching set."""
@@ -181,6 +196,8 @@ def table_page(state: IndexState, query: ExploreQuery) -> list[dict]:
     rows = ordered_rows(state, query)
     if query.group:  # group=scaffold: the first row of each scaffold (chem_answers)
         rows = chem_answers.groups(state, current_frame(state), rows)[0]
+    if query.diverse:  # diverse=N: the best row of each of N families (diverse_answers)
+        rows = diverse(state, query).rows
     rows = rows[start:start + query.limit]
     ids = current_frame(state).id_list(rows)
     with get_engine().connect() as conn:
@@ -274,5 +291,7 @@ def ordered_ids(state: IndexState, query: ExploreQuery, chunk: int = 200
     data, rows = current_frame(state), ordered_rows(state, query)
     if query.group:  # group=scaffold: the first row of each scaffold (chem_answers)
         rows = chem_answers.groups(state, data, rows)[0]
+    if query.diverse:  # diverse=N: the best row of each of N families (diverse_answers)
+        rows = diverse(state, query).rows
     for start in range(0, len(rows), chunk):
         yield data.id_list(rows[start:start + chunk])

@@ -52,6 +52,8 @@ def of(link_id: str, state: IndexState, query: ExploreQuery) -> ChemView:
     if query.group:
         shown, about = chem_answers.groups(state, data, rows)
         groups = {key.decode(): value for key, value in about.items()}
+    if query.diverse:  # one row per family: the page's rows are the picks
+        shown = answers.diverse(state, query).rows
     start = (query.page - 1) * query.limit
     page_rows = shown[start:start + query.limit]
     out = ChemView(matched=len(shown), groups=groups, scaffolds=top)

@@ -36,12 +36,13 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
            page_request: paging.PageRequest, records: list[dict], links: paging.PageLinks,
            *, from_index: bool, columns: list[table.Column], shown: ExploreQuery,
            first_rank: int | None, pending_rank: bool = False,
-           chem: chem_view.ChemView | None = None) -> str:
+           chem: chem_view.ChemView | None = None, picks=None) -> str:
     """Render ``share/results/page.html`` with the records of one page of the view.
 
     ``shown`` is the view's query (from the index: with its order made explicit);
     ``first_rank`` the view position of the first row, None for the API's pages (in the
-    run's order; their position in the whole set is unknown).
+    run's order; their position in the whole set is unknown). ``picks`` are those of
+    ``diverse=N`` (``diverse_answers.Picks``: each shown row's family size).
     """
     columns, key_count = table.page_columns(kind, columns)
     as_run = first_rank is None or shown.sort == AS_RUN
@@ -57,6 +58,8 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
         from_index=from_index, sort_key=view.sort_key, pending_rank=pending_rank,
         descending_first=fields.descending_first, as_run=as_run,
         ranked_by_default=shown.sort == view.default_sort, chem_facts=chem,
+        picks=picks, family_sizes={k.decode(): v for k, v in picks.sizes.items()}
+        if picks else {},
     )
 
 
@@ -105,13 +108,17 @@ def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQu
     # Scaffolds and similarity of small molecules (grouped: one row per scaffold).
     chem = chem_view.of(link_id, view.state, shown) \
         if view.ready and kind.family == "small_molecule" else None
-    links = _links(shown, chem.matched if chem else view.summary.matched) \
-        if view.summary else paging.PageLinks(None, None)
+    # diverse=N: the picks, one row per family (diverse_answers), counted as the rows.
+    picks = answers.diverse(view.state, shown) if view.ready and shown.diverse else None
+    matched = len(picks.rows) if picks else chem.matched if chem else \
+        view.summary.matched if view.summary else 0
+    links = _links(shown, matched) if view.summary else paging.PageLinks(None, None)
     return render(link_id, pipeline, kind, view,
                   paging.PageRequest(limit=query.limit, ids=query.ids), records, links,
                   from_index=True,
                   columns=table.columns_for(kind, records or None, view.extras),
-                  shown=shown, first_rank=(shown.page - 1) * shown.limit + 1, chem=chem)
+                  shown=shown, first_rank=(shown.page - 1) * shown.limit + 1, chem=chem,
+                  picks=picks)
 
 
 def _links(query: ExploreQuery, matched: int) -> paging.PageLinks:
