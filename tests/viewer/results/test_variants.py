@@ -77,7 +77,10 @@ def test_generic_result_page_lists_generic_metrics_with_their_range(app, client,
     body = page(client, f"/share/{link_id}/pipelines/{pipeline_id}/results/{ids[0]}")
     metrics = body.split('<table class="metrics">', 1)[1].split("</table>", 1)[0]
     rows = re.findall(r'<th scope="row">(.*?)</th>', metrics)
-    assert rows == list(GENERIC)
+    # Each row's label, then its link to the glossary entry of that metric.
+    links = [re.search(r'<a class="glossary-link" href="/glossary#(\w+)"', r) for r in rows]
+    assert [r.split("<a ", 1)[0] for r in rows] == list(GENERIC)
+    assert all(links), rows
     assert metrics.count("<td>0\u20131</td>") == 4
     assert "badge-generic" in body
 
