@@ -1,11 +1,13 @@
 """Tanimoto similarity of ``similar_to=``: Morgan fingerprints, radius 2, 2048 bits.
 
 The query is a SMILES a visitor pastes or a result of the pipeline (its id); its
-fingerprint is compared with every distinct molecule's by RDKit's
-``BulkTanimotoSimilarity``. Fingerprints come from ``rdFingerprintGenerator``'s Morgan
-generator (the ECFP4-like fingerprint most similarity searches use), each distinct SMILES
-once per process (a bounded cache), the missing ones made in the budgeted chemistry child
-(``budget``) and sent back as RDKit's binary form. A SMILES RDKit cannot read has no
+fingerprint is compared with every distinct molecule's, in NumPy on packed bits
+(``fingerprint_bits``: equal to RDKit's ``BulkTanimotoSimilarity``). Fingerprints come
+from ``rdFingerprintGenerator``'s Morgan generator (the ECFP4-like fingerprint most
+similarity searches use): the index build makes them (``index_chemistry``); for a frame
+saved before that, each distinct SMILES once per process here (a bounded cache), the
+missing ones made in the budgeted chemistry child (``budget``) and sent back as RDKit's
+binary form. A SMILES RDKit cannot read has no
 fingerprint and no similarity (NaN: sorted last, never within a ``similarity__gte``).
 """
 
@@ -14,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-import numpy as np
 from rdkit import Chem, DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 from rdkit.rdBase import BlockLogs
@@ -88,15 +89,6 @@ def fingerprints(smiles: Sequence[str]) -> list:
 def uncached(smiles: Sequence[str]) -> bool:
     """Whether some of ``smiles`` has no fingerprint in this process yet (work to do)."""
     return any(_known.get(text) is None for text in smiles)
-
-
-def tanimoto(query: DataStructs.ExplicitBitVect, fps: Sequence) -> np.ndarray:
-    """Return the Tanimoto similarity of ``query`` to each of ``fps`` (NaN for None)."""
-    out = np.full(len(fps), np.nan)
-    present = [i for i, fp in enumerate(fps) if fp is not None]
-    if present:
-        out[present] = DataStructs.BulkTanimotoSimilarity(query, [fps[i] for i in present])
-    return out
 
 
 def clear_cache() -> None:
