@@ -157,6 +157,9 @@ def warm(pages: Iterable[list[dict]]) -> Iterator[list[dict]]:
         yield records
 
 
+_VIEW_KEYS = ("similarity", "family_size")
+
+
 def _csv_text(rows: Iterable[list[str]]) -> str:
     out = io.StringIO()
     csv.writer(out, lineterminator="\r\n").writerows(rows)
@@ -172,15 +175,16 @@ def csv_chunks(kind: Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
     pages = warm(pages)  # alerts of a page's molecules in one batch, not one call a row
     first = next(pages, None)
     columns = columns_for(kind, extras=extra_metrics.of_records(kind, first or []))
-    # A similar_to view: its similarity after result_id (``sources`` adds it to records).
-    similar = bool(first) and "similarity" in first[0]
+    # The view's own numbers after result_id (``sources`` adds them to records): a
+    # similar_to view's similarity, a diverse view's family size.
+    added = [key for key in _VIEW_KEYS if first and key in first[0]]
 
     def row(record: dict) -> list[str]:
         found = cells(columns, record)
-        return [*found[:3], _text(record.get("similarity")), *found[3:]] if similar else found
+        return [*found[:3], *(_text(record.get(key)) for key in added), *found[3:]]
 
     names = header(columns)
-    yield _csv_text([[*names[:3], "similarity", *names[3:]] if similar else names])
+    yield _csv_text([[*names[:3], *added, *names[3:]]])
     if first is None:
         return
     yield _csv_text(row(record) for record in first)

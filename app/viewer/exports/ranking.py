@@ -15,6 +15,10 @@ the order the boxes were ticked in (an accident of paging and the scatter's pick
 ``limit=`` keeps the first that many results of the view ("the top 10" is
 ``sort=-binding_confidence&limit=10``); without it an export holds the whole view.
 
+``diverse=N`` keeps the view's picks: the best-ranked result of each of N families, in
+that order, each with its ``family_size`` (``results.diverse_answers``); the file's head
+says so.
+
 ``ranked`` adds ``rank`` and ``label`` to each record (as its first keys, so the JSON
 export carries them too) and stops after the limit.
 """
@@ -59,7 +63,7 @@ def ranked(pages: Iterable[list[dict]], labels: RunLabels, limit: int | None = N
 
 def describe(args: Mapping[str, str], kind: domain.Kind) -> dict:
     """Return what a file's head says of its order: the sort, the limit, rank and label."""
-    sort = (args.get("sort") or "").strip()
+    sort, diverse = (args.get("sort") or "").strip(), (args.get("diverse") or "").strip()
     default = ",".join(f"-{key}" if desc else key for key, desc in labels.primary_sort(kind))
     return {
         "sort": sort or default,
@@ -68,4 +72,5 @@ def describe(args: Mapping[str, str], kind: domain.Kind) -> dict:
         "rank": "the 1-based position of the result in this export's order (best first)",
         "label": "the result's name in the viewer: #<rank in the run by "
                  f"{kind.primary_metric}> <shortest distinguishing end of its id>",
-    }
+    } | ({"diverse": f"the best-ranked result of each of {diverse} families of the view; "
+                     "family_size: the view's results in its family"} if diverse else {})

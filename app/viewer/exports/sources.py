@@ -92,6 +92,9 @@ def _indexed_walk(link_id: str, pipeline: dict, query: ExploreQuery, state: Inde
         if query.similar_to:  # the view's number, beside the record (CSV column, JSON key)
             values = answers.similarities(state, query, ids)
             found = {i: {**r, "similarity": values.get(i)} for i, r in found.items()}
+        if query.diverse:  # each pick's family size (diverse_answers), beside the record
+            sizes = answers.diverse(state, query).sizes
+            found = {i: {**r, "family_size": sizes.get(i.encode())} for i, r in found.items()}
         return [found[i] for i in ids if i in found]  # the view's order, not the API's
 
     first_ids = next(batches, [])

@@ -100,6 +100,11 @@ def test_diverse_view_export_and_limits(client, molecules):
         export = client.get(f"{path}/export.csv?diverse={wanted}&sort={sort}")
         rows = list(csv.DictReader(io.StringIO(export.get_data(as_text=True))))
         assert [r["result_id"] for r in rows] == picks
+        assert [int(r["family_size"]) for r in rows] == sizes
+        document = client.get(f"{path}/export.json?diverse={wanted}&sort={sort}").get_json()
+        assert [r["id"] for r in document["results"]] == picks
+        assert [r["family_size"] for r in document["results"]] == sizes
+        assert f"each of {wanted} families" in document["export"]["diverse"]
     # The toggle beside the order, from a plain view.
     assert "diverse=10" in client.get(f"{path}?sort=id").get_data(as_text=True)
     for bad in ("0", "101", "ten", "-3"):
