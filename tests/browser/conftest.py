@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.viewer.store import schema as viewer_schema
 from tests.conftest import ROOT, free_port, start_gunicorn, stop_gunicorn
 
 DOCS = ROOT / "docs"
@@ -188,7 +189,9 @@ class SharedSite:
     that reading builds; it answers the same rows as the API's tables).
     """
 
-    CACHE_TABLES = ("result_indexes", "indexed_results", "indexed_records", "index_frames")
+    CACHE_TABLES = tuple(table.name for table in (
+        viewer_schema.result_indexes, viewer_schema.indexed_results,
+        viewer_schema.indexed_records, viewer_schema.index_frames))
 
     def __init__(self, tmp_path_factory) -> None:
         self.factory = tmp_path_factory
