@@ -82,21 +82,26 @@ test: install-test chromium haproxy lint test-sqlite test-postgres test-sdk-doub
 lint:
 	$(BIN)/ruff check .
 
+# --dist loadfile: each test module runs whole on one xdist worker, so a module's fixtures
+# (a seeded site, gunicorn, a mail server) start once, not once on each worker.
 test-sqlite:
-	$(BIN)/python -m pytest -n 2 -q --ignore=tests/cluster
+	$(BIN)/python -m pytest -n 2 --dist loadfile -q --ignore=tests/cluster
 
 test-postgres:
-	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 -q tests/service tests/store
+	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 --dist loadfile -q tests/service tests/store
 
 # The viewer reading the embedded API through tests/sdk_double.py: each share read and results
 # page validated strictly with the SDK's models and cut to the fields they declare (an
-# answer they reject is a 502, so the test reading it fails).
+# answer they reject is a 502, so the test reading it fails). Only the tests of these
+# folders that build the app run again (tests/conftest.py deselects the others, about a
+# third): the double lives in the ``app`` fixture, so a test without it (a pure function,
+# its own fake API) can read no answer through the double and would repeat the SQLite run.
 SDK_DOUBLE_TESTS := tests/test_sdk_double.py tests/viewer/pages tests/viewer/results \
 	tests/viewer/exports tests/viewer/structure tests/viewer/depictions \
 	tests/viewer/web/test_embeds.py tests/signin/test_email_flow.py
 
 test-sdk-double:
-	SHARE_VIEWER_API_DOUBLE=sdk $(BIN)/python -m pytest -n 2 -q $(SDK_DOUBLE_TESTS)
+	SHARE_VIEWER_API_DOUBLE=sdk $(BIN)/python -m pytest -n 2 --dist loadfile -q $(SDK_DOUBLE_TESTS)
 
 test-cluster:
 	$(BIN)/python -m pytest -q tests/cluster

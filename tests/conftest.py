@@ -80,6 +80,21 @@ def make_test_app(database_url: str, tmp_path: Path):
     )
 
 
+def pytest_collection_modifyitems(config, items):
+    """Under ``SHARE_VIEWER_API_DOUBLE=sdk``, run only the tests that build the ``app``.
+
+    The double is put in place by the ``app`` fixture alone: a test without it (a pure
+    function, its own fake API) runs exactly as in the SQLite run, so running it again in
+    ``make test-sdk-double`` proves nothing more. Those are deselected (pytest counts them).
+    """
+    if os.environ.get("SHARE_VIEWER_API_DOUBLE") != "sdk":
+        return
+    keep = [item for item in items if "app" in getattr(item, "fixturenames", ())]
+    if len(keep) != len(items):
+        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+        items[:] = keep
+
+
 @pytest.fixture
 def db_url(tmp_path):
     """A URL of an empty, migrated database, dropped after the test."""

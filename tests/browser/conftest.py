@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import http.server
 import json
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
 import httpx
 import pytest
 
+from app.viewer.store import schema as viewer_schema
 from tests.conftest import ROOT, free_port, start_gunicorn, stop_gunicorn
 
 DOCS = ROOT / "docs"
@@ -66,9 +73,13 @@ def shots_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("screenshots")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium, headless, driven by Playwright."""
+    """Debian's Chromium, headless, driven by Playwright: one per test process.
+
+    Each test opens its own context (``Visitor``: cookies, storage, cache of its own), so
+    launching Chromium once per module bought no isolation, only start-up time.
+    """
     playwright_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian's Chromium is missing: apt-get install -y chromium (make test does)")
@@ -83,38 +94,165 @@ def browser():
 
 
 def seeded_site_env(tmp: Path) -> tuple[dict, dict]:
-    """Seed a demo database in ``tmp`` with the real CLI; return its env and the summary.
+    """Put a demo database seeded by the real CLI in ``tmp``; return its env and the summary.
 
     The env (database, instance folder, artifacts, secret) is what a gunicorn server of the
-    test needs to serve that data: ``start_gunicorn({**env, ...}, tmp)``.
+    test needs to serve that data: ``start_gunicorn({**env, ...}, tmp)``. The demo is seeded
+    once per test run (``flask init-db`` and ``flask seed-demo --json`` in a template
+    folder, see ``_demo_template``) and each caller gets its own copy of the database, the
+    instance folder and the artifact files: the same rows, ids and keys, and changes made
+    to one copy (a purge, an archived link) reach no other.
     """
-    env = {
-        "FLASK_DATABASE_URL": f"sqlite:///{tmp / 'demo.sqlite3'}",
-        "FLASK_INSTANCE_PATH": str(tmp / "instance"),
-        "FLASK_ARTIFACT_DIR": str(tmp / "artifacts"),
+    template, seed = _demo_template()
+    for entry in template.iterdir():
+        if entry.name in _TEMPLATE_ONLY:
+            continue
+        if entry.is_dir():
+            shutil.copytree(entry, tmp / entry.name, dirs_exist_ok=True)
+        else:
+            shutil.copy2(entry, tmp / entry.name)
+    return _site_env(tmp), json.loads(json.dumps(seed))
+
+
+def _site_env(folder: Path) -> dict:
+    return {
+        "FLASK_DATABASE_URL": f"sqlite:///{folder / 'demo.sqlite3'}",
+        "FLASK_INSTANCE_PATH": str(folder / "instance"),
+        "FLASK_ARTIFACT_DIR": str(folder / "artifacts"),
         "FLASK_SECRET_KEY": "browser-secret",
     }
-    run_env = {**os.environ, **env}
+
+
+# Files of the template folder that are not part of a site: the seed summary, the lock.
+_TEMPLATE_ONLY = {"seed.json", "seed.lock"}
+# Where the template is seeded: a folder every test process of the run shares (set by the
+# ``_template_root`` fixture); None outside pytest's session, then each call seeds anew.
+_template_folder: Path | None = None
+_template_cache: tuple[Path, dict] | None = None
+
+
+def _seed_with_cli(folder: Path) -> dict:
+    """Run ``flask init-db`` and ``flask seed-demo --json`` on ``folder``; return the summary."""
+    run_env = {**os.environ, **_site_env(folder)}
     for command in (["init-db"], ["seed-demo", "--json"]):
         done = subprocess.run([sys.executable, "-m", "flask", "--app", "app", *command],
                               cwd=ROOT, env=run_env, capture_output=True, text=True,
                               check=True, timeout=300)
-    return env, json.loads(done.stdout)
+    return json.loads(done.stdout)
+
+
+def _demo_template() -> tuple[Path, dict]:
+    """The folder of the run's seeded demo and its summary, seeding it on the first call.
+
+    The xdist workers of a run share the folder: the first to take its lock seeds, the
+    others wait and read the summary it wrote last (so a half-seeded folder is never used).
+    """
+    global _template_cache
+    if _template_cache is not None:
+        return _template_cache
+    folder = _template_folder
+    if folder is None:
+        folder = Path(tempfile.mkdtemp(prefix="demo-template-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    summary = folder / "seed.json"
+    with open(folder / "seed.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not summary.exists():
+            seed = _seed_with_cli(folder)
+            partial = folder / "seed.json.part"
+            partial.write_text(json.dumps(seed))
+            partial.rename(summary)
+    _template_cache = folder, json.loads(summary.read_text())
+    return _template_cache
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _template_root(tmp_path_factory, worker_id):
+    """Point ``seeded_site_env`` at a template folder shared by the run's test processes."""
+    global _template_folder, _template_cache
+    base = tmp_path_factory.getbasetemp()
+    # Under xdist each worker's base is a sub-folder of the run's folder.
+    shared = base.parent if worker_id != "master" else base
+    _template_folder, _template_cache = shared / "demo-template", None
+    yield
+    _template_folder, _template_cache = None, None
+
+
+class SharedSite:
+    """One gunicorn server over a copy of the demo, handed to module after module.
+
+    Most modules only read the demo, so starting a server per module bought nothing but
+    time. A module that changes data (archives a link, signs in, purges) must not leak it
+    into the next one: after each module the data are compared with what they were when
+    the server started, and a server whose data changed is stopped; the next module gets a
+    fresh copy. Tables left out of the comparison are the exploration index's (a cache
+    that reading builds; it answers the same rows as the API's tables).
+    """
+
+    CACHE_TABLES = tuple(table.name for table in (
+        viewer_schema.result_indexes, viewer_schema.indexed_results,
+        viewer_schema.indexed_records, viewer_schema.index_frames))
+
+    def __init__(self, tmp_path_factory) -> None:
+        self.factory = tmp_path_factory
+        self.current: tuple | None = None
+        self.fingerprint: str | None = None
+
+    def get(self) -> tuple:
+        """The current (server, seed summary), started from a fresh copy when needed."""
+        if self.current is None:
+            tmp = self.factory.mktemp("shared-site")
+            env, seed = seeded_site_env(tmp)
+            server = start_gunicorn(env, tmp)
+            self.current = server, seed
+            self.fingerprint = self._fingerprint()
+        return self.current
+
+    def _fingerprint(self) -> str:
+        """A digest of every row of the site's database but the exploration caches."""
+        path = self.current[0].env["FLASK_DATABASE_URL"].removeprefix("sqlite:///")
+        digest = hashlib.sha256()
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            tables = [name for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                if name not in self.CACHE_TABLES]
+            for table in tables:
+                digest.update(table.encode())
+                for row in conn.execute(f'SELECT * FROM "{table}" ORDER BY 1'):
+                    digest.update(repr(row).encode())
+        return digest.hexdigest()
+
+    def release(self) -> None:
+        """After a module: stop the server if the module changed its data."""
+        if self.current is not None and self._fingerprint() != self.fingerprint:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the server (the next ``get`` starts another)."""
+        if self.current is not None:
+            stop_gunicorn(self.current[0])
+            self.current = None
+
+
+@pytest.fixture(scope="session")
+def shared_sites(tmp_path_factory):
+    """The test process's ``SharedSite`` (stopped at the end of the session)."""
+    sites = SharedSite(tmp_path_factory)
+    yield sites
+    sites.close()
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, request):
-    """Gunicorn (2 workers) over a demo database seeded by the real CLI, one per module.
+def site(shared_sites):
+    """Gunicorn (2 workers) over a demo database seeded by the real CLI.
 
-    Yields (server, seed summary). Per module, not per session: some modules archive
-    links or change data. Modules that need more (a broken twin, a mail server) define
-    their own ``site``.
+    Yields (server, seed summary). Modules share one server while none changes its data
+    (``SharedSite``): a module that archives links or changes data may do so, and the
+    next module gets a fresh copy. Modules that need more (a broken twin, a mail server)
+    define their own ``site``.
     """
-    tmp = tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2])
-    env, seed = seeded_site_env(tmp)
-    server = start_gunicorn(env, tmp)
-    yield server, seed
-    stop_gunicorn(server)
+    yield shared_sites.get()
+    shared_sites.release()
 
 
 @pytest.fixture

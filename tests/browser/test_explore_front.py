@@ -24,7 +24,7 @@ from urllib.parse import urljoin
 import httpx
 import pytest
 
-from tests.browser.conftest import DESKTOP, PHONE, Visitor, seeded_site_env
+from tests.browser.conftest import DESKTOP, PHONE, Visitor
 from tests.browser.explore_fixture import (
     PIPELINE,
     VIEW,
@@ -345,13 +345,14 @@ def test_many_points_are_not_tab_stops(site, visitors):
 
 
 @pytest.fixture(scope="module")
-def live_site(tmp_path_factory):
-    """Gunicorn over a seeded demo database; yields (server, seed summary)."""
-    tmp = tmp_path_factory.mktemp("explore-front")
-    env, seed = seeded_site_env(tmp)
-    server = start_gunicorn(env, tmp)
-    yield server, seed
-    stop_gunicorn(server)
+def live_site(shared_sites):
+    """Gunicorn over a seeded demo database; yields (server, seed summary).
+
+    The server the plain ``site`` fixture of tests/browser/conftest.py hands out (this
+    module's ``site`` is the fixture page's): these tests only read.
+    """
+    yield shared_sites.get()
+    shared_sites.release()
 
 
 def live_url(live_site, kind: str, query: str = "") -> str:

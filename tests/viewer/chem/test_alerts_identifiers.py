@@ -19,9 +19,9 @@ from rdkit import Chem
 from rdkit.Chem.FilterCatalog import FilterCatalog, FilterCatalogParams
 
 from app.db import get_engine
-from app.demo import seed_demo
 from app.store import schema
 from app.viewer.chem import alerts, identifiers
+from tests.demo_copy import seeded_demo
 from tests.service import factories
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
@@ -64,8 +64,7 @@ def _csv(client, url: str) -> list[dict[str, str]]:
 @pytest.fixture
 def demo(app) -> dict:
     """The demo organization: one pipeline of each kind behind a public link."""
-    return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
-                     public_url="http://viewer.test")
+    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ import pytest
 import sqlalchemy as sa
 
 from app.db import get_engine
-from app.demo import seed_demo
 from app.store import schema
 from app.viewer.core.api_client import api
 from app.viewer.exports import csv_writer, sources, stream
+from tests.demo_copy import seeded_demo
 from tests.error_pages import without_reference
 from tests.viewer.conftest import point_viewer_at
 from tests.viewer.core.sdk_runs import run_record, share_read
@@ -62,8 +62,7 @@ IN_ID_ORDER = "?sort=id"
 @pytest.fixture
 def demo(app) -> dict:
     """The demo organization: a link over six pipelines (260 protein_design results)."""
-    return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
-                     public_url="http://viewer.test")
+    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
 
 
 def by_id(rows: list[list[str]]) -> dict[str, dict[str, str]]:

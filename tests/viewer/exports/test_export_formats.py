@@ -17,9 +17,9 @@ from rdkit.rdBase import BlockLogs
 
 from app import domain
 from app.db import get_engine
-from app.demo import seed_demo
 from app.store import schema
 from app.viewer.exports import sources, stream, text_writers
+from tests.demo_copy import seeded_demo
 from tests.error_pages import without_reference
 from tests.viewer.conftest import point_viewer_at
 from tests.viewer.core.sdk_runs import run_record, share_read
@@ -37,8 +37,7 @@ SMALL_MOLECULE_KINDS = domain.SMALL_MOLECULE_KINDS
 @pytest.fixture
 def demo(app) -> dict:
     """The demo organization: a link over six pipelines (260 protein_design results)."""
-    return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
-                     public_url="http://viewer.test")
+    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
 
 
 def export_path(demo: dict, kind: str, extension: str, link: str = "public",

@@ -14,9 +14,8 @@ import zipfile
 import pytest
 
 from app import domain
-from app.db import get_engine
-from app.demo import seed_demo
 from app.viewer.exports import precision
+from tests.demo_copy import seeded_demo
 from tests.viewer.exports.test_csv_export import api_records
 from tests.viewer.exports.test_export_formats import parse_fasta, parse_sdf
 
@@ -27,8 +26,7 @@ LABEL = re.compile(r"#(\d+) [A-Za-z0-9_\-]{4,}")
 @pytest.fixture
 def demo(app) -> dict:
     """The demo organization: a link over six pipelines (260 protein_design results)."""
-    return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
-                     public_url="http://viewer.test")
+    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
 
 
 def url(demo: dict, kind: str, extension: str, query: str = "") -> str:

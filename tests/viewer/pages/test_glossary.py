@@ -9,18 +9,16 @@ import re
 import pytest
 
 from app import domain
-from app.db import get_engine
-from app.demo import seed_demo
 from app.viewer.pages import glossary
 from app.viewer.results import fields
+from tests.demo_copy import seeded_demo
 from tests.viewer.pages.test_prediction_pages import body_of, pages  # noqa: F401 (fixture)
 
 
 @pytest.fixture
 def demo(app) -> dict:
     """The demo organization (public and email links)."""
-    return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
-                     public_url="http://viewer.test")
+    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
 
 
 def _entries(body: str) -> dict[str, str]:

@@ -10,10 +10,9 @@ import re
 import pytest
 from Bio.SeqUtils.ProtParam import ProteinAnalysis
 
-from app.db import get_engine
-from app.demo import seed_demo
 from app.viewer.core.api_client import api
 from app.viewer.proteins import liabilities
+from tests.demo_copy import seeded_demo
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 
@@ -21,8 +20,7 @@ ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 @pytest.fixture
 def demo(app) -> dict:
     """The demo organization: a link over every pipeline (260 protein_design results)."""
-    return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
-                     public_url="http://viewer.test")
+    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
 
 
 def _path(demo: dict, kind: str = "protein_design") -> str:

@@ -16,17 +16,15 @@ import zipfile
 import numpy as np
 import pytest
 
-from app.db import get_engine
-from app.demo import seed_demo
 from app.viewer.structure import pae
+from tests.demo_copy import seeded_demo
 from tests.viewer.structure.test_structure_views import _file, _results
 
 
 @pytest.fixture
 def demo(app) -> dict:
     """The demo organization (public and email links)."""
-    return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
-                     public_url="http://viewer.test")
+    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
 
 
 def _base(demo: dict, kind: str, app) -> tuple[str, object]:

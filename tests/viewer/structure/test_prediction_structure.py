@@ -10,16 +10,15 @@ import pytest
 
 from app import artifact_storage
 from app.db import get_engine
-from app.demo import seed_demo
 from app.store import schema
+from tests.demo_copy import seeded_demo
 from tests.error_pages import without_reference
 
 
 @pytest.fixture
 def demo(app) -> dict:
     """The demo organization: a public link with a structure_and_binding and an adme prediction."""
-    return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
-                     public_url="http://viewer.test")
+    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
 
 
 def prediction_files(app, prediction_id: str) -> dict[str, tuple[bytes, str]]:

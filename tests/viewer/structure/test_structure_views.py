@@ -19,17 +19,16 @@ import pytest
 
 from app import artifact_storage
 from app.db import get_engine
-from app.demo import seed_demo
 from app.store import schema
 from app.viewer.structure.model import PLDDT_BANDS, band
+from tests.demo_copy import seeded_demo
 from tests.error_pages import without_reference
 
 
 @pytest.fixture
 def demo(app) -> dict:
     """The demo organization (public and email links)."""
-    return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
-                     public_url="http://viewer.test")
+    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
 
 
 def _results(app, pipeline_id: str) -> list:

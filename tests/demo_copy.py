@@ -1,0 +1,83 @@
+"""The demo in a test app's database, seeded once per test process and copied per test.
+
+``seed_demo`` takes seconds (it writes some 960 artifact files and thousands of rows);
+tests of the viewer need it in a fresh database each. On SQLite, ``seeded_demo(app)`` seeds
+a template database and artifact folder the first time, then copies them into the app's
+own database (SQLite's backup API, a page-exact copy) and artifact folder: the same rows,
+ids and files as ``seed_demo`` made, in a database that only this test changes. On
+PostgreSQL (``TEST_DATABASE_URL``) it runs ``seed_demo`` itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import shutil
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from app.db import get_engine
+from app.demo import seed_demo
+from tests.conftest import PG_URL, dispose_engines, migrated_database
+
+PUBLIC_URL = "http://viewer.test"
+_templates: dict[str, tuple[Path, Path, dict, dict]] = {}
+
+
+def _sqlite_path(url: str) -> Path | None:
+    """The file of a ``sqlite:///`` URL, else None."""
+    parsed = sa.engine.make_url(url)
+    return Path(parsed.database) if parsed.get_backend_name() == "sqlite" else None
+
+
+def _row_counts(path: Path) -> dict[str, int]:
+    """Rows per table of the SQLite database at ``path``."""
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        tables = [name for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+
+
+def _template(public_url: str) -> tuple[Path, Path, dict, dict]:
+    """The template database, artifact folder, summary and the rows of an unseeded one."""
+    if public_url not in _templates:
+        folder = Path(tempfile.mkdtemp(prefix="demo-copy-"))
+        url, _drop = migrated_database(folder)
+        database = _sqlite_path(url)
+        empty = _row_counts(database)
+        engine = sa.create_engine(url)
+        try:
+            summary = seed_demo(engine, artifact_dir=str(folder / "artifacts"),
+                                public_url=public_url)
+        finally:
+            engine.dispose()
+        _templates[public_url] = database, folder / "artifacts", summary, empty
+    return _templates[public_url]
+
+
+def seeded_demo(app, public_url: str = PUBLIC_URL) -> dict:
+    """What ``seed_demo(get_engine(app), artifact_dir=..., public_url=...)`` does, fast.
+
+    Returns the summary (a copy the test may change). Falls back to ``seed_demo`` when the
+    app's database is not SQLite, the viewer's store is a database of its own, or the
+    database already holds rows (another fixture's organization: a copy would drop it).
+    """
+    url = app.config["DATABASE_URL"]
+    target = _sqlite_path(url)
+    if PG_URL or target is None or app.config.get("VIEWER_DATABASE_URL") not in (None, url):
+        return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
+                         public_url=public_url)
+    database, artifacts, summary, empty = _template(public_url)
+    # No pooled connection may keep reading the replaced pages.
+    dispose_engines(app)
+    if _row_counts(target) != empty:
+        return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
+                         public_url=public_url)
+    with (contextlib.closing(sqlite3.connect(database)) as source,
+          contextlib.closing(sqlite3.connect(target)) as copy_to):
+        source.backup(copy_to)
+    shutil.copytree(artifacts, app.config["ARTIFACT_DIR"], dirs_exist_ok=True)
+    return copy.deepcopy(summary)
