@@ -149,6 +149,8 @@ def ensure(link_id: str, pipeline: dict, state: IndexState) -> store.Scan | None
     """
     if not state.ready or state.indexed > MAX_RESULTS:
         return None
+    if not current_app.config.get("EPITOPE_SCAN", True):
+        return progress(state.pipeline_id)
     now = utcnow()
     scan = progress(state.pipeline_id)
     if scan is not None and (scan.running(now) or scan.finished_count == state.indexed):

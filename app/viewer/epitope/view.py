@@ -67,7 +67,7 @@ def of(link_id: str, pipeline: dict, kind: domain.Kind, state: IndexState,
         return None
     progress = scan.ensure(link_id, pipeline, state)
     if progress is None:
-        return None  # too many results to scan
+        return None  # too many results to scan, or scans are off
     targets = _targets(state, pipeline)
     if not targets:
         return None

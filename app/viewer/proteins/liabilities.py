@@ -27,7 +27,7 @@ LABELS = {
     "deamidation": "Deamidation (NG, NS)",
     "isomerization": "Isomerisation (DG, DS)",
     "unpaired_cysteine": "Unpaired cysteine (odd number of C)",
-    "oxidation": "Oxidation (exposed M, W; counted once the structure is read)",
+    "oxidation": "Oxidation (M, W; counted where the structure shows them exposed)",
 }
 # Longer chains than any designed protein are read up to here (the page shows the rest
 # plain): bounds the work a hostile record can cause.

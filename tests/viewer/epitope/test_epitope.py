@@ -179,3 +179,18 @@ def test_contacts_are_refused_on_small_molecules(demo_app):
     app, demo = demo_app
     response = app.test_client().get(f"{_path(demo, 'small_molecule_design')}?contacts=B:1")
     assert response.status_code == 400
+
+
+def test_the_3d_page_marks_the_designs_epitope(demo_app, recomputed):
+    app, demo = demo_app
+    rid, residues = next((rid, c) for rid, c in sorted(recomputed.items()) if len(c) >= 3)
+    body = app.test_client().get(f"{_path(demo)}/results/{rid}/structure").get_data(
+        as_text=True)
+    assert 'id="epitope-legend"' in body
+    listed = re.search(r'<ul class="plain epitope-list"><li>Chain B: ([^<]+)</li>', body)
+    numbers = set()
+    for span in listed.group(1).split(", "):
+        first, _, last = span.partition("-")
+        numbers.update(range(int(first), int(last or first) + 1))
+    assert numbers == {n for _c, n in residues}
+    assert '"spacefill"' in body or "&#34;spacefill&#34;" in body
