@@ -81,6 +81,9 @@ def test_strip_filter_and_3d_mark_of_the_epitope(site, browser, shots_dir):
         v.goto(path)
     strip = v.page.locator("#epitope")
     assert strip.locator(".epitope-strip .epitope-cell").count() > 100  # IL-6: every residue
+    heights = strip.locator("a.epitope-cell rect.bar").evaluate_all(
+        "rects => rects.map(r => r.getBoundingClientRect().height)")
+    assert max(heights) > 20  # the main epitope's bars stand out
     _shot(strip, shots_dir, "epitope-strip.png")
 
     # The most contacted residue, from the text alternative; its number of designs.
@@ -106,12 +109,14 @@ def test_strip_filter_and_3d_mark_of_the_epitope(site, browser, shots_dir):
                                             "rows => rows.map(r => r.dataset.resultId)"))
     assert shown <= wanted and shown
     assert v.page.locator(f'a.epitope-cell.chosen[aria-label^="B:{number} "]').count() == 1
-    _shot(v.page, shots_dir, "epitope-filtered.png", full_page=False)
+    strip.scroll_into_view_if_needed()
+    _shot(v.page.locator("#epitope"), shots_dir, "epitope-filtered.png")
 
     # The first design of that view in 3D: its epitope listed and drawn.
     rid = sorted(shown)[0]
-    v.goto(f"{path}/results/{rid}/structure")
-    v.page.wait_for_selector(READY, timeout=90_000)
+    v.page.goto(f"{path}/results/{rid}/structure", wait_until="domcontentloaded",
+                timeout=120_000)
+    v.page.wait_for_selector(READY, timeout=120_000)
     v.page.wait_for_timeout(1500)
     legend = v.page.locator("#epitope-legend").inner_text()
     listed = set()

@@ -30,6 +30,7 @@ def demo_app(tmp_path_factory):
     root = tmp_path_factory.mktemp("epitope")
     url, drop = migrated_database(root)
     app = make_test_app(url, root)
+    app.config["EPITOPE_SCAN"] = True  # off in the other tests (tests/conftest.py)
     demo = seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
                      public_url="http://viewer.test")
     client = app.test_client()
