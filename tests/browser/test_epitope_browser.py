@@ -72,12 +72,15 @@ def test_strip_filter_and_3d_mark_of_the_epitope(site, browser, shots_dir):
     pid = seed["pipelines"]["protein_design"]
     path = f"{server.url}/share/{link}/pipelines/{pid}"
     v = Visitor(browser, viewport={"width": 1500, "height": 1000})
+    # Long timeouts: the server's workers read 260 structures meanwhile (shared CI cores).
+    v.page.set_default_navigation_timeout(120_000)
+    v.page.set_default_timeout(120_000)
     v.goto(path)
-    deadline = time.monotonic() + 400
+    deadline = time.monotonic() + 600
     while v.page.locator("#epitope .epitope-progress").count():
         assert "designs read" in v.page.locator("#epitope .epitope-progress").inner_text()
         assert time.monotonic() < deadline
-        time.sleep(3)
+        time.sleep(5)
         v.goto(path)
     strip = v.page.locator("#epitope")
     assert strip.locator(".epitope-strip .epitope-cell").count() > 100  # IL-6: every residue
@@ -114,8 +117,7 @@ def test_strip_filter_and_3d_mark_of_the_epitope(site, browser, shots_dir):
 
     # The first design of that view in 3D: its epitope listed and drawn.
     rid = sorted(shown)[0]
-    v.page.goto(f"{path}/results/{rid}/structure", wait_until="domcontentloaded",
-                timeout=120_000)
+    v.goto(f"{path}/results/{rid}/structure")
     v.page.wait_for_selector(READY, timeout=120_000)
     v.page.wait_for_timeout(1500)
     legend = v.page.locator("#epitope-legend").inner_text()
