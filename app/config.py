@@ -78,6 +78,9 @@ DEFAULTS: dict[str, object] = {
     # Pipelines of at most this many results are indexed inside the first request; larger
     # ones in the background while the visitor sees a progress bar.
     "EXPLORE_SYNC_LIMIT": 2000,
+    # Read protein designs' structures in the background for their epitopes and exposed
+    # M/W (app.viewer.epitope.scan), started by a ready index's results page.
+    "EPITOPE_SCAN": True,
     # Expensive requests (exports, new substructure searches) one process runs at once, and
     # how many of them one client address may hold; one more is a 503 "busy, retry"
     # (app.viewer.web.work_gate). With gunicorn's 4 threads, 2 leave 2 for pages.

@@ -75,6 +75,9 @@ def make_test_app(database_url: str, tmp_path: Path):
             # tests/viewer/web/test_work_gate.py puts a gate of one slot in place.
             "EXPENSIVE_WORK_SLOTS": 10_000,
             "EXPENSIVE_WORK_PER_CLIENT": 10_000,
+            # Off: a protein results page would read every design's structure in a
+            # background thread that outlives its test. tests/viewer/epitope turns it on.
+            "EPITOPE_SCAN": False,
         },
         instance_path=str(tmp_path / "instance"),
     )

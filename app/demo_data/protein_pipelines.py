@@ -6,13 +6,16 @@ reshuffle the others. Binders are chain A, the target chain B, as in the entitie
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import replace
 from datetime import datetime
 
-from app.demo_data import chemistry, inputs, metrics, proteins
+import numpy as np
+
+from app.demo_data import chemistry, inputs, metrics, placements, proteins
+from app.demo_data.bundles import Backbone
 from app.demo_data.complexes import (
-    dock_target,
     place_glycan,
     plddt,
     protein_backbone,
@@ -55,41 +58,50 @@ def _with_cysteine(rng: random.Random, sequence: str, rate: float) -> str:
 
 def _complex_cif(entry_id: str, rng, binder_bb, binder_seq, target_name, confidence,
                  binder_mods=None, glycan: bool = False) -> str:
-    """Return the mmCIF of binder (A) docked onto the named target (B), glycan C if asked."""
+    """Return the mmCIF of binder (A) placed on the named target (B), glycan C if asked.
+
+    Each design's pose is its own (``placements``: one of a few epitopes, a small jitter),
+    seeded by its sequence and confidence: the same design gets the same pose every seed.
+    """
     target_bb = target_backbone(target_name)
     target_seq = proteins.TARGETS[target_name]
-    docked = dock_target(binder_bb, target_bb)
+    seed = f"{target_name}|{binder_seq}|{confidence!r}"
+    docked, rotation, translation = placements.place_target(binder_bb, target_bb, seed)
     chains = [
         Chain("A", "designed binder", comp_ids(binder_seq, binder_mods), binder_bb.residues,
               plddt(rng, binder_bb.ss, confidence), binder_bb.ss),
         Chain("B", proteins.TARGET_DESCRIPTIONS[target_name], comp_ids(target_seq), docked,
               plddt(rng, target_bb.ss, 0.86), target_bb.ss),
     ]
-    return mmcif(entry_id, chains, _glycan(docked, binder_bb.residues) if glycan else None)
+    sugar = _glycan(target_bb, docked, binder_bb, rotation, translation) if glycan else None
+    return mmcif(entry_id, chains, sugar)
 
 
 # PD-L1 Asn35 (index 17 of the IgV-domain construct) carries an N-linked glycan.
 PD_L1_GLYCOSITE = 17
 
 
-# (id(target), id(binder)) -> (target, binder, glycan): one placement per docked pair.
-_GLYCANS: dict[tuple[int, int], tuple] = {}
-
-
-def _glycan(target_residues: tuple, binder_residues: tuple) -> Ligand:
-    """Return NAG linked to the PD-L1 glycosylation site of the placed target (cached)."""
-    key = (id(target_residues), id(binder_residues))
-    hit = _GLYCANS.get(key)
-    if hit is not None and hit[0] is target_residues and hit[1] is binder_residues:
-        return hit[2]
+@functools.cache
+def _glycan_on(target: Backbone) -> Ligand:
+    """Return NAG linked to the PD-L1 glycosylation site, in the target's own frame."""
     elements, charges, xyz, bonds = chemistry.conformer(chemistry.CCD_SMILES["NAG"])
     names = chemistry.CCD_ATOM_NAMES["NAG"]
-    placed = place_glycan(target_residues, PD_L1_GLYCOSITE, xyz, names.index("C1"),
-                          binder_residues)
-    glycan = Ligand(chemistry.LIGAND_CCD["NAG"], tuple(elements), tuple(charges), placed,
-                    tuple(bonds), comp_id="NAG", names=names)
-    _GLYCANS[key] = (target_residues, binder_residues, glycan)
-    return glycan
+    placed = place_glycan(target.residues, PD_L1_GLYCOSITE, xyz, names.index("C1"))
+    return Ligand(chemistry.LIGAND_CCD["NAG"], tuple(elements), tuple(charges), placed,
+                  tuple(bonds), comp_id="NAG", names=names)
+
+
+def _glycan(target: Backbone, docked: tuple, binder: Backbone, rotation, translation
+            ) -> Ligand:
+    """Return the glycan moved with the target; placed anew only if it meets the binder."""
+    sugar = _glycan_on(target)
+    xyz = placements.moved(sugar.xyz, rotation, translation)
+    near = np.asarray(xyz)[:, None, :] - placements.binder_atoms(binder)[None, :, :]
+    if np.einsum("ijk,ijk->ij", near, near).min() <= 9.0:  # within 3 A: step out past it
+        names = sugar.names
+        xyz = place_glycan(docked, PD_L1_GLYCOSITE, list(xyz), names.index("C1"),
+                           binder.residues)
+    return replace(sugar, xyz=tuple(xyz))
 
 
 def _nag_entity() -> dict:

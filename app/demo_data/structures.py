@@ -168,15 +168,19 @@ def _ligand_bonds(ligand: Ligand) -> list[str]:
     return out
 
 
-# id(residues) -> (residues, per-residue formatted atoms). Backbones are cached and shared
-# by many results, so their coordinates are formatted once, not once per file.
+# id(residues) -> (residues, per-residue formatted atoms). Binder backbones are cached and
+# shared by many results, so their coordinates are formatted once, not once per file.
+# Least recently used first, at most _FORMATTED_KEPT: each design's placed target is its
+# own (``placements``) and must not pile up over a seed of a million results.
 _FORMATTED: dict[int, tuple[tuple, list]] = {}
+_FORMATTED_KEPT = 256
 
 
 def _formatted_atoms(residues: tuple) -> list[list[tuple[str, str, str]]]:
     """Return, per residue, (atom name, element, "x y z") with CB included."""
-    hit = _FORMATTED.get(id(residues))
+    hit = _FORMATTED.pop(id(residues), None)
     if hit is not None and hit[0] is residues:
+        _FORMATTED[id(residues)] = hit  # now the most recently used
         return hit[1]
     out = []
     for r in residues:
@@ -187,6 +191,8 @@ def _formatted_atoms(residues: tuple) -> list[list[tuple[str, str, str]]]:
                                              ("CB", "C", r.cb))
         ])
     _FORMATTED[id(residues)] = (residues, out)
+    while len(_FORMATTED) > _FORMATTED_KEPT:
+        del _FORMATTED[next(iter(_FORMATTED))]
     return out
 
 

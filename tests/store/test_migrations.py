@@ -21,7 +21,8 @@ API_TABLES = {"organizations", "workspaces", "api_keys", "pipelines", "predictio
               "share_link_emails", "usage_records"}
 VIEWER_TABLES = {"viewer_signin_requests", "viewer_sessions", "viewer_rate_limit_keys",
                  "viewer_rate_limit_hits", "viewer_result_indexes", "viewer_indexed_results",
-                 "viewer_indexed_records", "viewer_index_frames"}
+                 "viewer_indexed_records", "viewer_index_frames",
+                 "viewer_epitope_contacts", "viewer_epitope_scans"}
 
 
 def viewer_head() -> str:

@@ -30,8 +30,10 @@ def designed_sequence(record: dict) -> str | None:
 def values(sequence: object) -> dict[str, float | int | None]:
     """Return every key of ``KEYS`` for ``sequence`` (all None without a sequence).
 
-    ``liability_count`` is the sum of the sites (an odd cysteine count is one site; every
-    M and W is a potential oxidation site).
+    ``liability_count`` is the sum of the sites (an odd cysteine count is one site).
+    Oxidation needs the structure (exposed M/W only): ``liability_oxidation`` is None here
+    and counts in neither until the epitope scan has read the design's structure file
+    (``app.viewer.epitope``; ``store.epitopes.save`` fills both in).
     """
     if not isinstance(sequence, str) or not sequence:
         return dict.fromkeys(KEYS)
@@ -45,6 +47,8 @@ def _values(sequence: str) -> tuple[tuple[str, float | int | None], ...]:
     out: dict[str, float | int | None] = dict.fromkeys(properties.KEYS)
     out.update(properties.compute(sequence) or {})
     counts = liabilities.counts(sequence)
+    counts.pop("oxidation")  # exposure is read from the structure, later (see values)
     out["liability_count"] = sum(counts.values())
     out.update({LIABILITY_COLUMNS[name]: n for name, n in counts.items()})
+    out[LIABILITY_COLUMNS["oxidation"]] = None
     return tuple(out.items())

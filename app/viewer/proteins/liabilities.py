@@ -7,8 +7,9 @@ The motifs a protein engineer strikes out before ordering a design:
 - ``isomerization``: DG, DS (aspartate isomerisation);
 - ``unpaired_cysteine``: an odd number of C in the chain (one cysteine is left without a
   disulfide partner; marked on every C, since which one is unpaired needs the structure);
-- ``oxidation``: every M and W. Exposure would need the structure file, which the index
-  does not read: these are *potential* oxidation sites, not exposed ones.
+- ``oxidation``: M and W. Here (the sequence alone) every M and W is a *potential* site;
+  the index counts only the exposed ones, read from the structure by the epitope scan
+  (``app.viewer.epitope.exposure``), and none before that scan has read the design.
 
 ``sites`` returns each motif's residues (0-based start, length) per liability; ``counts``
 their numbers. Sequences are upper-cased and capped (``MAX_RESIDUES``) first: a hostile
@@ -26,7 +27,7 @@ LABELS = {
     "deamidation": "Deamidation (NG, NS)",
     "isomerization": "Isomerisation (DG, DS)",
     "unpaired_cysteine": "Unpaired cysteine (odd number of C)",
-    "oxidation": "Oxidation (M, W; exposure not checked)",
+    "oxidation": "Oxidation (M, W; counted where the structure shows them exposed)",
 }
 # What each liability does to a protein (the glossary's entries).
 MEANINGS = {

@@ -19,6 +19,7 @@ import numpy as np
 from app import domain
 from app.timeutil import utcnow
 from app.viewer.chem import substructure
+from app.viewer.epitope import answers as epitope_answers
 from app.viewer.results import (
     alert_answers,
     chem_answers,
@@ -158,6 +159,10 @@ def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
         if query.scaffold:  # chem_answers: scaffolds and similarity per distinct SMILES
             chosen = chem_answers.scaffold_rows(state, current_frame(state), query.scaffold)
             matched = chosen if matched is None else matched & chosen
+        if epitope_answers.wanted(query):  # contacts=, contacts_any= (epitope scan)
+            hit = epitope_answers.contact_rows(state.pipeline_id, current_frame(state).ids,
+                                               query)
+            matched = hit if matched is None else matched & hit
         return frame.mask(view_frame(state, query), query, searched, matched)
 
     return _answers.get(_key(state, query, "keep"), compute)
@@ -187,7 +192,10 @@ class Summary:
 
 
 def _key(state: IndexState, query: ExploreQuery, what: str) -> tuple:
-    return (state.pipeline_id, state.version, query.selection_key(), what)
+    # A contacts filter changes as the epitope scan reads more designs.
+    scanned = epitope_answers.progress_key(state.pipeline_id) \
+        if epitope_answers.wanted(query) else None
+    return (state.pipeline_id, state.version, query.selection_key(), scanned, what)
 
 
 def table_page(state: IndexState, query: ExploreQuery) -> list[dict]:

@@ -23,6 +23,7 @@ from app import domain
 from app.viewer.core import paging
 from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer
+from app.viewer.epitope import view as epitope_view
 from app.viewer.results import answers, chem_view, fields, table
 from app.viewer.results.labels import run_labels
 from app.viewer.results.panel import AS_RUN, Panel, panel
@@ -60,6 +61,8 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
         ranked_by_default=shown.sort == view.default_sort, chem_facts=chem,
         picks=picks, family_sizes={k.decode(): v for k, v in picks.sizes.items()}
         if picks else {},
+        epitope=epitope_view.of(link_id, pipeline, kind, view.state, shown)
+        if view.ready else None,
     )
 
 

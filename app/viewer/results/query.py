@@ -31,6 +31,7 @@ from app import domain
 from app.viewer.chem import alert_names, substructure
 from app.viewer.core import paging
 from app.viewer.core.errors import BadRequest
+from app.viewer.epitope import query_keys as epitope_keys
 from app.viewer.proteins import query_keys as protein_keys
 from app.viewer.results import diverse_key
 from app.viewer.results.extra_metrics import is_key as is_metric_key
@@ -74,6 +75,8 @@ class ExploreQuery:
     liabilities: str | None = None  # "none" | "any": sequence liabilities (proteins)
     liability: str | None = None  # one of proteins.liabilities.LIABILITIES
     diverse: int | None = None  # N: the best-ranked row of N families (diverse_key)
+    contacts: str | None = None  # "B:45,B:48": contacting all of them (epitope.query_keys)
+    contacts_any: str | None = None  # contacting any of them
     ids: tuple[str, ...] = ()
     limit: int = paging.DEFAULT_PAGE_SIZE
     page: int = 1
@@ -83,7 +86,8 @@ class ExploreQuery:
     @property
     def is_plain(self) -> bool:
         """Whether the API can answer it alone: no sort, filter or search (``ids`` is fine)."""
-        if self.liabilities or self.liability or self.diverse:
+        if (self.liabilities or self.liability or self.diverse or self.contacts
+                or self.contacts_any):
             return False
         return not (self.sort or self.filters or self.warnings or self.warning or self.q
                     or self.smarts or self.alerts or self.scaffold or self.similar_to
@@ -92,7 +96,8 @@ class ExploreQuery:
     @property
     def has_selection(self) -> bool:
         """Whether it narrows the set (anything but sort and paging)."""
-        if self.liabilities or self.liability or self.diverse:
+        if (self.liabilities or self.liability or self.diverse or self.contacts
+                or self.contacts_any):
             return True
         return bool(self.filters or self.warnings or self.warning or self.q or self.smarts
                     or self.alerts or self.ids or self.scaffold or self.alert
@@ -100,7 +105,8 @@ class ExploreQuery:
 
     def selection_key(self) -> tuple:
         """Return what decides the matching set (not its order): a cache key."""
-        mine = (self.liabilities, self.liability, self.diverse)  # liabilities, diverse=
+        mine = (self.liabilities, self.liability, self.diverse, self.contacts,
+                self.contacts_any)  # liabilities, diverse=, epitope keys
         return (*mine, self.filters, self.warnings, self.warning, (self.q or "").lower(),
                 self.smarts, self.alerts, self.ids, self.scaffold, self.similar_to,
                 self.alert, self.alert_family)
@@ -120,7 +126,7 @@ class ExploreQuery:
                      "group", "alert", "alert_family"):
             if getattr(self, name):
                 out[name] = getattr(self, name)
-        for name in (*protein_keys.NAMES, diverse_key.NAME):
+        for name in (*protein_keys.NAMES, diverse_key.NAME, *epitope_keys.NAMES):
             if getattr(self, name):
                 out[name] = getattr(self, name)
         if self.ids:
@@ -288,6 +294,7 @@ def _similarity(args: MultiDict, filters: tuple[Filter, ...], sort: tuple) -> st
 def check_kind(query: ExploreQuery, kind: domain.Kind) -> None:
     """Refuse what the pipeline's kind cannot answer: ``smarts`` on protein results."""
     protein_keys.check_family(query, kind.family)
+    epitope_keys.check_family(query, kind.family)
     if query.smarts and kind.family != "small_molecule":
         raise BadRequest("'smarts' filters small molecules, and this pipeline's results "
                          "are proteins.")
@@ -332,6 +339,7 @@ def parse(args: MultiDict) -> ExploreQuery:
         alert_family=alert_names.parse_family(args.get("alert_family")),
         similar_to=_similarity(args, filters, sort), group=group,
         ids=base.ids, **protein_keys.parse(args), diverse=diverse_key.parse(args),
+        **epitope_keys.parse(args),
         limit=base.limit, page=_page(args), x=_axis(args, "x"), y=_axis(args, "y"),
     )
 

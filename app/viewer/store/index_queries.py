@@ -82,3 +82,12 @@ def records(conn: Connection, pipeline_id: str, ids: list[str]) -> list[dict]:
         .where(indexed_records.c.result_id.in_(ids))
     ).all())
     return [json.loads(found[rid]) for rid in ids if rid in found]
+
+
+def first_records(conn: Connection, pipeline_id: str, count: int) -> list[dict]:
+    """Return the stored records of the pipeline's first ``count`` results (by id)."""
+    ids = list(conn.execute(
+        sa.select(indexed_records.c.result_id)
+        .where(indexed_records.c.pipeline_id == pipeline_id)
+        .order_by(indexed_records.c.result_id).limit(count)).scalars())
+    return records(conn, pipeline_id, ids)

@@ -23,6 +23,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from app.viewer.store.schema import (
+    epitope_contacts,
+    epitope_scans,
     index_frames,
     indexed_records,
     indexed_results,
@@ -185,7 +187,8 @@ def delete(conn: Connection, pipeline_id: str) -> bool:
 
     Returns whether there was one.
     """
-    for table in (index_frames, indexed_records, indexed_results):
+    for table in (index_frames, indexed_records, indexed_results, epitope_contacts,
+                  epitope_scans):  # epitopes (epitopes.py) are read from these results
         conn.execute(sa.delete(table).where(table.c.pipeline_id == pipeline_id))
     return conn.execute(sa.delete(result_indexes).where(
         result_indexes.c.pipeline_id == pipeline_id)).rowcount > 0

@@ -179,3 +179,33 @@ index_frames = sa.Table(
     sa.Column("version", sa.Integer, nullable=False),
     sa.Column("data", sa.LargeBinary, nullable=False),
 )
+
+# Epitopes (app.viewer.epitope, v0008): per design of a protein pipeline, the target
+# residues it contacts and its exposed M/W, read from its structure file by a background
+# scan after the index is built. Shared by every worker; a scan resumes where it stopped.
+epitope_contacts = sa.Table(
+    "viewer_epitope_contacts",
+    metadata,
+    sa.Column("pipeline_id", sa.String(64), primary_key=True),
+    sa.Column("result_id", sa.String(64), primary_key=True),
+    # "ok", "no_structure" (the result has none) or "unreadable" (too big, malformed).
+    sa.Column("state", sa.String(16), nullable=False),
+    # " B:12 B:15 " (space-delimited, so that one residue matches LIKE '% B:12 %').
+    sa.Column("contacts", sa.Text, nullable=False, server_default=""),
+    # Exposed M/W positions of the designed chain, "," joined; NULL: not measured.
+    sa.Column("exposed", sa.Text, nullable=True),
+)
+
+# One row per scanned pipeline: its lease (one worker scans it at a time) and progress.
+epitope_scans = sa.Table(
+    "viewer_epitope_scans",
+    metadata,
+    sa.Column("pipeline_id", sa.String(64), primary_key=True),
+    sa.Column("done", sa.Integer, nullable=False),
+    # The index version (its result count) the scan last finished at.
+    sa.Column("finished_count", sa.Integer, nullable=True),
+    sa.Column("lease_owner", sa.String(64), nullable=True),
+    sa.Column("lease_until", sa.DateTime, nullable=True),
+    sa.Column("failure", sa.String(200), nullable=True),
+    sa.Column("updated_at", sa.DateTime, nullable=False),
+)

@@ -23,21 +23,24 @@ def structure_page(*, trail: list[Crumb], subject_id: str, url: str, fmt: str,
                    model: Model | None, roles: dict[str, Role], pae_url: str | None = None,
                    pae_download: str | None = None,
                    compare_with=(), samples=(), sample: int | None = None,
-                   label: str | None = None) -> str:
+                   label: str | None = None, epitope=None) -> str:
     """Render the 3D page of one structure file (``url``, same origin, in format ``fmt``).
 
     ``model`` is the file read (None: Mol*'s own colours, no legend), ``roles`` its
     chains' roles by auth id, ``compare_with`` [(label, url)] the compare links and
     ``samples`` [(number, url)] a prediction's sample switcher, ``pae_download`` the
     AlphaFold DB PAE file's URL, ``label`` the name a
-    person reads (a result's ``results.labels`` label; None: the id).
+    person reads (a result's ``results.labels`` label; None: the id), ``epitope`` the
+    design's epitope (``epitope.structure_mark.Mark``; None where there is none).
     """
     security.allow_structure_viewer()
     chains = scene.chain_infos(model, roles) if model else []
     return render_template(
         "share/structure/page.html", trail=trail, subject_id=subject_id, structure_url=url,
         structure_format=fmt, model=model, chains=chains,
-        scenes=scene.result_scenes(url, fmt, model, chains) if model else {},
+        scenes=scene.result_scenes(url, fmt, model, chains,
+                                   epitope.residues if epitope else ()) if model else {},
+        epitope=epitope,
         bands=scene.band_counts(model) if model else [],
         interface=scene.interface_text(model, chains) if model else [],
         ligand=model.ligands[0] if model and model.ligands else None,

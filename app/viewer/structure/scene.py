@@ -24,6 +24,7 @@ from app.viewer.structure.roles import Role
 
 UNKNOWN = "#B0B0B0"
 LIGAND = "#AE3EC9"
+EPITOPE = "#C2255C"  # the target residues a design contacts (app.viewer.epitope)
 CHAIN_COLOURS = ("#E8590C", "#4263EB", "#12B886", "#FAB005", "#868E96", "#D6336C")
 # Compare page: result A in blues, result B in oranges (binder strong, target light).
 COMPARE_COLOURS = (("#1864AB", "#74C0FC"), ("#D9480F", "#FFC078"))
@@ -97,8 +98,11 @@ def structure_node(url: str, fmt: str, components: list[dict],
 
 
 def components(model: Model, mode: str, chains: list[ChainInfo],
-               polymer_colours: list[dict] | None = None) -> list[dict]:
-    """Return the polymer cartoon, the interface sticks and the ligand, coloured."""
+               polymer_colours: list[dict] | None = None,
+               epitope: tuple[tuple[str, int], ...] = ()) -> list[dict]:
+    """Return the polymer cartoon, the interface sticks and the ligand, coloured; the
+    ``epitope`` residues ((auth chain, residue number): what the design contacts) as
+    spheres in ``EPITOPE`` over them."""
     colours = polymer_colours if polymer_colours is not None else \
         _colour_nodes(model, mode, chains)
     out = [_node("component", [_node("representation", list(colours), type="cartoon")],
@@ -111,6 +115,12 @@ def components(model: Model, mode: str, chains: list[ChainInfo],
         out.append(_node("component", [
             _node("representation", [_node("color", color=LIGAND)], type="ball_and_stick"),
         ], selector="ligand"))
+    if epitope:
+        label = {auth: chain for chain, auth in model.auth.items()}
+        keys = sorted((label.get(chain, chain), number) for chain, number in epitope)
+        out.append(_node("component", [
+            _node("representation", [_node("color", color=EPITOPE)], type="spacefill"),
+        ], selector=_selector(ranges(keys))))
     return out
 
 
@@ -120,10 +130,12 @@ def scene(roots: list[dict]) -> dict:
             "root": _node("root", [_node("canvas", background_color="#ffffff"), *roots])}
 
 
-def result_scenes(url: str, fmt: str, model: Model, chains: list[ChainInfo]) -> dict:
+def result_scenes(url: str, fmt: str, model: Model, chains: list[ChainInfo],
+                  epitope: tuple[tuple[str, int], ...] = ()) -> dict:
     """Return {mode: MVS state} of one structure: ``plddt`` (if known) and ``chain``."""
     modes = (["plddt"] if model.confidence_source else []) + ["chain"]
-    return {mode: scene([structure_node(url, fmt, components(model, mode, chains))])
+    return {mode: scene([structure_node(url, fmt, components(model, mode, chains,
+                                                             epitope=epitope))])
             for mode in modes}
 
 

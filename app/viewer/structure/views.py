@@ -20,6 +20,7 @@ from app.viewer.core.artifacts import prediction_locator
 from app.viewer.core.errors import LinkNotFound
 from app.viewer.core.filenames import safe_filename
 from app.viewer.core.loaders import bearer, check_ids, load_pipeline, load_prediction
+from app.viewer.epitope import structure_mark
 from app.viewer.pages import predictions, result_view
 from app.viewer.results import indexer
 from app.viewer.results.labels import run_labels
@@ -60,7 +61,8 @@ def result_structure(link_id: str, pipeline_id: str, result_id: str):
         trail=trail, subject_id=result_id, url=url, fmt=loading.structure_format(artifact),
         model=model, roles=result_roles(record, pipeline), pae_url=pae_url,
         pae_download=pae_download,
-        compare_with=compare_with, label=label)
+        compare_with=compare_with, label=label,
+        epitope=structure_mark.mark(pipeline_id, result_id, kind))
 
 
 @bp.get("/share/<link_id>/predictions/<prediction_id>/structure")

@@ -45,7 +45,10 @@ def test_counts_and_total_of_a_sequence_with_every_liability():
     counts = liabilities.counts(sequence)
     assert counts == {"n_glycosylation": 1, "deamidation": 1, "isomerization": 1,
                       "unpaired_cysteine": 1, "oxidation": 2}
-    assert columns.values(sequence)["liability_count"] == 6
+    # The index counts oxidation only where the structure shows M/W exposed, once the
+    # epitope scan has read it: from the sequence alone, neither in the total nor counted.
+    assert columns.values(sequence)["liability_count"] == 4
+    assert columns.values(sequence)["liability_oxidation"] is None
     assert columns.values("AAAKAAAE")["liability_count"] == 0
 
 
@@ -104,8 +107,8 @@ def test_a_hostile_100000_residue_string_is_bounded_work():
 
 def test_marked_sequence_escapes_and_names_each_liability():
     html = str(markup.marked_sequence("MKNGA<b>&\"'"))
-    assert '<mark class="liab liab-oxidation" title="Oxidation (M, W; exposure not checked)">' \
-        'M</mark>' in html
+    assert '<mark class="liab liab-oxidation" title="Oxidation (M, W; counted where the ' \
+        'structure shows them exposed)">M</mark>' in html
     assert 'title="Deamidation (NG, NS)">NG</mark>' in html
     assert "<b>" not in html and "&lt;b&gt;&amp;&#34;" in html
     # Every residue appears once, in order (groups of ten).

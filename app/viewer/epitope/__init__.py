@@ -1,0 +1,1 @@
+"""Epitopes: the target residues each design contacts, read from its structure."""

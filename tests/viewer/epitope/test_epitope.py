@@ -1,0 +1,197 @@
+"""Epitopes over the demo's protein design pipeline (260 designs): the scan, the
+``contacts=`` / ``contacts_any=`` filters against contacts recomputed here from the
+structure files with Biopython, exposure against Biopython's own ShrakeRupley, the strip.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+
+import pytest
+from Bio.Data.PDBData import residue_sasa_scales
+from Bio.PDB import MMCIFParser, NeighborSearch
+from Bio.PDB.SASA import ShrakeRupley
+
+from app.db import get_engine
+from app.demo import seed_demo
+from app.viewer.core.api_client import api
+from app.viewer.epitope import scan
+from tests.conftest import dispose_engines, make_test_app, migrated_database
+
+ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
+BACKBONE = {"N", "CA", "C", "O", "CB", "OXT"}
+
+
+@pytest.fixture(scope="module")
+def demo_app(tmp_path_factory):
+    """One app, demo seeded and scanned, for the module (the scan reads 260 files)."""
+    root = tmp_path_factory.mktemp("epitope")
+    url, drop = migrated_database(root)
+    app = make_test_app(url, root)
+    app.config["EPITOPE_SCAN"] = True  # off in the other tests (tests/conftest.py)
+    demo = seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
+                     public_url="http://viewer.test")
+    client = app.test_client()
+    path = _path(demo)
+    assert client.get(path).status_code == 200  # starts the scan in the background
+    pid = demo["pipelines"]["protein_design"]
+    deadline = time.monotonic() + 300
+    while True:
+        with app.app_context():
+            progress = scan.progress(pid)
+        if progress is not None and progress.finished_count == 260:
+            break
+        assert time.monotonic() < deadline and not (progress and progress.failure), progress
+        time.sleep(0.5)
+    yield app, demo
+    dispose_engines(app)
+    drop()
+
+
+def _path(demo: dict, kind: str = "protein_design") -> str:
+    return f"/share/{demo['share_links']['public']['id']}/pipelines/{demo['pipelines'][kind]}"
+
+
+def _ids(client, path: str, query: str) -> list[str]:
+    ids, page = [], 1
+    while True:
+        body = client.get(f"{path}?{query}&limit=250&page={page}").get_data(as_text=True)
+        ids += ROW_ID.findall(body)
+        if 'rel="next"' not in body:
+            return ids
+        page += 1
+
+
+def _structures(app, demo) -> dict[str, object]:
+    """Each design's structure, read with Biopython from the file the link serves."""
+    link, pid = demo["share_links"]["public"]["id"], demo["pipelines"]["protein_design"]
+    with app.test_request_context():
+        records = api().results(link, pid, limit=1000)["data"]
+    client, parser, out = app.test_client(), MMCIFParser(QUIET=True), {}
+    for record in records:
+        body = client.get(f"/share/{link}/pipelines/{pid}/results/{record['id']}"
+                          "/artifacts/structure").get_data(as_text=True)
+        out[record["id"]] = parser.get_structure(record["id"], io.StringIO(body))
+    return out
+
+
+def _contacts(structure) -> set[tuple[str, int]]:
+    """Target (B) residues with a heavy atom within 4.5 A of binder (A) heavy atoms, or,
+    the binder having no side chains, a CB (CA for Gly) within 8 A of a binder CB."""
+    model = structure[0]
+    binder = [a for a in model["A"].get_atoms() if a.element != "H"]
+    target = [a for a in model["B"].get_atoms() if a.element != "H"]
+    backbone_only = all(a.get_id() in BACKBONE for a in binder)
+    search = NeighborSearch(target)
+    found = {("B", a.get_parent().id[1]) for b in binder for a in search.search(b.coord, 4.5)}
+    if backbone_only:
+        def beta(residue):
+            return residue["CB"] if "CB" in residue else residue["CA"]
+        for residue in model["A"]:
+            for a in search.search(beta(residue).coord, 8.0):
+                if a is beta(a.get_parent()):
+                    found.add(("B", a.get_parent().id[1]))
+    return found
+
+
+@pytest.fixture(scope="module")
+def recomputed(demo_app):
+    app, demo = demo_app
+    return {rid: _contacts(s) for rid, s in _structures(app, demo).items()}
+
+
+def test_designs_have_their_own_epitopes(recomputed):
+    distinct = {frozenset(c) for c in recomputed.values()}
+    assert len(distinct) > 100  # not one pose per backbone topology any more
+    assert all(recomputed.values())  # every design touches its target
+
+
+def test_contacts_filter_matches_contacts_recomputed_from_the_files(demo_app, recomputed):
+    app, demo = demo_app
+    client, path = app.test_client(), _path(demo)
+    counts: dict[tuple[str, int], int] = {}
+    for residues in recomputed.values():
+        for r in residues:
+            counts[r] = counts.get(r, 0) + 1
+    top = sorted(counts, key=lambda r: (-counts[r], r))
+    one, two = top[0], top[1]
+    for query, want in (
+        ([one], {rid for rid, c in recomputed.items() if one in c}),
+        ([one, two], {rid for rid, c in recomputed.items() if one in c and two in c}),
+    ):
+        text = ",".join(f"{c}:{n}" for c, n in query)
+        assert sorted(_ids(client, path, f"contacts={text}")) == sorted(want), text
+    rare = top[-1]
+    either = {rid for rid, c in recomputed.items() if one in c or rare in c}
+    got = _ids(client, path, f"contacts_any=B:{one[1]},B:{rare[1]}")
+    assert sorted(got) == sorted(either)
+
+
+def test_strip_shows_the_main_epitope_and_links_to_it(demo_app, recomputed):
+    app, demo = demo_app
+    body = app.test_client().get(_path(demo)).get_data(as_text=True)
+    assert 'id="epitope"' in body
+    counts: dict[int, int] = {}
+    for residues in recomputed.values():
+        for _chain, n in residues:
+            counts[n] = counts.get(n, 0) + 1
+    best = max(counts, key=lambda n: (counts[n], -n))
+    share = round(100 * counts[best] / len(recomputed))
+    assert f'aria-label="B:{best} ' in body
+    assert f"{share}% of designs ({counts[best]})" in body
+    assert f"contacts_any=B%3A{best}" in body or f"contacts_any=B:{best}" in body
+    assert "Most contacted:" in body
+
+
+def test_exposed_oxidation_sites_match_biopython(demo_app):
+    app, demo = demo_app
+    structures = _structures(app, demo)
+    link, pid = demo["share_links"]["public"]["id"], demo["pipelines"]["protein_design"]
+    client, path = app.test_client(), _path(demo)
+    want_with = set()
+    for rid, structure in list(structures.items()):
+        chain = structure[0]["A"]
+        ShrakeRupley().compute(chain, level="R")
+        exposed = [r for r in chain if r.get_resname() in ("MET", "TRP")
+                   and r.sasa / residue_sasa_scales["Wilke"][r.get_resname()] >= 0.20]
+        if exposed:
+            want_with.add(rid)
+    # Every demo design starts with an exposed Met 1, so each has at least that site.
+    assert want_with
+    assert sorted(_ids(client, path, "liability=oxidation")) == sorted(want_with)
+    data = client.get(f"{path}/explore.json").get_json()
+    assert data["facets"]["liability"]["oxidation"] == len(want_with)
+    assert link and pid
+
+
+@pytest.mark.parametrize("value", ["B", "B:x", "B:0", ":12", "B:12;B:13",
+                                   ",".join(f"B:{i}" for i in range(1, 60))])
+def test_bad_contacts_are_a_400_naming_the_key(demo_app, value):
+    app, demo = demo_app
+    for key in ("contacts", "contacts_any"):
+        response = app.test_client().get(f"{_path(demo)}?{key}={value}")
+        assert response.status_code == 400
+        assert key in response.get_data(as_text=True)
+
+
+def test_contacts_are_refused_on_small_molecules(demo_app):
+    app, demo = demo_app
+    response = app.test_client().get(f"{_path(demo, 'small_molecule_design')}?contacts=B:1")
+    assert response.status_code == 400
+
+
+def test_the_3d_page_marks_the_designs_epitope(demo_app, recomputed):
+    app, demo = demo_app
+    rid, residues = next((rid, c) for rid, c in sorted(recomputed.items()) if len(c) >= 3)
+    body = app.test_client().get(f"{_path(demo)}/results/{rid}/structure").get_data(
+        as_text=True)
+    assert 'id="epitope-legend"' in body
+    listed = re.search(r'<ul class="plain epitope-list"><li>Chain B: ([^<]+)</li>', body)
+    numbers = set()
+    for span in listed.group(1).split(", "):
+        first, _, last = span.partition("-")
+        numbers.update(range(int(first), int(last or first) + 1))
+    assert numbers == {n for _c, n in residues}
+    assert '"spacefill"' in body or "&#34;spacefill&#34;" in body
