@@ -11,6 +11,11 @@ split) is exposed.
 Models without side chains (backbone and CB only, like our demo's) understate every
 residue's area against a full-residue maximum: their exposed M/W come out lower, never
 higher, so such a model reports fewer exposed sites, not spurious ones.
+
+The initiator methionine (an M at position 1) is not counted: it is the expression start
+every design carries (our demo's and most design tools'), is cut off by methionine
+aminopeptidase or sits in a tag, and is always at a free terminus, so counting it would flag
+every design and ``liabilities=none`` would match nothing.
 """
 
 from __future__ import annotations
@@ -80,7 +85,7 @@ def exposed(chain: gemmi.Chain) -> tuple[int, ...] | None:
         return None
     areas: dict[tuple[int, str], float] = {}
     for i, owner in enumerate(owners):
-        if owner[1] in ("MET", "TRP"):
+        if owner[1] in ("MET", "TRP") and owner != (1, "MET"):  # not the initiator
             areas[owner] = areas.get(owner, 0.0) + _area(i, xyz, radii)
     return tuple(number for (number, name), area in areas.items()
                  if area / _MAX_ASA[name] >= EXPOSED_RSA)

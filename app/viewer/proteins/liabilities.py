@@ -9,7 +9,8 @@ The motifs a protein engineer strikes out before ordering a design:
   disulfide partner; marked on every C, since which one is unpaired needs the structure);
 - ``oxidation``: M and W. Here (the sequence alone) every M and W is a *potential* site;
   the index counts only the exposed ones, read from the structure by the epitope scan
-  (``app.viewer.epitope.exposure``), and none before that scan has read the design.
+  (``app.viewer.epitope.exposure``; the initiator Met 1 is never counted), and none
+  before that scan has read the design.
 
 ``sites`` returns each motif's residues (0-based start, length) per liability; ``counts``
 their numbers. Sequences are upper-cased and capped (``MAX_RESIDUES``) first: a hostile
@@ -27,7 +28,7 @@ LABELS = {
     "deamidation": "Deamidation (NG, NS)",
     "isomerization": "Isomerisation (DG, DS)",
     "unpaired_cysteine": "Unpaired cysteine (odd number of C)",
-    "oxidation": "Oxidation (M, W; counted where the structure shows them exposed)",
+    "oxidation": "Oxidation (exposed M, W; not the initiator Met 1)",
 }
 # What each liability does to a protein (the glossary's entries).
 MEANINGS = {

@@ -103,7 +103,7 @@ _PROTEIN = (
      "Molar extinction coefficient at 280 nm with cystines formed (oxidised).", True),
     ("liability_count", "Liabilities", "sites", "Sequence liability sites of the designed "
      "chain: N-glycosylation (N-X-S/T), deamidation (NG, NS), isomerisation (DG, DS), an "
-     "odd cysteine, M/W oxidation (potential: exposure not checked).", False),
+     "odd cysteine, and M/W oxidation where the structure shows them exposed.", False),
 )
 
 

@@ -154,12 +154,14 @@ def test_exposed_oxidation_sites_match_biopython(demo_app):
     for rid, structure in list(structures.items()):
         chain = structure[0]["A"]
         ShrakeRupley().compute(chain, level="R")
+        # The initiator Met 1 is not a site (exposure.py): every design starts with it.
         exposed = [r for r in chain if r.get_resname() in ("MET", "TRP")
+                   and (r.id[1], r.get_resname()) != (1, "MET")
                    and r.sasa / residue_sasa_scales["Wilke"][r.get_resname()] >= 0.20]
         if exposed:
             want_with.add(rid)
-    # Every demo design starts with an exposed Met 1, so each has at least that site.
-    assert want_with
+    # Some designs have an exposed M/W beyond Met 1, and some none: both filters answer.
+    assert want_with and len(want_with) < len(structures)
     assert sorted(_ids(client, path, "liability=oxidation")) == sorted(want_with)
     data = client.get(f"{path}/explore.json").get_json()
     assert data["facets"]["liability"]["oxidation"] == len(want_with)
