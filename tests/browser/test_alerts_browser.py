@@ -92,7 +92,9 @@ def test_badges_facet_and_result_page(site, visitor):
         assert item.get_attribute("data-family") == family
     image = page.locator("figure.mol-large img")
     assert "highlight=" in image.get_attribute("src")
-    assert image.evaluate("img => img.complete && img.naturalWidth > 0")
+    # The drawing is drawn on request (lazy, budgeted child): wait until it has loaded.
+    page.wait_for_function("() => { const i = document.querySelector('figure.mol-large img');"
+                           " return i && i.complete && i.naturalWidth > 0; }", timeout=30_000)
     mol = Chem.MolFromSmiles(record["smiles"])
     key = Chem.MolToInchiKey(mol)
     assert page.locator('[data-identifier="inchikey"] pre').inner_text().strip() == key

@@ -118,7 +118,9 @@ def test_every_alert_of_a_molecule_is_highlighted(site, visitor, shots_dir):
     colours = [items.nth(i).get_attribute("data-colour") for i in range(items.count())]
     assert len(set(colours)) == len(colours)
     image = page.locator("figure.mol-large img")
-    assert image.evaluate("img => img.complete && img.naturalWidth > 0")
+    # The drawing is drawn on request (lazy, budgeted child): wait until it has loaded.
+    page.wait_for_function("() => { const i = document.querySelector('figure.mol-large img');"
+                           " return i && i.complete && i.naturalWidth > 0; }", timeout=30_000)
     svg = httpx.get(image.evaluate("img => img.src"), timeout=30).text.upper()
     for colour in colours:
         assert colour in svg, colour
