@@ -28,6 +28,7 @@ import numpy as np
 from app import domain
 from app.viewer.chem import butina, similarity
 from app.viewer.proteins import columns, families
+from app.viewer.results import chem_answers
 from app.viewer.results.frame import Frame
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
@@ -67,9 +68,12 @@ def picks(state: IndexState, data: Frame, rows: np.ndarray, wanted: int) -> Pick
 def pool_bits(state: IndexState, data: Frame, codes: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray]:
     """Return the packed fingerprints (n, 256) and validity of the distinct molecules
-    ``codes``, in the index's form (``chem_answers.fingerprints``: once the index keeps
-    them, this is ``bits, valid = chem_answers.fingerprints(state, data)`` indexed by
-    ``codes``); meanwhile from ``chem.similarity``'s per-process cache and budgeted child."""
+    ``codes``: the index's (``chem_answers.fingerprints``, computed when it was built, no
+    RDKit here); for a frame saved before the index kept them, the pool's own from
+    ``chem.similarity``'s per-process cache and budgeted child (not the whole set's)."""
+    if data.molecules is not None and data.molecules.chemistry is not None:
+        bits, valid = chem_answers.fingerprints(state, data)
+        return bits[codes], valid[codes]
     found = similarity.fingerprints([data.molecules.smiles[c] for c in codes])
     unpacked = np.zeros((len(codes), similarity.BITS), dtype=np.uint8)
     for i, fp in enumerate(found):
