@@ -13,27 +13,17 @@ from pathlib import Path
 
 import pytest
 from rdkit import Chem
-from rdkit.Chem.FilterCatalog import FilterCatalog, FilterCatalogParams
 
 from tests.browser.conftest import api_records
+from tests.rdkit_reference import alert_catalog
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 KIND = "small_molecule_library_screen"
 SHOTS = Path("/tmp/shots/issue20/alerts")
 
 
-def _catalog() -> FilterCatalog:
-    params = FilterCatalogParams()
-    for catalog in (FilterCatalogParams.FilterCatalogs.PAINS_A,
-                    FilterCatalogParams.FilterCatalogs.PAINS_B,
-                    FilterCatalogParams.FilterCatalogs.PAINS_C,
-                    FilterCatalogParams.FilterCatalogs.BRENK):
-        params.AddCatalog(catalog)
-    return FilterCatalog(params)
-
-
 def _expected(records: list[dict]) -> dict[str, list[tuple[str, str]]]:
-    catalog = _catalog()
+    catalog = alert_catalog()
     out = {}
     for record in records:
         mol = Chem.MolFromSmiles(record["smiles"])

@@ -21,22 +21,12 @@ from urllib.parse import quote
 import httpx
 import pytest
 from rdkit import Chem
-from rdkit.Chem.FilterCatalog import FilterCatalog, FilterCatalogParams
 
 from tests.browser.conftest import Visitor, api_records
+from tests.rdkit_reference import alert_catalog
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SCREEN = "small_molecule_library_screen"
-
-
-def _catalog() -> FilterCatalog:
-    params = FilterCatalogParams()
-    for catalog in (FilterCatalogParams.FilterCatalogs.PAINS_A,
-                    FilterCatalogParams.FilterCatalogs.PAINS_B,
-                    FilterCatalogParams.FilterCatalogs.PAINS_C,
-                    FilterCatalogParams.FilterCatalogs.BRENK):
-        params.AddCatalog(catalog)
-    return FilterCatalog(params)
 
 
 def _pipeline(site, kind: str) -> str:
@@ -97,7 +87,7 @@ def test_glossary_entries_are_reachable_from_headers(site, visitor, shots_dir):
 
 def test_every_alert_of_a_molecule_is_highlighted(site, visitor, shots_dir):
     server, seed = site
-    catalog = _catalog()
+    catalog = alert_catalog()
     found = {}
     for record in api_records(server, seed, SCREEN):
         mol = Chem.MolFromSmiles(record["smiles"])

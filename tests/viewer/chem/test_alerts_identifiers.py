@@ -16,12 +16,12 @@ from urllib.parse import quote
 import pytest
 import sqlalchemy as sa
 from rdkit import Chem
-from rdkit.Chem.FilterCatalog import FilterCatalog, FilterCatalogParams
 
 from app.db import get_engine
 from app.store import schema
 from app.viewer.chem import alerts, identifiers
 from tests.demo_copy import seeded_demo
+from tests.rdkit_reference import alert_catalog
 from tests.service import factories
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
@@ -34,17 +34,7 @@ POOL = {
 }
 
 
-def _rdkit_catalog() -> FilterCatalog:
-    params = FilterCatalogParams()
-    for catalog in (FilterCatalogParams.FilterCatalogs.PAINS_A,
-                    FilterCatalogParams.FilterCatalogs.PAINS_B,
-                    FilterCatalogParams.FilterCatalogs.PAINS_C,
-                    FilterCatalogParams.FilterCatalogs.BRENK):
-        params.AddCatalog(catalog)
-    return FilterCatalog(params)
-
-
-CATALOG = _rdkit_catalog()
+CATALOG = alert_catalog()
 
 
 def rdkit_alerts(smiles: str) -> list[tuple[str, str]] | None:

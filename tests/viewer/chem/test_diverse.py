@@ -10,18 +10,14 @@ import re
 
 import numpy as np
 import pytest
-import sqlalchemy as sa
 from rdkit import Chem, DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 from rdkit.ML.Cluster import Butina
 from rdkit.rdBase import BlockLogs
 
-from app.db import get_engine
 from app.demo_data.chemistry import LIBRARY
-from app.store import schema
-from app.viewer.chem import butina, scaffolds, similarity
-from tests.service import factories
-from tests.viewer.chem.test_scaffolds_similarity import POOLS
+from app.viewer.chem import butina
+from tests.viewer.chem.pools import POOLS, pool_pipeline
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 FAMILY_CELL = re.compile(r'<td class="num col-family">([0-9,]+)</td>')
@@ -31,18 +27,7 @@ CUTOFF = 0.6  # the module's documented choice: Tanimoto similarity >= 0.4
 @pytest.fixture(params=sorted(POOLS))
 def molecules(request, app, org):
     """A pipeline whose results cycle through one demo pool (some twice), public link."""
-    pool = POOLS[request.param]
-    with get_engine(app).begin() as conn:
-        pipeline_id, ids = factories.insert_pipeline(
-            conn, org.workspace_id, request.param, len(pool) + 7, seed=5)
-        for index, result_id in enumerate(ids):
-            conn.execute(sa.update(schema.results).where(schema.results.c.id == result_id)
-                         .values(smiles=pool[index % len(pool)]))
-    link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
-    scaffolds.clear_cache()
-    similarity.clear_cache()
-    return f"/share/{link.id}/pipelines/{pipeline_id}", {
-        rid: pool[i % len(pool)] for i, rid in enumerate(ids)}
+    return pool_pipeline(app, org, request.param)
 
 
 def _fp(smiles: str):

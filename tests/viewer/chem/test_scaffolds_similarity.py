@@ -12,46 +12,27 @@ from collections import Counter
 from urllib.parse import quote, unquote
 
 import pytest
-import sqlalchemy as sa
 from rdkit import Chem, DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 from rdkit.Chem.Scaffolds import MurckoScaffold
 from rdkit.rdBase import BlockLogs
 
 from app.db import get_engine
-from app.demo_data.chemistry import LIBRARY, series_smiles
-from app.store import schema
-from app.viewer.chem import scaffolds, similarity
+from app.viewer.chem import scaffolds
 from tests.service import factories
+from tests.viewer.chem.pools import ACYCLIC, POOLS, pool_pipeline
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 SIM_CELL = re.compile(r'<td class="num col-similarity">([^<]*)</td>')
 GROUP_CELL = re.compile(r'<td class="num col-group"><a href="[^"]*scaffold=([^"&]*)[^"]*"'
                         r'[^>]*>([0-9,]+)</a>')
-UNPARSABLE = "C1CC(=O"
-ACYCLIC = "CCCCCCO"  # hexanol: no ring, the empty scaffold
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
-POOLS = {
-    "small_molecule_library_screen": [s for _n, s in LIBRARY] + [UNPARSABLE, ACYCLIC],
-    "small_molecule_design": series_smiles(),
-}
 
 
 @pytest.fixture(params=sorted(POOLS))
 def molecules(request, app, org):
     """A pipeline whose results cycle through one demo pool (some twice), public link."""
-    pool = POOLS[request.param]
-    with get_engine(app).begin() as conn:
-        pipeline_id, ids = factories.insert_pipeline(
-            conn, org.workspace_id, request.param, len(pool) + 7, seed=5)
-        for index, result_id in enumerate(ids):
-            conn.execute(sa.update(schema.results).where(schema.results.c.id == result_id)
-                         .values(smiles=pool[index % len(pool)]))
-    link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
-    scaffolds.clear_cache()
-    similarity.clear_cache()
-    return f"/share/{link.id}/pipelines/{pipeline_id}", {
-        rid: pool[i % len(pool)] for i, rid in enumerate(ids)}
+    return pool_pipeline(app, org, request.param)
 
 
 def _mol(smiles: str):

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 from rdkit import Chem, DataStructs
 from rdkit.Chem import rdFingerprintGenerator
-from rdkit.Chem.FilterCatalog import FilterCatalog, FilterCatalogParams
 from rdkit.Chem.Scaffolds import MurckoScaffold
 
 from app.db import get_engine
@@ -25,19 +24,10 @@ from app.viewer.chem import similarity as chem_similarity
 from app.viewer.results import answers, chem_answers, chem_index, frame, frame_chemistry
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import index_queries
+from tests.rdkit_reference import alert_catalog
 
 SMALL = ("small_molecule_design", "small_molecule_library_screen")
 CHEMISTRY_TASKS = {"alerts", "scaffold", "fingerprint", "molecule"}
-
-
-def _catalog() -> FilterCatalog:
-    params = FilterCatalogParams()
-    for catalog in (FilterCatalogParams.FilterCatalogs.PAINS_A,
-                    FilterCatalogParams.FilterCatalogs.PAINS_B,
-                    FilterCatalogParams.FilterCatalogs.PAINS_C,
-                    FilterCatalogParams.FilterCatalogs.BRENK):
-        params.AddCatalog(catalog)
-    return FilterCatalog(params)
 
 
 GENERATOR = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
@@ -88,7 +78,7 @@ def _build(client, demo, kind: str) -> str:
 
 
 def test_the_saved_frame_holds_rdkits_answers_for_every_demo_molecule(app, client, demo):
-    catalog = _catalog()
+    catalog = alert_catalog()
     for kind in SMALL:
         _build(client, demo, kind)
         data = _saved_frame(app, demo["pipelines"][kind])
