@@ -57,15 +57,16 @@ def _with_cysteine(rng: random.Random, sequence: str, rate: float) -> str:
 
 
 def _complex_cif(entry_id: str, rng, binder_bb, binder_seq, target_name, confidence,
-                 binder_mods=None, glycan: bool = False) -> str:
+                 binder_mods=None, glycan: bool = False, pose: str | None = None) -> str:
     """Return the mmCIF of binder (A) placed on the named target (B), glycan C if asked.
 
     Each design's pose is its own (``placements``: one of a few epitopes, a small jitter),
     seeded by its sequence and confidence: the same design gets the same pose every seed.
+    ``pose`` seeds it instead: redesigns of one parent keep the parent's pose.
     """
     target_bb = target_backbone(target_name)
     target_seq = proteins.TARGETS[target_name]
-    seed = f"{target_name}|{binder_seq}|{confidence!r}"
+    seed = pose or f"{target_name}|{binder_seq}|{confidence!r}"
     docked, rotation, translation = placements.place_target(binder_bb, target_bb, seed)
     chains = [
         Chain("A", "designed binder", comp_ids(binder_seq, binder_mods), binder_bb.residues,
@@ -110,7 +111,7 @@ def _nag_entity() -> dict:
 
 def _binder_result(rng, pipeline_id, rid, created, bb, seq, target_name, *, cyclic=False,
                    mods=None, variant=None, sheet=0, quality_mean=0.0,
-                   glycan=False) -> ResultDraft:
+                   glycan=False, pose: str | None = None) -> ResultDraft:
     quality = rng.gauss(quality_mean, 1.0)
     m = metrics.binder_metrics(rng, quality, bb.ss, sheet)
     warnings = metrics.protein_warnings(rng, m, seq) or None
@@ -121,7 +122,7 @@ def _binder_result(rng, pipeline_id, rid, created, bb, seq, target_name, *, cycl
     if glycan:
         entities.append(_nag_entity())
     cif = _complex_cif(rid, rng, bb, seq, target_name, m["structure_confidence"], mods,
-                       glycan)
+                       glycan, pose)
     result = NewResult(id=rid, pipeline_id=pipeline_id, created_at=created, metrics=m,
                        variant=variant, entities=entities, warnings=warnings)
     return ResultDraft(result, cif)
@@ -168,6 +169,10 @@ def design_input(num_proteins: int) -> dict:
 PARENT_STRUCTURE = "HX-017_PD-L1.cif"
 
 
+# Redesigns change the parent's sequence on its backbone, bound as the parent is: one pose.
+PARENT_POSE = "PD-L1|redesign parent"
+
+
 def _parent():
     """Return the backbone and sequence of binder HX-017, the parent of both redesigns."""
     rng = random.Random(17)  # noqa: S311 - demo data, not secrets
@@ -185,7 +190,7 @@ def protein_redesign(pipeline_id: str, start: datetime, end: datetime, count: in
         mets = [i for i, aa in enumerate(seq) if aa == "M" and i > 0]
         mods = [ccd_modification(i, "MSE") for i in mets] if mets and rng.random() < 0.2 else []
         drafts.append(_binder_result(rng, pipeline_id, rid, created, bb, seq, "PD-L1",
-                                     mods=mods, quality_mean=0.5))
+                                     mods=mods, quality_mean=0.5, pose=PARENT_POSE))
     structure = inputs.input_file(pipeline_id, PARENT_STRUCTURE, start)
     return PipelineDraft(
         kind="protein_redesign",
@@ -211,7 +216,8 @@ def protein_sequence_redesign(pipeline_id: str, start: datetime, end: datetime,
         seq = proteins.mutate(rng, parent, bb.regions, rng.randint(4, 14))
         mods = _phospho_sites(rng, seq) if rng.random() < 0.2 else []
         drafts.append(_binder_result(rng, pipeline_id, rid, created, bb, seq, "PD-L1",
-                                     mods=mods, variant="binder", quality_mean=0.3))
+                                     mods=mods, variant="binder", quality_mean=0.3,
+                                     pose=PARENT_POSE))
     structure = inputs.input_file(pipeline_id, PARENT_STRUCTURE, start)
     return PipelineDraft(
         kind="protein_sequence_redesign",

@@ -120,6 +120,10 @@ def _site_env(folder: Path) -> dict:
         "FLASK_INSTANCE_PATH": str(folder / "instance"),
         "FLASK_ARTIFACT_DIR": str(folder / "artifacts"),
         "FLASK_SECRET_KEY": "browser-secret",
+        # Off: every protein results page would start reading all 260 designs' structures
+        # in the server's workers. tests/browser/test_epitope_browser.py runs its own site
+        # with the scan on.
+        "FLASK_EPITOPE_SCAN": "false",
     }
 
 
@@ -191,7 +195,8 @@ class SharedSite:
 
     CACHE_TABLES = tuple(table.name for table in (
         viewer_schema.result_indexes, viewer_schema.indexed_results,
-        viewer_schema.indexed_records, viewer_schema.index_frames))
+        viewer_schema.indexed_records, viewer_schema.index_frames,
+        viewer_schema.epitope_contacts, viewer_schema.epitope_scans))
 
     def __init__(self, tmp_path_factory) -> None:
         self.factory = tmp_path_factory

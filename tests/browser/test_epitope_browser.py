@@ -18,7 +18,8 @@ import httpx
 import pytest
 from Bio.PDB import MMCIFParser, NeighborSearch
 
-from tests.browser.conftest import Visitor, api_records
+from tests.browser.conftest import Visitor, api_records, seeded_site_env
+from tests.conftest import start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 EXTRA_SHOTS = Path("/tmp/shots/issue20/epitope")
@@ -66,8 +67,18 @@ def _contacts(text: str) -> set[int]:
     return found
 
 
-def test_strip_filter_and_3d_mark_of_the_epitope(site, browser, shots_dir):
-    server, seed = site
+@pytest.fixture(scope="module")
+def scanning_site(tmp_path_factory):
+    """A site of its own with the epitope scan on (the shared sites have it off)."""
+    tmp = tmp_path_factory.mktemp("epitope-site")
+    env, seed = seeded_site_env(tmp)
+    server = start_gunicorn({**env, "FLASK_EPITOPE_SCAN": "true"}, tmp)
+    yield server, seed
+    stop_gunicorn(server)
+
+
+def test_strip_filter_and_3d_mark_of_the_epitope(scanning_site, browser, shots_dir):
+    server, seed = scanning_site
     link = seed["share_links"]["public"]["id"]
     pid = seed["pipelines"]["protein_design"]
     path = f"{server.url}/share/{link}/pipelines/{pid}"

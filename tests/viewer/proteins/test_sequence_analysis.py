@@ -107,8 +107,8 @@ def test_a_hostile_100000_residue_string_is_bounded_work():
 
 def test_marked_sequence_escapes_and_names_each_liability():
     html = str(markup.marked_sequence("MKNGA<b>&\"'"))
-    assert '<mark class="liab liab-oxidation" title="Oxidation (M, W; counted where the ' \
-        'structure shows them exposed)">M</mark>' in html
+    oxidation = liabilities.LABELS["oxidation"]
+    assert f'<mark class="liab liab-oxidation" title="{oxidation}">M</mark>' in html
     assert 'title="Deamidation (NG, NS)">NG</mark>' in html
     assert "<b>" not in html and "&lt;b&gt;&amp;&#34;" in html
     # Every residue appears once, in order (groups of ten).
