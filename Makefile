@@ -82,14 +82,13 @@ test: install-test chromium haproxy lint test-sqlite test-postgres test-sdk-doub
 lint:
 	$(BIN)/ruff check .
 
-# --dist loadfile (test-postgres, test-sdk-double): each test module runs whole on one xdist
-# worker, so a module's fixtures (a seeded site, gunicorn, a mail server) start once, not
-# once on each worker. The SQLite suite keeps pytest-xdist's default distribution: with
-# whole modules its long browser modules ran last on one worker while the other idled
-# (the last 11 % of the run took a third of it). --durations: where the time goes, in the
-# CI log.
+# --dist loadfile: each test module runs whole on one xdist worker, so a module's fixtures
+# (a seeded site, gunicorn, a mail server) start once, not once on each worker, and the
+# shared browser site checks its data once per module (xdist's default distribution
+# interleaves modules: a run with it went at half the pace). --durations: where the time
+# goes, in the CI log.
 test-sqlite:
-	$(BIN)/python -m pytest -n 2 -q --durations=25 --ignore=tests/cluster
+	$(BIN)/python -m pytest -n 2 --dist loadfile -q --durations=25 --ignore=tests/cluster
 
 test-postgres:
 	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 --dist loadfile -q tests/service tests/store
