@@ -19,8 +19,8 @@ from app.demo import seed_demo
 from app.viewer.core.api_client import api
 from app.viewer.epitope import scan
 from tests.conftest import dispose_engines, make_test_app, migrated_database
+from tests.viewer.view_rows import view_ids
 
-ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 BACKBONE = {"N", "CA", "C", "O", "CB", "OXT"}
 
 
@@ -52,16 +52,6 @@ def demo_app(tmp_path_factory):
 
 def _path(demo: dict, kind: str = "protein_design") -> str:
     return f"/share/{demo['share_links']['public']['id']}/pipelines/{demo['pipelines'][kind]}"
-
-
-def _ids(client, path: str, query: str) -> list[str]:
-    ids, page = [], 1
-    while True:
-        body = client.get(f"{path}?{query}&limit=250&page={page}").get_data(as_text=True)
-        ids += ROW_ID.findall(body)
-        if 'rel="next"' not in body:
-            return ids
-        page += 1
 
 
 def _structures(app, demo) -> dict[str, object]:
@@ -122,10 +112,10 @@ def test_contacts_filter_matches_contacts_recomputed_from_the_files(demo_app, re
         ([one, two], {rid for rid, c in recomputed.items() if one in c and two in c}),
     ):
         text = ",".join(f"{c}:{n}" for c, n in query)
-        assert sorted(_ids(client, path, f"contacts={text}")) == sorted(want), text
+        assert sorted(view_ids(client, path, f"contacts={text}")) == sorted(want), text
     rare = top[-1]
     either = {rid for rid, c in recomputed.items() if one in c or rare in c}
-    got = _ids(client, path, f"contacts_any=B:{one[1]},B:{rare[1]}")
+    got = view_ids(client, path, f"contacts_any=B:{one[1]},B:{rare[1]}")
     assert sorted(got) == sorted(either)
 
 
@@ -162,7 +152,7 @@ def test_exposed_oxidation_sites_match_biopython(demo_app):
             want_with.add(rid)
     # Some designs have an exposed M/W beyond Met 1, and some none: both filters answer.
     assert want_with and len(want_with) < len(structures)
-    assert sorted(_ids(client, path, "liability=oxidation")) == sorted(want_with)
+    assert sorted(view_ids(client, path, "liability=oxidation")) == sorted(want_with)
     data = client.get(f"{path}/explore.json").get_json()
     assert data["facets"]["liability"]["oxidation"] == len(want_with)
     assert link and pid

@@ -13,8 +13,7 @@ from Bio.SeqUtils.ProtParam import ProteinAnalysis
 from app.viewer.core.api_client import api
 from app.viewer.proteins import liabilities
 from tests.demo_copy import seeded_demo
-
-ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
+from tests.viewer.view_rows import view_ids
 
 
 @pytest.fixture
@@ -40,16 +39,6 @@ def _records(app, demo: dict, kind: str = "protein_design") -> list[dict]:
 
 def _designed(record: dict) -> str:
     return next(e["value"] for e in record["entities"] if e["type"] == "protein")
-
-
-def _ids(client, path: str, query: str) -> list[str]:
-    ids, page = [], 1
-    while True:
-        body = client.get(f"{path}?{query}&limit=250&page={page}").get_data(as_text=True)
-        ids += ROW_ID.findall(body)
-        if 'rel="next"' not in body:
-            return ids
-        page += 1
 
 
 def _counts(sequence: str) -> dict[str, int]:
@@ -78,10 +67,10 @@ def test_liability_facets_and_filters_match_the_sequences(app, client, demo):
     for name in liabilities.LIABILITIES:
         with_it = sorted(rid for rid, c in counts.items() if c[name])
         assert facets["liability"][name] == len(with_it), name
-        assert sorted(_ids(client, path, f"liability={name}")) == with_it, name
+        assert sorted(view_ids(client, path, f"liability={name}")) == with_it, name
     clean = sorted(rid for rid, c in counts.items() if not any(c.values()))
     assert facets["liabilities"] == {"none": len(clean), "any": 260 - len(clean)}
-    assert sorted(_ids(client, path, "liabilities=none")) == clean
+    assert sorted(view_ids(client, path, "liabilities=none")) == clean
     # The page's facet: a link per liability with its count, and "None".
     body = client.get(path).get_data(as_text=True)
     facet = body[body.index('data-facet="liabilities"'):]
@@ -95,8 +84,8 @@ def test_liability_facets_and_filters_match_the_sequences(app, client, demo):
     # The count column sorts and filters, ties by id.
     total = {rid: sum(c.values()) for rid, c in counts.items()}
     expected = sorted(total, key=lambda rid: (-total[rid], rid))
-    assert _ids(client, path, "sort=-liability_count") == expected
-    assert sorted(_ids(client, path, "liability_count__lte=2")) == \
+    assert view_ids(client, path, "sort=-liability_count") == expected
+    assert sorted(view_ids(client, path, "liability_count__lte=2")) == \
         sorted(rid for rid, n in total.items() if n <= 2)
 
 
@@ -107,7 +96,7 @@ def test_property_columns_sort_and_filter_with_biopythons_values(app, client, de
     gravy = {r["id"]: ProteinAnalysis(_designed(r)).gravy() for r in records}
     # Rounded to 4 decimals in the index: compare orders away from near-ties.
     wanted = sorted((rid for rid in gravy if gravy[rid] <= -0.3), key=lambda rid: pi[rid])
-    found = _ids(client, path, "gravy__lte=-0.3&sort=isoelectric_point")
+    found = view_ids(client, path, "gravy__lte=-0.3&sort=isoelectric_point")
     assert len(found) == len(wanted) > 0
     assert [round(pi[rid], 3) for rid in found] == [round(pi[rid], 3) for rid in wanted]
 
