@@ -30,6 +30,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.service.auth import authenticate
 from app.service.errors import bad_request
+from app.service.wire import Serialised
 
 API_PREFIX = "/compute/v1"
 JSON_MIMETYPE = "application/json"
@@ -132,6 +133,10 @@ def _answer(view_name: str, models: tuple[type[BaseModel], ...],
         return result
 
     def serialised(result: object) -> Response:
+        if isinstance(result, Serialised) and result.model in models:
+            # Written from stored JSON in the model's shape (``result_wire``).
+            return Response(result.body, status=200, headers=headers,
+                            mimetype=JSON_MIMETYPE)
         if not isinstance(result, models):
             expected = " or ".join(model.__name__ for model in models)
             raise TypeError(f"{view_name} returned {type(result).__name__}, "

@@ -40,6 +40,7 @@ from app.service.pagination import Page
 from app.service.read_scope import RunListQuery, RunQuery, RunResultsQuery
 from app.service.result_records import PAGE_MODELS, pipeline_results
 from app.service.run_models import PIPELINE_MODELS, RunModels
+from app.service.wire import Serialised
 from app.store import pipelines as store
 from app.store import results as results_store
 
@@ -121,7 +122,7 @@ def _register(resource: PipelineResource) -> None:
         latest = results_store.latest_result_ids(get_conn(), [run.id])
         return models.record(run, full=True, latest_result_id=latest.get(run.id))
 
-    def list_run_results(id: str, query: RunResultsQuery) -> Page:
+    def list_run_results(id: str, query: RunResultsQuery) -> Page | Serialised:
         run = find_run(resource, id, query.workspace_id)
         if run.data_deleted_at is not None:  # retention deleted its results: a stub
             return PAGE_MODELS[run.kind].of([], False)

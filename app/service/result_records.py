@@ -28,8 +28,9 @@ from app import domain
 from app.db import get_conn
 from app.domain import PROTEIN_KINDS, SCREEN_KINDS, SMALL_MOLECULE_KINDS
 from app.service.artifacts import ArtifactUrl, Presigner
+from app.service import result_wire
 from app.service.pagination import Page
-from app.service.wire import Timestamp, omitted_if_none
+from app.service.wire import Serialised, Timestamp, omitted_if_none
 from app.store import results as results_store
 from app.store.results import Result
 
@@ -279,22 +280,19 @@ def result_record(kind: str, result: Result, artifacts: dict[str, ArtifactUrl]) 
     return model.model_validate(fields)
 
 
-def pipeline_results(kind: str, pipeline_id: str, query: Any) -> Page:
+def pipeline_results(kind: str, pipeline_id: str, query: Any) -> Serialised:
     """Return one page of a pipeline's results as ``kind``'s page model, files presigned.
 
     ``query`` holds ``limit``, ``after_id``, ``before_id`` and ``id_list()`` (the share
     read's and the SDK read's result queries both do). One query for the rows, one for
-    their files, whatever the page size.
+    their files, whatever the page size. Written from the stored JSON without validating
+    each record again (``result_wire``); ``result_record`` builds the same record as a
+    model.
     """
     conn = get_conn()
-    page = results_store.results_page(conn, pipeline_id, limit=query.limit,
-                                      after_id=query.after_id, before_id=query.before_id,
-                                      ids=query.id_list())
+    page = results_store.results_page_raw(conn, pipeline_id, limit=query.limit,
+                                          after_id=query.after_id,
+                                          before_id=query.before_id, ids=query.id_list())
     files = results_store.artifact_files_for_results(conn, [row.id for row in page.rows])
-    sign = Presigner.for_request().sign_file
-    records = [
-        result_record(kind, row, {role: sign(file)
-                                  for role, file in files.get(row.id, {}).items()})
-        for row in page.rows
-    ]
-    return PAGE_MODELS[kind].of(records, page.has_more)
+    return result_wire.page_json(kind, PAGE_MODELS[kind], page.rows, files,
+                                 Presigner.for_request(), page.has_more)

@@ -33,7 +33,7 @@ from app.service.errors import PRIVATE_HEADERS, ApiError, forbidden, not_found
 from app.service.pagination import Page, ResultsPageQuery
 from app.service.result_records import PAGE_MODELS, RESULT_PAGES, pipeline_results
 from app.service.run_models import PIPELINE_MODELS, PREDICTION_MODELS, presigned_by_role
-from app.service.wire import Timestamp
+from app.service.wire import Serialised, Timestamp
 from app.store import results as results_store
 from app.store import share_links as links_store
 
@@ -170,7 +170,8 @@ class ShareResultsQuery(ResultsPageQuery):
     "/share/{id}). " + __doc__.split("\n\n", 1)[1],
     extra_statuses=(400, 401, 403, 404),
 )
-def list_share_results(link_id: str, pipeline_id: str, query: ShareResultsQuery) -> Page:
+def list_share_results(link_id: str, pipeline_id: str,
+                       query: ShareResultsQuery) -> Page | Serialised:
     """Return one page of a covered pipeline's results, shaped by the pipeline's kind."""
     link = live_link_for_reader(link_id)
     if pipeline_id not in link.pipeline_ids:

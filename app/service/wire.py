@@ -8,10 +8,13 @@
   document shows the field as optional and not nullable. Fields that are null by
   contract (``archived_at``, ``first_id`` of an empty page...) are declared ``X | None``
   without this default, so they are required and written as ``null``.
+- ``Serialised``: a response body already written as JSON, naming the declared model it
+  holds (a results page written from stored JSON, ``result_wire``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -49,3 +52,15 @@ def omitted_if_none(description: str | None = None) -> Any:
     """Return the ``Field`` of an optional response field that is omitted when None."""
     return Field(default=None, exclude_if=_is_none, description=description,
                  json_schema_extra=_not_nullable)
+
+
+@dataclass(frozen=True)
+class Serialised:
+    """A 200 body already written as JSON bytes, in the shape of response ``model``.
+
+    The endpoint decorator sends ``body`` as is when ``model`` is one the endpoint
+    declares; the writer answers for the shape (its tests compare it with the model's).
+    """
+
+    model: type
+    body: bytes

@@ -213,6 +213,35 @@ def results_page(
     return Page(rows=[Result(**row._mapping) for row in page.rows], has_more=page.has_more)
 
 
+# The JSON columns of a result as the stored text: a results page is written from them
+# without parsing and re-encoding each (``app.service.result_wire``). A cast, not a type
+# coercion: psycopg would otherwise parse ``json`` columns itself.
+_RAW_RESULT_COLUMNS = tuple(
+    sa.cast(column, sa.Text).label(name) if isinstance(column.type, sa.JSON) else column
+    for name, column in ((name, schema.results.c[name]) for name in field_names(Result)))
+
+
+def results_page_raw(
+    conn: Connection,
+    pipeline_id: str,
+    *,
+    limit: int,
+    after_id: str | None = None,
+    before_id: str | None = None,
+    ids: list[str] | None = None,
+) -> Page:
+    """Return the page ``results_page`` returns, its JSON fields as the stored JSON text
+    (``None`` for SQL NULL): ``Result`` records whose ``entities``, ``metrics``,
+    ``warnings`` and ``adme`` are strings."""
+    r = schema.results
+    query = sa.select(*_RAW_RESULT_COLUMNS).where(r.c.pipeline_id == pipeline_id)
+    if ids is not None:
+        query = query.where(r.c.id.in_(ids))
+    page = keyset_page(conn, query, r.c.id, limit=limit, after_id=after_id,
+                       before_id=before_id)
+    return Page(rows=[Result(*row) for row in page.rows], has_more=page.has_more)
+
+
 @dataclass(frozen=True)
 class ArtifactFile:
     """What presigning a file needs: its id, where it is stored, its name and type."""

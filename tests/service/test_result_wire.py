@@ -1,0 +1,61 @@
+"""A results page written from stored JSON is the page the validated record models write.
+
+``result_wire`` skips pydantic's validation of each stored record; these tests hold it to
+the models of ``result_records``: for every kind, with and without the optional fields,
+the bytes parse to exactly what ``result_record`` + the page model dump, and a stored
+non-finite number still reaches the wire as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.db import get_conn, get_engine
+from app.service import result_records, result_wire
+from app.service.artifacts import Presigner
+from app.store import results as results_store
+from tests.service import factories
+
+
+def _both(kind: str, pipeline_id: str, limit: int, after_id: str | None = None):
+    """Return (the raw-written page, the models' page) as parsed JSON, one presigner."""
+    conn = get_conn()
+    raw = results_store.results_page_raw(conn, pipeline_id, limit=limit, after_id=after_id)
+    parsed = results_store.results_page(conn, pipeline_id, limit=limit, after_id=after_id)
+    files = results_store.artifact_files_for_results(conn, [r.id for r in raw.rows])
+    presigner = Presigner.for_request(now=1_800_000_000)
+    fast = result_wire.page_json(kind, result_records.PAGE_MODELS[kind], raw.rows, files,
+                                 presigner, raw.has_more)
+    records = [result_records.result_record(
+        kind, row, {role: presigner.sign_file(file)
+                    for role, file in files.get(row.id, {}).items()}) for row in parsed.rows]
+    model = result_records.PAGE_MODELS[kind].of(records, parsed.has_more)
+    assert fast.model is result_records.PAGE_MODELS[kind]
+    return json.loads(fast.body), json.loads(model.model_dump_json())
+
+
+@pytest.mark.parametrize("kind", factories.KINDS)
+def test_every_kind_is_written_as_its_model_writes_it(app, org, kind):
+    with get_engine(app).begin() as conn:
+        pipeline, ids = factories.insert_pipeline(conn, org.workspace_id, kind, 6)
+        factories.add_result_artifacts(conn, app.config["ARTIFACT_DIR"], ids[:4],
+                                       ligand=kind.startswith("small_molecule"))
+    with app.extensions["service_app"].test_request_context():
+        fast, modelled = _both(kind, pipeline, 4)
+        assert fast == modelled and fast["has_more"] and len(fast["data"]) == 4
+        # Optional fields absent on some rows are omitted, never null.
+        assert all(None not in record.values() for record in fast["data"])
+        fast, modelled = _both(kind, pipeline, 4, after_id=ids[3])
+        assert fast == modelled and fast["data"][0]["artifacts"] == {}
+        empty, modelled = _both(kind, pipeline, 4, after_id=ids[-1])
+        assert empty == modelled == {"data": [], "first_id": None, "last_id": None,
+                                     "has_more": False}
+
+
+def test_stored_non_finite_numbers_and_nulls_stay_json():
+    assert result_wire._json('{"iptm": NaN, "ptm": -Infinity, "note": "x"}') == \
+        '{"iptm":null,"ptm":null,"note":"x"}'
+    assert result_wire._json("null") is None and result_wire._json(None) is None
+    assert result_wire._json('[{"code": "a"}]') == '[{"code": "a"}]'  # as stored
