@@ -23,7 +23,7 @@ validated models page for page.
 
 from __future__ import annotations
 
-import json
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 import pydantic_core
@@ -35,7 +35,8 @@ from app.service.wire import Serialised
 from app.store.results import Result
 from app.timeutil import isoformat
 
-_string = json.dumps  # C-encoded; escapes exactly what JSON requires (and non-ASCII)
+# json.dumps of a str without its Python wrapper: escapes what JSON requires (and non-ASCII).
+_string = encode_basestring_ascii
 
 
 def _json(text: str | None) -> str | None:

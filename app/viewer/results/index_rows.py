@@ -51,8 +51,12 @@ def warning_codes(record: dict) -> list[str]:
     return list(codes)
 
 
-def index_values(record: dict) -> dict:
-    """Return the index columns of one result record (``position`` is set by the caller)."""
+def index_values(record: dict, proteins: dict | None = None) -> dict:
+    """Return the index columns of one result record (``position`` is set by the caller).
+
+    ``proteins``: the designed chain's protein columns when the caller computed them with
+    the rest of its page (``proteins.batch.values_many``); else computed here.
+    """
     metrics = record.get("metrics") or {}
     adme = record.get("adme") or {}
     entities = record.get("entities") or []
@@ -90,7 +94,7 @@ def index_values(record: dict) -> dict:
         values[field.key] = chemistry.get(field.key)
     # The designed chain's properties and liabilities (cached per distinct sequence).
     sequence = designed.get("value") if designed else None
-    values.update(protein_columns.values(sequence))
+    values.update(proteins if proteins is not None else protein_columns.values(sequence))
     return values
 
 

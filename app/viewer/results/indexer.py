@@ -42,6 +42,8 @@ from app.timeutil import utcnow
 from app.viewer.core import identity, run_kinds
 from app.viewer.core.api_client import ComputeApi, api
 from app.viewer.core.errors import LinkNotFound
+from app.viewer.proteins import batch
+from app.viewer.proteins import columns as protein_columns
 from app.viewer.results import chem_index, index_rows
 from app.viewer.store import get_engine
 from app.viewer.store import result_index as store
@@ -59,8 +61,10 @@ def _index_page(records: list[dict], position: int
                 ) -> tuple[list[dict], list[tuple[str, str]], set[str]]:
     """Return one API page's index rows (numbered from ``position``), records and codes."""
     rows, stored, codes = [], [], set()
+    # The page's designed chains at once: a third of Biopython's time per chain.
+    proteins = batch.values_many([protein_columns.designed_sequence(r) for r in records])
     for offset, record in enumerate(records):
-        values = index_rows.index_values(record)
+        values = index_rows.index_values(record, proteins[offset])
         values["position"] = position + offset
         rows.append(values)
         stored.append((values["result_id"], index_rows.stored_record(record)))
