@@ -51,8 +51,12 @@ from app.viewer.store.result_index import IndexState
 
 log = logging.getLogger(__name__)
 
+# The largest page the API allows (``limit`` 1-1000, spec/compute-api.md).
 PAGE_SIZE = 1000
 LEASE = timedelta(seconds=30)
+# While a page is awaited the lease is renewed this often (a third of it: two renewals may
+# be late before another worker could take the build over).
+RENEW_EVERY = LEASE / 3
 _SWEEP_EVERY = 300.0
 _last_sweep = [0.0]
 
@@ -84,6 +88,8 @@ class Build:
     owner: str
     state: IndexState
     chemistry: chem_index.MoleculeWork = field(default_factory=chem_index.MoleculeWork)
+    # The result count the API gave when the build was claimed (None: it gives none).
+    expected: int | None = None
 
     def _bearer(self) -> str | None:
         # Minted per page: a long build outlives a token's few minutes.
@@ -108,7 +114,10 @@ class Build:
             with ThreadPoolExecutor(1, thread_name_prefix="index-page") as pool:
                 pending = self._fetch(pool, after)
                 while True:
-                    page = pending.result()
+                    page = self._wait(engine, pending)
+                    if page is None:
+                        log.info("index build of a pipeline lost its lease; stopping")
+                        return
                     records = page.get("data") or []
                     after = page.get("last_id") or after
                     more = bool(page.get("has_more") and records)
@@ -123,6 +132,15 @@ class Build:
                                             codes=codes, now=utcnow(), lease=LEASE)
                     if not kept:
                         log.info("index build of a pipeline lost its lease; stopping")
+                        return
+                    if not more and self.expected is not None and position > self.expected:
+                        # More rows than the API counted: results were deleted (retention
+                        # takes a pipeline's oldest, already indexed) or arrived meanwhile.
+                        # Not ready: the next request compares with a fresh count (fewer:
+                        # the index is dropped and rebuilt) and never shows a gone result.
+                        with engine.begin() as conn:
+                            store.release(conn, self.pipeline_id, self.owner,
+                                          "count changed", utcnow())
                         return
                     if not more:
                         self._finish(engine)
@@ -142,6 +160,23 @@ class Build:
                               utcnow())
         finally:
             self.chemistry.close()
+
+    def _renew(self, engine) -> bool:
+        """Extend the lease (not the index's version); False if it was lost."""
+        with engine.begin() as conn:
+            return store.renew(conn, self.pipeline_id, self.owner, utcnow(), LEASE)
+
+    def _wait(self, engine, pending: Future) -> dict | None:
+        """Return the awaited page, renewing the lease meanwhile and once it has come (it
+        is then read and written, which takes a while under load); None: lease lost."""
+        while True:
+            try:
+                page = pending.result(timeout=RENEW_EVERY.total_seconds())
+            except TimeoutError:  # still on its way: keep the build ours
+                if not self._renew(engine):
+                    return None
+                continue
+            return page if self._renew(engine) else None
 
     def _finish(self, engine) -> None:
         """Save the frame with its molecules' chemistry, then mark the index ready: no
@@ -223,7 +258,8 @@ def ensure(link_id: str, pipeline: dict) -> IndexState:
                               lease=LEASE, latest_result_id=latest)
     if claimed is None:
         return current(pipeline_id) or state  # another worker got there first
-    build = Build(app, api(), link_id, pipeline_id, identity.verified_email(), owner, claimed)
+    build = Build(app, api(), link_id, pipeline_id, identity.verified_email(), owner, claimed,
+                  expected=count)
     # An unknown count is built in the background: it may be any size.
     missing = count - claimed.indexed if count is not None else None
     if missing is not None and missing <= int(app.config.get("EXPLORE_SYNC_LIMIT") or 0):

@@ -1,7 +1,9 @@
 """The exploration index's build state: which pipelines are indexed, how far, by whom.
 
 One row of ``viewer_result_indexes`` per pipeline. A worker that wants to build or refresh
-an index first *claims* it (a lease of a few seconds it renews with every page it appends);
+an index first *claims* it (a lease of a few seconds it renews with every page it appends, and
+``renew``s while a page is on its way or being read, so a page slower than the lease
+under load never lets a second worker start the same build);
 a worker whose claim fails leaves the build to the holder, so two workers never build the
 same index at once, and a holder that dies (killed worker, API down) lets its lease run
 out and the next request resumes from ``last_id``. Every append checks the lease in the
@@ -169,6 +171,18 @@ def _insert_many(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
                                                for row in rows])
     else:
         conn.exec_driver_sql(compiled.string, rows)
+
+
+def renew(conn: Connection, pipeline_id: str, owner: str, now: datetime,
+          lease: timedelta) -> bool:
+    """Extend ``owner``'s lease on ``pipeline_id`` without touching the index (its
+    version, rows and answers stay); False if the lease was lost already."""
+    return conn.execute(
+        sa.update(result_indexes)
+        .where(result_indexes.c.pipeline_id == pipeline_id)
+        .where(result_indexes.c.lease_owner == owner)
+        .values(lease_until=now + lease)
+    ).rowcount > 0
 
 
 def finish(conn: Connection, pipeline_id: str, owner: str, now: datetime) -> None:
