@@ -40,8 +40,12 @@ _AT = {letter: i for i, letter in enumerate(_LETTERS)}
 _CODE = np.zeros(256, np.intp)
 for _letter, _i in _AT.items():
     _CODE[ord(_letter)] = _i
-_WEIGHTS = IUPACData.protein_weights
-_DIWV = np.array([[ProtParamData.DIWV[a][b] for b in _LETTERS] for a in _LETTERS]).ravel()
+_WEIGHT = np.array([IUPACData.protein_weights[a] for a in _LETTERS])
+# Kyte-Doolittle (one decimal) and dipeptide instability weights (two, and 33.601 for
+# FY) as exact integers.
+_KD10 = np.array([round(ProtParamData.kd[a] * 10) for a in _LETTERS], np.int64)
+_DIWV1000 = np.array([[round(ProtParamData.DIWV[a][b] * 1000) for b in _LETTERS]
+                      for a in _LETTERS], np.int64).ravel()
 _WATER = 18.0153  # average mass, as Biopython's molecular_weight
 # Bjellqvist's pKs in Biopython's order (the sums add in it): (count column or None for
 # the terminus, pK).
@@ -83,6 +87,21 @@ def _isoelectric(counts: np.ndarray, n_pk: np.ndarray, c_pk: np.ndarray) -> np.n
     return ph
 
 
+def _on_boundary(sums: np.ndarray, divisors: np.ndarray) -> np.ndarray:
+    """Whether ``sums / divisors`` (exact) lies half-way between two 4-decimal values,
+    where rounding depends on the last bits of how it was added up."""
+    scaled = sums * 20_000
+    return (scaled % divisors == 0) & ((scaled // divisors) % 2 == 1)
+
+
+def _biopython_instability(text: str) -> float:
+    """Biopython's ``instability_index`` additions, for a value on a rounding boundary."""
+    score = 0.0
+    for i in range(len(text) - 1):
+        score += ProtParamData.DIWV[text[i]][text[i + 1]]
+    return (10.0 / len(text)) * score
+
+
 def properties_many(texts: list[str]) -> list[dict[str, float | None]]:
     """Return ``properties.compute``'s values for cleaned, non-empty ``texts``."""
     if not texts:
@@ -91,25 +110,30 @@ def properties_many(texts: list[str]) -> list[dict[str, float | None]]:
     codes = _CODE[np.frombuffer("".join(texts).encode("ascii"), np.uint8)]
     owner = np.repeat(np.arange(len(texts)), lengths)
     counts = np.bincount(owner * 20 + codes, minlength=len(texts) * 20).reshape(-1, 20)
-    counts = counts.astype(float)
-    # Dipeptides within a chain only: pairs that straddle two chains weigh nothing.
-    pair_scores = _DIWV[codes[:-1] * 20 + codes[1:]]
-    starts = (np.cumsum(lengths) - lengths).tolist()
-    # Added in sequence order, one by one, as Biopython's loop adds them: the scores have
-    # two decimals, so a mean at 4 decimals often lies on a rounding boundary.
-    scores = np.array([float(np.add.accumulate(pair_scores[start:start + len(text) - 1])[-1])
-                       if len(text) > 1 else 0.0 for start, text in zip(starts, texts)])
+    # Exact integer sums (the tables have one and two decimals), so that a value lying on
+    # a rounding boundary at 4 decimals is known: only those take Biopython's own additions
+    # (``_on_boundary``); any other is rounded the same whatever the order of additions.
+    kd_sums = counts.astype(np.int64) @ _KD10
+    pair_scores = _DIWV1000[codes[:-1] * 20 + codes[1:]]
+    pair_scores[np.cumsum(lengths)[:-1] - 1] = 0  # pairs across two chains weigh nothing
+    scores = np.add.reduceat(np.append(pair_scores, 0), np.cumsum(lengths) - lengths)
+    scores[lengths < 2] = 0
     n_pk = np.array([iep.pKnterminal.get(t[0], iep.positive_pKs["Nterm"]) for t in texts])
     c_pk = np.array([iep.pKcterminal.get(t[-1], iep.negative_pKs["Cterm"]) for t in texts])
+    counts = counts.astype(float)
+    gravy = kd_sums / (10 * lengths)
+    instability = scores / (100 * lengths)  # (10 / length) * score / 1000
+    for i in np.flatnonzero(_on_boundary(kd_sums, 10 * lengths)).tolist():
+        gravy[i] = sum(map(ProtParamData.kd.__getitem__, texts[i])) / len(texts[i])
+    for i in np.flatnonzero(_on_boundary(scores, 100 * lengths)).tolist():
+        instability[i] = _biopython_instability(texts[i])
     columns_ = {
-        # Python's sum over the sequence, as Biopython's (same additions, same bits).
-        "protein_weight": np.array([sum(map(_WEIGHTS.__getitem__, text)) for text in texts])
-        - (lengths - 1) * _WATER,
+        # Weights have 4 decimals: the exact sum lies on the rounding grid, never between.
+        "protein_weight": counts @ _WEIGHT - (lengths - 1) * _WATER,
         "isoelectric_point": _isoelectric(counts, n_pk, c_pk),
         "net_charge": _charge(counts, n_pk, c_pk, properties.NET_CHARGE_PH),
-        "gravy": np.array([sum(map(ProtParamData.kd.__getitem__, text)) for text in texts])
-        / lengths,
-        "instability_index": (10.0 / lengths) * scores,
+        "gravy": gravy,
+        "instability_index": instability,
         "extinction_coefficient": counts[:, _AT["W"]] * 5500 + counts[:, _AT["Y"]] * 1490
         + (counts[:, _AT["C"]] // 2) * 125,
     }
