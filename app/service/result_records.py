@@ -27,8 +27,8 @@ from typing_extensions import TypedDict
 from app import domain
 from app.db import get_conn
 from app.domain import PROTEIN_KINDS, SCREEN_KINDS, SMALL_MOLECULE_KINDS
-from app.service.artifacts import ArtifactUrl, Presigner
 from app.service import result_wire
+from app.service.artifacts import ArtifactUrl, Presigner
 from app.service.pagination import Page
 from app.service.wire import Serialised, Timestamp, omitted_if_none
 from app.store import results as results_store
