@@ -28,6 +28,7 @@ from app.viewer.results import (
     extra_metrics,
     fields,
     frame,
+    frame_files,
 )
 from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
@@ -88,16 +89,30 @@ def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
     ``older_ok`` takes a saved frame of an earlier version as it is: while a refresh
     appends page after page, answers come from the last complete version instead of a
     new frame per page.
+
+    The frame comes mapped from this machine's frame files when they hold it
+    (``frame_files``: one copy shared by every worker), else from the store, written to
+    the files for the next worker.
     """
+    root = frame_files.root()
     with get_engine().connect() as conn:
-        saved = queries.saved_frame(conn, pipeline_id)
-    if saved is not None and (saved[0] == version or older_ok):
-        return saved[0], frame.from_bytes(saved[1])
+        key = queries.saved_frame_key(conn, pipeline_id)
+    if key is not None and (key[0] == version or older_ok):
+        mapped = frame_files.load(root, pipeline_id, *key)
+        if mapped is not None:
+            return key[0], mapped
+        with get_engine().connect() as conn:
+            saved = queries.saved_frame(conn, pipeline_id)
+        if saved is not None and (saved[0] == version or older_ok):
+            loaded = frame.from_bytes(saved[1])
+            return saved[0], frame_files.save(root, pipeline_id, saved[0], len(saved[1]),
+                                              loaded) or loaded
     with get_engine().connect() as conn:
         built = frame.build(queries.column_chunks(conn, pipeline_id), codes)
+    data = frame.to_bytes(built)
     with get_engine().begin() as conn:
-        queries.save_frame(conn, pipeline_id, version, frame.to_bytes(built))
-    return version, built
+        queries.save_frame(conn, pipeline_id, version, data)
+    return version, frame_files.save(root, pipeline_id, version, len(data), built) or built
 
 
 def current_frame(state: IndexState) -> Frame:

@@ -182,6 +182,19 @@ def build(chunks: Iterable[dict[str, list]], codes: tuple[str, ...]) -> Frame:
 
 def to_bytes(frame: Frame) -> bytes:
     """Serialise a frame as a compressed .npz (arrays only: loading runs no code)."""
+    out = io.BytesIO()
+    np.savez_compressed(out, **to_arrays(frame))
+    return out.getvalue()
+
+
+def from_bytes(data: bytes) -> Frame:
+    """Load a frame saved by ``to_bytes`` (pickles refused)."""
+    with np.load(io.BytesIO(data), allow_pickle=False) as saved:
+        return from_arrays({name: saved[name] for name in saved.files})
+
+
+def to_arrays(frame: Frame) -> dict[str, np.ndarray]:
+    """Return the frame as named arrays (what ``to_bytes`` and ``frame_files`` save)."""
     arrays = {f"n:{k}": v for k, v in frame.numbers.items()}
     arrays.update({f"t:{k}": v for k, v in frame.texts.items()})
     arrays.update({f"c:{k}": v for k, v in frame.codes.items()})
@@ -191,19 +204,15 @@ def to_bytes(frame: Frame) -> bytes:
             frame.molecules.smiles)
         if frame.molecules.chemistry is not None:
             arrays.update(frame_chemistry.to_arrays(frame.molecules.chemistry))
-    out = io.BytesIO()
-    np.savez_compressed(out, **arrays)
-    return out.getvalue()
+    return arrays
 
 
-def from_bytes(data: bytes) -> Frame:
-    """Load a frame saved by ``to_bytes`` (pickles refused)."""
+def from_arrays(saved: dict[str, np.ndarray]) -> Frame:
+    """Return the frame of ``to_arrays``'s arrays (as they are: memory maps stay maps)."""
     numbers, texts, codes, mols, chemistry = {}, {}, {}, {}, {}
-    with np.load(io.BytesIO(data), allow_pickle=False) as saved:
-        for name in saved.files:
-            part, key = name.split(":", 1)
-            {"n": numbers, "t": texts, "c": codes, "m": mols,
-             "x": chemistry}[part][key] = saved[name]
+    for name, array in saved.items():
+        part, key = name.split(":", 1)
+        {"n": numbers, "t": texts, "c": codes, "m": mols, "x": chemistry}[part][key] = array
     for key in _ASCII:  # a frame saved before ids were bytes reads the same
         texts[key] = np.char.encode(texts[key]) if texts[key].dtype.kind == "U" \
             else texts[key]
