@@ -281,21 +281,27 @@ def summary(state: IndexState, query: ExploreQuery, kind: domain.Kind) -> Summar
 
 def points(state: IndexState, query: ExploreQuery, x: str, y: str,
            label: Callable[[str], str] = str) -> Points:
-    """Return the scatter's points: the first ``POINTS_LIMIT`` with both values, in order.
+    """Return the scatter's points: every matching result with both values, in the
+    view's order, or past ``POINTS_LIMIT`` an even sample of them along that order.
 
+    A browser draws a few thousand points well, not a million: past the limit the plot
+    gets the first row, then every k-th of the view's order (k = count / limit), so it
+    shows the shape of the whole set rather than its top rows; ``truncated`` says so.
     ``label`` names each point (``labels.RunLabels.label``: what the table's rows say).
     """
     data = current_frame(state)
     rows = ordered_rows(state, query)
     xs, ys = data.numbers[x][rows], data.numbers[y][rows]
-    both = ~(np.isnan(xs) | np.isnan(ys))
-    chosen = np.flatnonzero(both)[:POINTS_LIMIT]
+    chosen = np.flatnonzero(~(np.isnan(xs) | np.isnan(ys)))
+    truncated = len(chosen) > POINTS_LIMIT
+    if truncated:  # distinct positions: the step is above 1
+        chosen = chosen[np.linspace(0, len(chosen) - 1, POINTS_LIMIT).astype(np.int64)]
     ids = data.id_list(rows[chosen])
     return Points(
         x=x, y=y, x_label=fields.label(x), y_label=fields.label(y),
         data=[{"id": i, "label": label(i), "x": float(vx), "y": float(vy)}
               for i, vx, vy in zip(ids, xs[chosen], ys[chosen], strict=True)],
-        truncated=int(np.count_nonzero(both)) > POINTS_LIMIT, limit=POINTS_LIMIT,
+        truncated=truncated, limit=POINTS_LIMIT,
     )
 
 
