@@ -33,12 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import worker_memory
+
 from app import create_app
 from app.viewer.results import answers
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index
-
-import worker_memory  # noqa: E402 - bench/, beside this script
 
 
 def rss_mb() -> float:

@@ -13,7 +13,6 @@ import httpx
 import pytest
 
 from app.viewer.results import frame_files
-
 from tests.cluster.conftest import archive, ask_for_code, new_public_link
 from tests.error_pages import without_reference
 
