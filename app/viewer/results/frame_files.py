@@ -17,7 +17,10 @@ writes them from it.
   place; the rename is atomic, and a writer that finds the folder there already drops its
   own and maps the one that won.
 - **Old versions** of the pipeline are removed when a new one is written (a worker still
-  mapping one keeps reading it: the kernel frees the pages when the last map goes).
+  mapping one keeps reading it: the kernel frees the pages when the last map goes);
+  pipelines no worker loaded for ``EXPLORE_INDEX_IDLE_HOURS`` go when a frame is written
+  (every load marks its folder used), and ``purge-expired`` removes those of the indexes
+  it deletes (``cache_sweep``; on the node that runs it).
 - **Disk full, unwritable folder, ``FRAME_CACHE_DIR=""``:** ``None`` is returned and the
   caller keeps the frame in its own memory, as before; the failure is logged once per
   process.
@@ -35,7 +38,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from flask import current_app
+from flask import Flask, current_app, has_app_context
 
 from app.viewer.results import frame
 from app.viewer.results.frame import Frame
@@ -46,14 +49,23 @@ _MANIFEST = "arrays.json"
 # kernel bookkeeping, and an empty array cannot be mapped).
 _MAP_FROM = 64 * 1024
 _warned = False
+_SWEEP_EVERY_S = 600.0
+_last_sweep = [-_SWEEP_EVERY_S]
 
 
-def root() -> Path | None:
+def root(app: Flask | None = None) -> Path | None:
     """Return the app's frame cache folder (``FRAME_CACHE_DIR``), None when it is off."""
-    configured = current_app.config.get("FRAME_CACHE_DIR")
+    app = app or current_app
+    configured = app.config.get("FRAME_CACHE_DIR")
     if configured == "":
         return None
-    return Path(configured) if configured else Path(current_app.instance_path, "frame-cache")
+    return Path(configured) if configured else Path(app.instance_path, "frame-cache")
+
+
+def remove(root: Path | None, pipeline_id: str) -> None:
+    """Remove every version of the pipeline's files (its index was deleted)."""
+    if root is not None:
+        shutil.rmtree(_folder(root, pipeline_id), ignore_errors=True)
 
 
 def _folder(root: Path, pipeline_id: str) -> Path:
@@ -76,9 +88,12 @@ def load(root: Path | None, pipeline_id: str, version: int, size: int) -> Frame 
             path = place / f"{i}.npy"
             mapped = "r" if path.stat().st_size >= _MAP_FROM else None
             arrays[name] = np.load(path, mmap_mode=mapped, allow_pickle=False)
-    except (OSError, ValueError):
-        return None  # not there (or half removed by a newer version's writer): the DB
-    return frame.from_arrays(arrays)
+        loaded = frame.from_arrays(arrays)
+        os.utime(place)  # in use: the idle sweep keeps it
+    except (OSError, ValueError, KeyError):
+        # Not there, half removed by a newer version's writer, or damaged: the store's.
+        return None
+    return loaded
 
 
 def save(root: Path | None, pipeline_id: str, version: int, size: int,
@@ -94,6 +109,7 @@ def save(root: Path | None, pipeline_id: str, version: int, size: int,
         if not place.exists():
             _write(folder, place, frame.to_arrays(data))
         _remove_others(folder, place.name)
+        _sweep_idle(root)
     except OSError as error:
         _warn_once(root, error)
         return None
@@ -127,6 +143,21 @@ def _remove_others(folder: Path, keep: str) -> None:
         if other.name.startswith(".writing-") and _age_s(other) < 3600:
             continue  # another worker is writing it now
         shutil.rmtree(other, ignore_errors=True)
+
+
+def _sweep_idle(root: Path) -> None:
+    """Remove the files of pipelines no worker of this machine loaded for
+    ``EXPLORE_INDEX_IDLE_HOURS`` (their index is deleted from the store by then, or will
+    be written again from it); at most every ``_SWEEP_EVERY_S`` per process."""
+    now = time.monotonic()
+    if now - _last_sweep[0] < _SWEEP_EVERY_S:
+        return
+    _last_sweep[0] = now
+    hours = current_app.config.get("EXPLORE_INDEX_IDLE_HOURS") if has_app_context() else None
+    idle_s = float(hours or 24) * 3600
+    for folder in root.iterdir():
+        if folder.is_dir() and all(_age_s(p) > idle_s for p in (folder, *folder.iterdir())):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _age_s(path: Path) -> float:

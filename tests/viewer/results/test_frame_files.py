@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import logging
 import mmap
+import os
+import time
 
 import numpy as np
 import pytest
@@ -112,3 +114,23 @@ def test_load_frame_reads_the_store_once_then_the_files(app, setting, monkeypatc
         assert (frame_files.Path(app.instance_path) / "frame-cache").is_dir()
     else:  # sharing off: every worker reads the store into its own memory
         assert len(reads) == 2 and not mapped(second[1].numbers["iptm"])
+
+
+def test_files_no_worker_loaded_for_the_idle_hours_go_when_a_frame_is_written(
+        app, tmp_path, monkeypatch):
+    monkeypatch.setattr(frame_files, "_last_sweep", [-1e9])
+    with app.app_context():
+        frame_files.save(tmp_path, "pipe_idle", 1, 10, small_frame(10))
+        frame_files.save(tmp_path, "pipe_used", 1, 10, small_frame(10))
+        idle = frame_files._folder(tmp_path, "pipe_idle")
+        day_ago = time.time() - 25 * 3600  # EXPLORE_INDEX_IDLE_HOURS: 24
+        for folder in (frame_files._folder(tmp_path, "pipe_used"), idle):
+            for path in (folder, *folder.iterdir()):
+                os.utime(path, (day_ago, day_ago))
+        assert frame_files.load(tmp_path, "pipe_used", 1, 10) is not None  # marks it used
+        monkeypatch.setattr(frame_files, "_last_sweep", [-1e9])
+        frame_files.save(tmp_path, "pipe_new", 1, 10, small_frame(10))
+    assert not idle.exists()
+    assert frame_files.load(tmp_path, "pipe_used", 1, 10) is not None
+    frame_files.remove(tmp_path, "pipe_used")  # purge-expired deleted its index
+    assert frame_files.load(tmp_path, "pipe_used", 1, 10) is None
