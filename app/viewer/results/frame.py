@@ -76,6 +76,7 @@ class Frame:
     codes: dict[str, np.ndarray] = field(default_factory=dict)  # warning code -> bool
     molecules: Molecules | None = None
     _ranks: dict[str, np.ndarray] = field(default_factory=dict)
+    _categories: dict[str, tuple[list[str], np.ndarray]] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -100,6 +101,17 @@ class Frame:
     def id_list(self, rows: np.ndarray) -> list[str]:
         """Return the ids of ``rows`` as text."""
         return [i.decode() for i in self.ids[rows]]
+
+    def categories(self, key: str) -> tuple[list[str], np.ndarray]:
+        """Return the distinct texts of ``key`` and each row's code into them (cached: a
+        facet is then one ``bincount``; ``np.unique`` sorted 1,000,000 texts per view)."""
+        if key not in self._categories:
+            index: dict[str, int] = {}
+            codes = np.fromiter((index.setdefault(v, len(index))
+                                 for v in self.texts[key].tolist()),
+                                dtype=np.int32, count=self.size)
+            self._categories[key] = (list(index), codes)
+        return self._categories[key]
 
     def rank(self, key: str) -> np.ndarray:
         """Return each row's rank by text ``key`` (missing: after every text)."""
@@ -295,9 +307,10 @@ def facets(frame: Frame, keep: np.ndarray) -> dict[str, dict[str, int]]:
     """Count the matching rows per warning code, variant and solubility class."""
     out: dict[str, dict[str, int]] = {}
     for name in ("variant", "solubility"):
-        values = frame.texts[name][keep]
-        found, counts = np.unique(values[values != ""], return_counts=True)
-        out[name] = {str(v): int(n) for v, n in zip(found, counts, strict=True)}
+        names, rows = frame.categories(name)
+        counts = np.bincount(rows[keep], minlength=len(names))
+        out[name] = {v: int(n) for v, n in sorted(zip(names, counts, strict=True))
+                     if v and n}
     codes = {code: int(np.count_nonzero(flags & keep)) for code, flags in frame.codes.items()}
     out["warning"] = {code: n for code, n in codes.items() if n}
     clean = int(np.count_nonzero((frame.numbers["warning_count"] == 0) & keep))
