@@ -78,6 +78,10 @@ DEFAULTS: dict[str, object] = {
     # Pipelines of at most this many results are indexed inside the first request; larger
     # ones in the background while the visitor sees a progress bar.
     "EXPLORE_SYNC_LIMIT": 2000,
+    # Where workers share the exploration frames as mapped files (app.viewer.results.
+    # frame_files): None is <instance>/frame-cache, "" turns sharing off (each worker keeps
+    # its own copy in memory). Local disk, per machine; the viewer store stays the source.
+    "FRAME_CACHE_DIR": None,
     # Read protein designs' structures in the background for their epitopes and exposed
     # M/W (app.viewer.epitope.scan), started by a ready index's results page.
     "EPITOPE_SCAN": True,

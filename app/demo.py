@@ -208,7 +208,8 @@ def _pipeline_row(draft: PipelineDraft, pipeline_id: str, workspace_id: str,
 def insert_catalog(conn, data: Catalog) -> None:
     """Insert built rows in a handful of statements (the caller owns the transaction).
 
-    Scaled pipelines add two statements per chunk of their rows.
+    Scaled pipelines add two statements per chunk of their rows (``COPY`` on PostgreSQL),
+    their rows already serialised (``scale.Chunk``).
     """
     catalog.insert_pipelines(conn, data.pipelines)
     catalog.insert_predictions(conn, data.predictions)
@@ -216,8 +217,8 @@ def insert_catalog(conn, data: Catalog) -> None:
     catalog.insert_artifacts(conn, data.artifacts)
     for stream in data.streams:
         for results, artifacts in scale.prefetched(stream):
-            catalog.insert_results(conn, results)
-            catalog.insert_artifacts(conn, artifacts)
+            catalog.insert_serialised(conn, "results", results)
+            catalog.insert_serialised(conn, "artifacts", artifacts)
 
 
 def _archive_record(result: catalog.NewResult) -> dict:

@@ -13,6 +13,8 @@ deployment); every figure is measured here, side by side in one run:
 - a warm sorted and filtered page against the plain first page from the API (median of
   alternating requests, and their ratio);
 - facets + histograms of explore.json, cold (answers cache emptied) and warm;
+- explore.json's size and scatter points;
+- memory of 4 workers holding the index (``worker_memory``: PSS, frame sharing off vs on);
 - CSV and JSON exports of every result of a sorted view (rows/s, memory growth).
 """
 
@@ -30,6 +32,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import worker_memory
 
 from app import create_app
 from app.viewer.results import answers
@@ -109,6 +113,8 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--kind", default="protein_design",
                         choices=("protein_design", "small_molecule_library_screen"))
+    parser.add_argument("--skip-exports", action="store_true",
+                        help="leave the exports out (minutes at 1,000,000 results)")
     options = parser.parse_args()
     workdir = options.workdir or Path(tempfile.mkdtemp(prefix="bench-explore-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -172,7 +178,13 @@ def main() -> None:
           f"(worker's frame loaded), {frame_ms:.0f} ms when the worker must load the frame "
           f"first (once per index version), {warm:.0f} ms answered from the cache")
 
-    for fmt in ("csv", "json"):
+    body = client.get(f"{base}/explore.json?{query}").get_data()
+    shown = json.loads(body)["points"]
+    print(f"explore.json: {len(body) / 1e3:.0f} kB, scatter {len(shown['data'])} points"
+          f" (truncated: {shown['truncated']})")
+    worker_memory.report(workdir, pipeline)
+
+    for fmt in () if options.skip_exports else ("csv", "json"):
         size, seconds, grown = export_rate(client, f"{base}/export.{fmt}?sort=-iptm")
         print(f"export.{fmt} of every result, sorted: {size / 1e6:.1f} MB in {seconds:.1f} s "
               f"({options.results / seconds:,.0f} rows/s), memory +{grown:.0f} MB")

@@ -11,6 +11,8 @@ on polyproline stretches), which gives compositions close to those of natural pr
 from __future__ import annotations
 
 import random
+from bisect import bisect
+from itertools import accumulate
 
 AMINO_ACIDS = "ACDEFGHIKLMNPQRSTVWY"
 
@@ -52,6 +54,10 @@ _CORE = ("L", "I", "V", "A", "F", "M", "W", "Y")
 _CORE_WEIGHTS = (30, 14, 10, 10, 8, 5, 2, 6)
 _SURFACE = ("E", "K", "R", "A", "Q", "S", "D", "T", "N", "H", "Y", "G")
 _SURFACE_WEIGHTS = (17, 15, 9, 14, 7, 8, 7, 6, 3, 3, 2, 1)
+# (pool, cumulative weights, total): ``mutate`` draws as ``rng.choices(pool, weights)``
+# does (same calls, same answers) without re-adding the weights per residue.
+_CORE_DRAW = (_CORE, list(accumulate(_CORE_WEIGHTS)), float(sum(_CORE_WEIGHTS)))
+_SURFACE_DRAW = (_SURFACE, list(accumulate(_SURFACE_WEIGHTS)), float(sum(_SURFACE_WEIGHTS)))
 _LOOP_BY_REGION = {
     "alpha_l": (("G", "N", "D"), (8, 2, 1)),
     "ppii": (("P", "S", "E", "K", "T"), (5, 3, 2, 2, 2)),
@@ -112,9 +118,8 @@ def mutate(rng: random.Random, sequence: str, regions: tuple[str, ...], count: i
     if positions is None:
         positions = mutable_positions(regions)
     for i in rng.sample(positions, min(count, len(positions))):
-        core = seq[i] in "LIVAFMWY"
-        pool, weights = (_CORE, _CORE_WEIGHTS) if core else (_SURFACE, _SURFACE_WEIGHTS)
-        seq[i] = rng.choices(pool, weights=weights)[0]
+        pool, cumulative, total = _CORE_DRAW if seq[i] in "LIVAFMWY" else _SURFACE_DRAW
+        seq[i] = pool[bisect(cumulative, rng.random() * total, 0, len(pool) - 1)]
     return "".join(seq)
 
 

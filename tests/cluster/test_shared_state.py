@@ -7,9 +7,12 @@ answers, and the balancer where it does not.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 
+from app.viewer.results import frame_files
 from tests.cluster.conftest import archive, ask_for_code, new_public_link
 from tests.error_pages import without_reference
 
@@ -97,6 +100,12 @@ def test_the_exploration_index_of_one_node_never_serves_a_refused_request(cluste
     # (node A's); node B then serves the same view from the shared index.
     assert httpx.get(f"{a}{view}", timeout=60).status_code == 200
     assert demo.result_id in httpx.get(f"{b}{view}", timeout=60).text
+    # Node B built nothing: it mapped the very frame node A saved in the shared store
+    # (each node's frame files are named by that saved frame's version and byte size).
+    saved = {name: sorted(p.name for p in frame_files._folder(
+        Path(node.env["FLASK_INSTANCE_PATH"], "frame-cache"), demo.pipeline_id).iterdir())
+        for name, node in cluster.nodes.items()}
+    assert saved["a"] and saved["a"] == saved["b"], saved
 
     archive(a, demo, link_id)
     gone = gone_page(b)

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from flask import Flask
 
 from app.viewer import store
+from app.viewer.results import frame_files
 from app.viewer.store import result_index, sessions, signin_requests
 
 # The spec's maximum data_retention (14 days, 336 hours).
@@ -39,6 +40,8 @@ def sweep(app: Flask, now: datetime, *, dry_run: bool,
     for pipeline_id in sorted(doomed):  # one transaction each: an index can be large
         indexes += _in_transaction(engine, dry_run,
                                    lambda conn, p=pipeline_id: result_index.delete(conn, p))
+        if not dry_run:  # this machine's mapped copy of its frame (other nodes: idle)
+            frame_files.remove(frame_files.root(app), pipeline_id)
     return {
         "indexes": indexes,
         "sessions": _in_transaction(engine, dry_run,

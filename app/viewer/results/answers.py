@@ -28,6 +28,7 @@ from app.viewer.results import (
     extra_metrics,
     fields,
     frame,
+    frame_files,
 )
 from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
@@ -88,16 +89,30 @@ def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
     ``older_ok`` takes a saved frame of an earlier version as it is: while a refresh
     appends page after page, answers come from the last complete version instead of a
     new frame per page.
+
+    The frame comes mapped from this machine's frame files when they hold it
+    (``frame_files``: one copy shared by every worker), else from the store, written to
+    the files for the next worker.
     """
+    root = frame_files.root()
     with get_engine().connect() as conn:
-        saved = queries.saved_frame(conn, pipeline_id)
-    if saved is not None and (saved[0] == version or older_ok):
-        return saved[0], frame.from_bytes(saved[1])
+        key = queries.saved_frame_key(conn, pipeline_id)
+    if key is not None and (key[0] == version or older_ok):
+        mapped = frame_files.load(root, pipeline_id, *key)
+        if mapped is not None:
+            return key[0], mapped
+        with get_engine().connect() as conn:
+            saved = queries.saved_frame(conn, pipeline_id)
+        if saved is not None and (saved[0] == version or older_ok):
+            loaded = frame.from_bytes(saved[1])
+            return saved[0], frame_files.save(root, pipeline_id, saved[0], len(saved[1]),
+                                              loaded) or loaded
     with get_engine().connect() as conn:
         built = frame.build(queries.column_chunks(conn, pipeline_id), codes)
+    data = frame.to_bytes(built)
     with get_engine().begin() as conn:
-        queries.save_frame(conn, pipeline_id, version, frame.to_bytes(built))
-    return version, built
+        queries.save_frame(conn, pipeline_id, version, data)
+    return version, frame_files.save(root, pipeline_id, version, len(data), built) or built
 
 
 def current_frame(state: IndexState) -> Frame:
@@ -266,21 +281,27 @@ def summary(state: IndexState, query: ExploreQuery, kind: domain.Kind) -> Summar
 
 def points(state: IndexState, query: ExploreQuery, x: str, y: str,
            label: Callable[[str], str] = str) -> Points:
-    """Return the scatter's points: the first ``POINTS_LIMIT`` with both values, in order.
+    """Return the scatter's points: every matching result with both values, in the
+    view's order, or past ``POINTS_LIMIT`` an even sample of them along that order.
 
+    A browser draws a few thousand points well, not a million: past the limit the plot
+    gets the first row, then every k-th of the view's order (k = count / limit), so it
+    shows the shape of the whole set rather than its top rows; ``truncated`` says so.
     ``label`` names each point (``labels.RunLabels.label``: what the table's rows say).
     """
     data = current_frame(state)
     rows = ordered_rows(state, query)
     xs, ys = data.numbers[x][rows], data.numbers[y][rows]
-    both = ~(np.isnan(xs) | np.isnan(ys))
-    chosen = np.flatnonzero(both)[:POINTS_LIMIT]
+    chosen = np.flatnonzero(~(np.isnan(xs) | np.isnan(ys)))
+    truncated = len(chosen) > POINTS_LIMIT
+    if truncated:  # distinct positions: the step is above 1
+        chosen = chosen[np.linspace(0, len(chosen) - 1, POINTS_LIMIT).astype(np.int64)]
     ids = data.id_list(rows[chosen])
     return Points(
         x=x, y=y, x_label=fields.label(x), y_label=fields.label(y),
         data=[{"id": i, "label": label(i), "x": float(vx), "y": float(vy)}
               for i, vx, vy in zip(ids, xs[chosen], ys[chosen], strict=True)],
-        truncated=int(np.count_nonzero(both)) > POINTS_LIMIT, limit=POINTS_LIMIT,
+        truncated=truncated, limit=POINTS_LIMIT,
     )
 
 

@@ -45,14 +45,15 @@ class Point(TypedDict):
 
 
 class Points(BaseModel):
-    """The scatter: its axes, and the first ``limit`` matching results with both values."""
+    """The scatter: its axes and the matching results with both values (past ``limit``, an
+    even sample of ``limit`` of them along the view's order: ``answers.points``)."""
 
     x: str
     y: str
     x_label: str
     y_label: str
     data: list[Point]
-    truncated: bool  # more results have both values than ``limit``
+    truncated: bool  # more results have both values than ``limit`` (data is a sample)
     limit: int
 
 

@@ -76,6 +76,7 @@ class Frame:
     codes: dict[str, np.ndarray] = field(default_factory=dict)  # warning code -> bool
     molecules: Molecules | None = None
     _ranks: dict[str, np.ndarray] = field(default_factory=dict)
+    _categories: dict[str, tuple[list[str], np.ndarray]] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -100,6 +101,17 @@ class Frame:
     def id_list(self, rows: np.ndarray) -> list[str]:
         """Return the ids of ``rows`` as text."""
         return [i.decode() for i in self.ids[rows]]
+
+    def categories(self, key: str) -> tuple[list[str], np.ndarray]:
+        """Return the distinct texts of ``key`` and each row's code into them (cached: a
+        facet is then one ``bincount``; ``np.unique`` sorted 1,000,000 texts per view)."""
+        if key not in self._categories:
+            index: dict[str, int] = {}
+            codes = np.fromiter((index.setdefault(v, len(index))
+                                 for v in self.texts[key].tolist()),
+                                dtype=np.int32, count=self.size)
+            self._categories[key] = (list(index), codes)
+        return self._categories[key]
 
     def rank(self, key: str) -> np.ndarray:
         """Return each row's rank by text ``key`` (missing: after every text)."""
@@ -182,6 +194,19 @@ def build(chunks: Iterable[dict[str, list]], codes: tuple[str, ...]) -> Frame:
 
 def to_bytes(frame: Frame) -> bytes:
     """Serialise a frame as a compressed .npz (arrays only: loading runs no code)."""
+    out = io.BytesIO()
+    np.savez_compressed(out, **to_arrays(frame))
+    return out.getvalue()
+
+
+def from_bytes(data: bytes) -> Frame:
+    """Load a frame saved by ``to_bytes`` (pickles refused)."""
+    with np.load(io.BytesIO(data), allow_pickle=False) as saved:
+        return from_arrays({name: saved[name] for name in saved.files})
+
+
+def to_arrays(frame: Frame) -> dict[str, np.ndarray]:
+    """Return the frame as named arrays (what ``to_bytes`` and ``frame_files`` save)."""
     arrays = {f"n:{k}": v for k, v in frame.numbers.items()}
     arrays.update({f"t:{k}": v for k, v in frame.texts.items()})
     arrays.update({f"c:{k}": v for k, v in frame.codes.items()})
@@ -191,19 +216,15 @@ def to_bytes(frame: Frame) -> bytes:
             frame.molecules.smiles)
         if frame.molecules.chemistry is not None:
             arrays.update(frame_chemistry.to_arrays(frame.molecules.chemistry))
-    out = io.BytesIO()
-    np.savez_compressed(out, **arrays)
-    return out.getvalue()
+    return arrays
 
 
-def from_bytes(data: bytes) -> Frame:
-    """Load a frame saved by ``to_bytes`` (pickles refused)."""
+def from_arrays(saved: dict[str, np.ndarray]) -> Frame:
+    """Return the frame of ``to_arrays``'s arrays (as they are: memory maps stay maps)."""
     numbers, texts, codes, mols, chemistry = {}, {}, {}, {}, {}
-    with np.load(io.BytesIO(data), allow_pickle=False) as saved:
-        for name in saved.files:
-            part, key = name.split(":", 1)
-            {"n": numbers, "t": texts, "c": codes, "m": mols,
-             "x": chemistry}[part][key] = saved[name]
+    for name, array in saved.items():
+        part, key = name.split(":", 1)
+        {"n": numbers, "t": texts, "c": codes, "m": mols, "x": chemistry}[part][key] = array
     for key in _ASCII:  # a frame saved before ids were bytes reads the same
         texts[key] = np.char.encode(texts[key]) if texts[key].dtype.kind == "U" \
             else texts[key]
@@ -286,9 +307,10 @@ def facets(frame: Frame, keep: np.ndarray) -> dict[str, dict[str, int]]:
     """Count the matching rows per warning code, variant and solubility class."""
     out: dict[str, dict[str, int]] = {}
     for name in ("variant", "solubility"):
-        values = frame.texts[name][keep]
-        found, counts = np.unique(values[values != ""], return_counts=True)
-        out[name] = {str(v): int(n) for v, n in zip(found, counts, strict=True)}
+        names, rows = frame.categories(name)
+        counts = np.bincount(rows[keep], minlength=len(names))
+        out[name] = {v: int(n) for v, n in sorted(zip(names, counts, strict=True))
+                     if v and n}
     codes = {code: int(np.count_nonzero(flags & keep)) for code, flags in frame.codes.items()}
     out["warning"] = {code: n for code, n in codes.items() if n}
     clean = int(np.count_nonzero((frame.numbers["warning_count"] == 0) & keep))

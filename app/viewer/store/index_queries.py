@@ -47,6 +47,15 @@ def saved_frame(conn: Connection, pipeline_id: str) -> tuple[int, bytes] | None:
     return (row.version, row.data) if row else None
 
 
+def saved_frame_key(conn: Connection, pipeline_id: str) -> tuple[int, int] | None:
+    """Return (version, size in bytes) of the index's saved frame without reading it, or
+    None (what names its mapped files on each machine, ``frame_files``)."""
+    row = conn.execute(sa.select(index_frames.c.version,
+                                 sa.func.length(index_frames.c.data).label("size"))
+                       .where(index_frames.c.pipeline_id == pipeline_id)).first()
+    return (row.version, row.size) if row else None
+
+
 def save_frame(conn: Connection, pipeline_id: str, version: int, data: bytes) -> None:
     """Keep ``data`` as the frame of the index at ``version`` (replacing an older one).
 

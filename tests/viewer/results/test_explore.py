@@ -3,6 +3,7 @@ access on every request, and the index behind them (shared, refreshed, resumable
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from datetime import timedelta
@@ -13,7 +14,7 @@ import sqlalchemy as sa
 from app.db import get_engine
 from app.store import schema
 from app.timeutil import utcnow
-from app.viewer.results import indexer
+from app.viewer.results import answers, indexer
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index
 from tests.service import factories
@@ -78,7 +79,8 @@ def test_whole_set_sort_equals_the_order_computed_from_the_api(app, client, org)
     assert 'aria-sort="descending"' in body
 
 
-def test_filters_and_search_give_exactly_the_matching_set(app, client, org):
+def test_filters_and_search_give_exactly_the_matching_set(app, client, org,
+                                                          monkeypatch):
     link_id, pipeline_id = _pipeline(app, org, seed=9)
     records = api_records(client, link_id, pipeline_id)
     path = f"/share/{link_id}/pipelines/{pipeline_id}"
@@ -101,6 +103,16 @@ def test_filters_and_search_give_exactly_the_matching_set(app, client, org):
     for histogram in data["histograms"]:
         assert sum(b["count"] for b in histogram["bins"]) + histogram["missing"] \
             == len(expected)
+    # Past what a browser draws, the scatter is an even sample along the view's order
+    # (its best row first), not the view's top rows.
+    monkeypatch.setattr(answers, "POINTS_LIMIT", 40)
+    sample = client.get(f"{path}/explore.json?{query}&x=iptm&y=binding_confidence"
+                        ).get_json()["points"]
+    order = {r["id"]: i for i, r in enumerate(expected)}
+    where = [order[p["id"]] for p in sample["data"]]
+    assert sample["truncated"] and sample["limit"] == 40 and len(where) == 40
+    assert where[0] == 0 and where[-1] == len(expected) - 1 and where == sorted(where)
+    assert max(b - a for a, b in itertools.pairwise(where)) <= len(expected) / 39 + 1
 
     # Facets count the filtered set; warning= narrows to one code.
     unfiltered = client.get(f"{path}/explore.json").get_json()
