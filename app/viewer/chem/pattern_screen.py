@@ -33,6 +33,8 @@ from app.viewer.chem import fingerprint_bits
 
 BITS = fingerprint_bits.BITS  # 2048, packed as 256 bytes like the Morgan fingerprints
 SCHEME = f"rdkit-pattern-{BITS}/{rdkit.__version__}"
+# A pickle of the largest molecule the index reads (2,000 SMILES characters) is ~40 KB.
+MAX_PICKLE = 1 << 20
 
 
 def bits_of(mol: Chem.Mol) -> bytes:
@@ -47,8 +49,13 @@ def record_of(mol: Chem.Mol) -> bytes:
 
 
 def mol_of(record: bytes) -> Chem.Mol:
-    """Return the molecule of a ``record_of`` record."""
-    return Chem.Mol(zlib.decompress(record))
+    """Return the molecule of a ``record_of`` record (``ValueError`` if it unpacks past
+    ``MAX_PICKLE``: a saved frame is data, not trust)."""
+    unpacker = zlib.decompressobj()
+    pickle = unpacker.decompress(record, MAX_PICKLE)
+    if unpacker.unconsumed_tail:
+        raise ValueError("record larger than a molecule of a pipeline")
+    return Chem.Mol(pickle)
 
 
 def screen(bits: np.ndarray, valid: np.ndarray, query: np.ndarray | None) -> np.ndarray:

@@ -22,6 +22,7 @@ match, and is logged.
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -112,7 +113,10 @@ def confirm_one(item: bytes | str, query_text: str) -> bool:
     or its SMILES (unreadable: no). The child's task."""
     query = parse_query(query_text)
     if isinstance(item, bytes):
-        return pattern_screen.mol_of(item).HasSubstructMatch(query)
+        try:
+            return pattern_screen.mol_of(item).HasSubstructMatch(query)
+        except (ValueError, RuntimeError, zlib.error):  # a damaged record: no molecule
+            return False
     return match_each([item], query)[0]
 
 

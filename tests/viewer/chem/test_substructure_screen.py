@@ -12,6 +12,7 @@ answers, confirming every molecule from its SMILES; a query over budget is refus
 
 from __future__ import annotations
 
+import zlib
 from urllib.parse import quote
 
 import numpy as np
@@ -142,6 +143,9 @@ def test_the_screen_survives_a_save_and_an_older_frame_loads_without_it(molecule
     assert kept is not None and kept.screen is None  # its other chemistry kept
     wrong = {**arrays, "screen_ends": arrays["screen_ends"][:-1]}
     assert frame_chemistry.from_arrays(wrong, len(POOL)).screen is None
+    # A damaged record (a saved frame is data) is no molecule, never a crash or a bomb.
+    for record in (b"garbage", zlib.compress(b"garbage"), zlib.compress(bytes(2 << 20))):
+        assert substructure.confirm_one(record, "C") is False
 
 
 def test_a_rebuild_gives_a_frame_saved_before_the_screen_only_the_screen(monkeypatch):
