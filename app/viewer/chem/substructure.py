@@ -11,7 +11,8 @@ page.
 
 A whole-set query is answered in the budgeted child (``budget``): ``query_pattern`` makes
 the query's pattern fingerprint there (``pattern_screen``; a hostile query such as a
-complete graph of 12 atoms takes RDKit 50 s) and the parent screens with it;
+complete graph of 12 atoms takes RDKit 50 s and 20 GB, so a query with more than
+``DENSE_QUERY`` bonds per atom gets none) and the parent screens with it;
 ``confirm_within_budget`` checks each candidate there, read from its record (the index's
 pickle) or else its SMILES. Over ``TOTAL_SECONDS`` in all, the query is refused with a 400
 that says how far it got (``TooBroad``), never answered with the candidates not reached
@@ -42,6 +43,9 @@ ITEM_SECONDS = 2.0
 TOTAL_SECONDS = 60.0
 # The query's own pattern fingerprint (a millisecond; over this: no screen, all candidates).
 PATTERN_SECONDS = 2.0
+# More bonds per atom than this is a graph, not a substructure (a benzene ring has 1, a
+# cubane 1.5): not fingerprinted, screened by nothing.
+DENSE_QUERY = 2
 
 
 class TooBroad(BadRequest):
@@ -124,8 +128,14 @@ def query_pattern(query_text: str) -> bytes:
     """Return the packed pattern fingerprint of the query (b"": none, screen nothing).
     The child's task: the parent has already refused a query it cannot read."""
     try:
-        return pattern_screen.bits_of(parse_query(query_text))
-    except (BadRequest, RuntimeError, ValueError):
+        query = parse_query(query_text)
+    except BadRequest:
+        return b""
+    if query.GetNumBonds() > DENSE_QUERY * query.GetNumAtoms():
+        return b""  # no chemical query; RDKit's time and memory explode on it (module doc)
+    try:
+        return pattern_screen.bits_of(query)
+    except (RuntimeError, ValueError):
         return b""
 
 
