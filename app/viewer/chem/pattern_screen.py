@@ -33,6 +33,9 @@ from app.viewer.chem import fingerprint_bits
 
 BITS = fingerprint_bits.BITS  # 2048, packed as 256 bytes like the Morgan fingerprints
 SCHEME = f"rdkit-pattern-{BITS}/{rdkit.__version__}"
+# Past 1 in BROAD rows passing the query's fullest word, the rest is checked block by block.
+BROAD = 8
+BLOCK = 16_384
 # A pickle of the largest molecule the index reads (2,000 SMILES characters) is ~40 KB.
 MAX_PICKLE = 1 << 20
 
@@ -65,7 +68,8 @@ def screen(bits: np.ndarray, valid: np.ndarray, query: np.ndarray | None) -> np.
     fingerprint, always a candidate), ``query`` the query's 256 packed bytes (None or all
     zeros: every molecule is a candidate). The query's words are checked one at a time,
     fullest first, each against the candidates left (64 bits at a time on ``uint64``
-    views), so a selective query reads one column of the million rows and little else.
+    views), so a selective query reads one column of the million rows and little else;
+    when most rows pass the first word, the rest is checked on blocks of rows instead.
     """
     size = len(bits)
     if query is None or size == 0 or not query.any():
@@ -76,8 +80,25 @@ def screen(bits: np.ndarray, valid: np.ndarray, query: np.ndarray | None) -> np.
     needed = needed[np.argsort(-np.bitwise_count(wanted[needed]), kind="stable")]
     first = needed[0]
     candidates = np.flatnonzero((words[:, first] & wanted[first]) == wanted[first])
+    if len(candidates) * BROAD > size:  # many rows pass: whole blocks beat gathering
+        return _union(_by_blocks(words, wanted, needed), valid)
     for word in needed[1:]:
         candidates = candidates[(words[candidates, word] & wanted[word]) == wanted[word]]
+    return _union(candidates, valid)
+
+
+def _by_blocks(words: np.ndarray, wanted: np.ndarray, needed: np.ndarray) -> np.ndarray:
+    """Return the rows holding every wanted bit, ``BLOCK`` rows at a time (cache-sized)."""
+    found = []
+    query = wanted[needed]
+    for start in range(0, len(words), BLOCK):
+        block = words[start:start + BLOCK][:, needed]
+        found.append(np.flatnonzero(~(~block & query).any(axis=1)) + start)
+    return np.concatenate(found)
+
+
+def _union(candidates: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Return ``candidates`` and every molecule without a fingerprint."""
     unscreened = np.flatnonzero(~np.asarray(valid, dtype=bool))
     if len(unscreened):
         candidates = np.union1d(candidates, unscreened)
