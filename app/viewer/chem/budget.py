@@ -16,6 +16,9 @@ new child costs milliseconds, not an import. Each process (a gunicorn worker) ha
 per ``ChemistryWorker``, used by one task at a time (a lock): whole-set searches and
 drawings have their own, so a long search never delays a drawing.
 
+A new child says it is ready before its first task is timed: the forkserver's first start
+(importing RDKit, seconds on a busy machine) is not a task's overrun.
+
 Results stream back in batches (every ``BATCH`` items or ``FLUSH_SECONDS``), which keeps a
 million-molecule search from paying a pipe message per molecule. When the child stalls, the
 items after the last batch are run again one by one to find the one that overran; only it
@@ -24,6 +27,7 @@ is ``OVERRUN``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import signal
@@ -45,6 +49,9 @@ class _Overrun:
 OVERRUN: Any = _Overrun()
 BATCH = 512
 FLUSH_SECONDS = 0.05
+# A new child's first breath: the forkserver's own start imports RDKit and the app once.
+STARTUP_SECONDS = 60.0
+_READY = "ready"
 _TASKS_MODULE = "app.viewer.chem.budget_tasks"
 _context = multiprocessing.get_context("forkserver")
 _context.set_forkserver_preload([_TASKS_MODULE])
@@ -61,6 +68,7 @@ def _serve(conn) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     tasks = importlib.import_module(_TASKS_MODULE).TASKS
+    conn.send(_READY)
     while True:
         try:
             name, fixed, items, start, precise = conn.recv()
@@ -96,6 +104,10 @@ class ChemistryWorker:
             self._process.start()
             child.close()
             self._conn = parent
+            # Timed tasks start once it runs (late: ``_run`` skips its word then).
+            with contextlib.suppress(EOFError, OSError):  # died: its task will say so
+                if parent.poll(STARTUP_SECONDS):
+                    parent.recv()
         return self._conn
 
     def _kill(self) -> None:
@@ -111,8 +123,10 @@ class ChemistryWorker:
         """Return ``TASKS[task](item, *fixed)`` for each item, ``OVERRUN`` where it did not
         finish within ``item_seconds`` or before ``total_seconds`` ran out."""
         answers: list = [OVERRUN] * len(items)
-        deadline = time.monotonic() + total_seconds
         with self._lock:
+            if items:  # a new child's start is not the task's time
+                self._ensure_child()
+            deadline = time.monotonic() + total_seconds
             start, precise_until = 0, -1
             while start < len(items) and time.monotonic() < deadline:
                 precise = start <= precise_until or start == len(items) - 1
@@ -146,7 +160,10 @@ class ChemistryWorker:
             wait = min(item_seconds + FLUSH_SECONDS, deadline - time.monotonic())
             if wait <= 0 or not conn.poll(wait):
                 return reached, True
-            batch_start, batch = conn.recv()
+            message = conn.recv()
+            if message == _READY:  # a child slower to start than STARTUP_SECONDS
+                continue
+            batch_start, batch = message
             if batch_start is None:
                 return reached, False
             answers[batch_start:batch_start + len(batch)] = batch

@@ -28,4 +28,5 @@ def structural_alerts(smiles: str) -> tuple[tuple[str, str | None], ...] | None:
 
 TASKS = {"contains": contains, "draw": draw, "alerts": structural_alerts,
          "scaffold": scaffolds.scaffold_now, "fingerprint": similarity.fingerprint_now,
-         "molecule": index_chemistry.molecule_now}
+         "molecule": index_chemistry.molecule_now, "screen": index_chemistry.screen_now,
+         "confirm": substructure.confirm_one, "query_pattern": substructure.query_pattern}

@@ -8,16 +8,29 @@ a Kekulé ring (``C1=CC=CC=C1``), which as SMARTS asks for alternating double bo
 aromatic ring has and would match nothing a chemist meant. Either way the answer is an
 RDKit query molecule, or ``BadRequest`` whose message completes "'smarts' ..." on a 400
 page.
+
+A whole-set query is answered in the budgeted child (``budget``): ``query_pattern`` makes
+the query's pattern fingerprint there (``pattern_screen``; a hostile query such as a
+complete graph of 12 atoms takes RDKit 50 s and 20 GB, so a query with more than
+``DENSE_QUERY`` bonds per atom gets none) and the parent screens with it;
+``confirm_within_budget`` checks each candidate there, read from its record (the index's
+pickle) or else its SMILES. Over ``TOTAL_SECONDS`` in all, the query is refused with a 400
+that says how far it got (``TooBroad``), never answered with the candidates not reached
+counted as non-matching; one candidate over ``ITEM_SECONDS`` (a hostile pair) does not
+match, and is logged.
 """
 
 from __future__ import annotations
 
+import time
+import zlib
+from collections.abc import Iterable
 from functools import lru_cache
 
 from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem import budget
+from app.viewer.chem import budget, pattern_screen
 from app.viewer.core.errors import BadRequest
 
 # The depictions' limit: longer is no small molecule of a design pipeline.
@@ -28,6 +41,22 @@ MAX_QUERY_LENGTH = 500
 # takes 20-100 us; a 40-atom ring query against a polyacene takes 4 s, one more atom much more.
 ITEM_SECONDS = 2.0
 TOTAL_SECONDS = 60.0
+# The query's own pattern fingerprint (a millisecond; over this: no screen, all candidates).
+PATTERN_SECONDS = 2.0
+# More bonds per atom than this is a graph, not a substructure (a benzene ring has 1, a
+# cubane 1.5): not fingerprinted, screened by nothing.
+DENSE_QUERY = 2
+
+
+class TooBroad(BadRequest):
+    """A query whose candidates could not all be checked within ``TOTAL_SECONDS`` (400)."""
+
+    def __init__(self, checked: int, candidates: int):
+        super().__init__(
+            f"'smarts' has {candidates:,} candidate molecules; {checked:,} were checked "
+            f"within the {TOTAL_SECONDS:.0f} s a search may take, so no answer is given: "
+            "make the substructure more specific (more atoms or bonds).")
+        self.checked, self.candidates = checked, candidates
 
 
 def _aromatic_atoms(mol: Chem.Mol) -> int:
@@ -81,6 +110,62 @@ def match_within_budget(smiles: list[str], text: str) -> list[bool]:
     found = budget.worker("substructure").run_each(
         "contains", smiles, (text,), item_seconds=ITEM_SECONDS, total_seconds=TOTAL_SECONDS)
     return [answer is True for answer in found]
+
+
+def confirm_one(item: bytes | str, query_text: str) -> bool:
+    """Whether a candidate holds the query: ``item`` is its record (``pattern_screen``)
+    or its SMILES (unreadable: no). The child's task."""
+    query = parse_query(query_text)
+    if isinstance(item, bytes):
+        try:
+            return pattern_screen.mol_of(item).HasSubstructMatch(query)
+        except (ValueError, RuntimeError, zlib.error):  # a damaged record: no molecule
+            return False
+    return match_each([item], query)[0]
+
+
+def query_pattern(query_text: str) -> bytes:
+    """Return the packed pattern fingerprint of the query (b"": none, screen nothing).
+    The child's task: the parent has already refused a query it cannot read."""
+    try:
+        query = parse_query(query_text)
+    except BadRequest:
+        return b""
+    if query.GetNumBonds() > DENSE_QUERY * query.GetNumAtoms():
+        return b""  # no chemical query; RDKit's time and memory explode on it (module doc)
+    try:
+        return pattern_screen.bits_of(query)
+    except (RuntimeError, ValueError):
+        return b""
+
+
+def query_bits(query_text: str) -> bytes:
+    """Return ``query_pattern`` computed in the budgeted child (b"" if it overran)."""
+    found = budget.worker("substructure").run_one("query_pattern", query_text,
+                                                  seconds=PATTERN_SECONDS)
+    return found if isinstance(found, bytes) else b""
+
+
+def confirm_within_budget(candidates: int, chunks: Iterable[list], query_text: str
+                          ) -> list[bool]:
+    """Return ``confirm_one`` of each candidate, the ``chunks`` (lists of records or
+    SMILES, ``candidates`` items in all) sent to the child one after the other; raise
+    ``TooBroad`` when ``TOTAL_SECONDS`` run out before the last one is checked."""
+    deadline = time.monotonic() + TOTAL_SECONDS
+    worker = budget.worker("substructure")
+    found: list[bool] = []
+    for chunk in chunks:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TooBroad(len(found), candidates)
+        answers = worker.run_each("confirm", chunk, (query_text,),
+                                  item_seconds=ITEM_SECONDS, total_seconds=left)
+        if answers and answers[-1] is budget.OVERRUN and time.monotonic() >= deadline:
+            reached = max((i + 1 for i, a in enumerate(answers) if a is not budget.OVERRUN),
+                          default=0)
+            raise TooBroad(len(found) + reached, candidates)
+        found.extend(answer is True for answer in answers)
+    return found
 
 
 def matched_atoms_and_bonds(mol: Chem.Mol, query: Chem.Mol) -> tuple[list[int], list[int]]:

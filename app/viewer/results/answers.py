@@ -29,6 +29,7 @@ from app.viewer.results import (
     fields,
     frame,
     frame_files,
+    substructure_answers,
 )
 from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
@@ -70,9 +71,10 @@ class _Lru:
 
 _frames = _Lru(4)  # ~25 MB each for 100,000 results
 _answers = _Lru(256)
-# A new substructure query parses every distinct SMILES of the index (~0.1 ms each: 10 s
-# for 100,000 distinct molecules). One at a time per worker, so visitors sending many new
-# queries hold one thread, never every thread of the worker.
+# A new substructure query screens every distinct molecule with the index's pattern
+# fingerprints and confirms the candidates in the chemistry child (``substructure_answers``;
+# without them it parses every distinct SMILES: ~0.1 ms each). One at a time per worker,
+# so visitors sending many new queries hold one thread, never every thread of the worker.
 _substructure_turn = threading.Lock()
 
 
@@ -131,7 +133,8 @@ def current_frame(state: IndexState) -> Frame:
 
 
 def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
-    """Return which rows' molecule holds ``smarts`` (RDKit once per distinct SMILES).
+    """Return which rows' molecule holds ``smarts`` (screened, then RDKit once per
+    candidate distinct molecule: ``substructure_answers``).
 
     Cached per index version and query, apart from the other filters: changing a number
     filter of a substructure view matches nothing again.
@@ -146,10 +149,10 @@ def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
         release = work_gate.enter("substructure")
         try:
             with _substructure_turn:
-                found = substructure.match_within_budget(molecules.smiles, smarts)
+                found = substructure_answers.matching(molecules, smarts)
         finally:
             release()
-        return molecules.rows_matching(np.array(found, dtype=bool))
+        return molecules.rows_matching(found)
 
     return _answers.get((state.pipeline_id, state.version, "smarts", smarts), compute)
 

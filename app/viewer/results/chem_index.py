@@ -2,8 +2,8 @@
 
 ``MoleculeWork`` goes with one build (``indexer.Build``). Each API page hands it the
 page's SMILES; the ones it has not seen are sent to the budgeted child
-(``chem.index_chemistry``: alerts, scaffold, fingerprint) in a thread of its own, so the
-chemistry of page N overlaps the fetch and the insert of page N+1 (and page N+2's waits
+(``chem.index_chemistry``: alerts, scaffold, fingerprints, record) in a thread of its own,
+so the chemistry of page N overlaps the fetch and the insert of page N+1 (and page N+2's waits
 for it: a set of 100,000 distinct molecules is built at the chemistry's pace, ~6 ms a
 molecule on an idle core, with its lease renewed page after page). When the last page is
 in, ``save_frame`` builds the frame from the store, gives it every molecule's answers
@@ -12,14 +12,17 @@ computes them, and a restarted worker or another node reads them with the frame.
 
 Molecules a page did not reach (its ``PAGE_SECONDS`` ran out, or a build that stopped
 midway and was resumed by another worker) are taken from the previous saved frame when it
-has them, else computed by ``save_frame``. A molecule that overruns its own budget
-(``index_chemistry.ITEM_SECONDS``) is unknown: no alerts answer, no scaffold, no
-fingerprint.
+has them, else computed by ``save_frame``; a previous frame saved before the substructure
+screen existed (or by another RDKit) gives its answers but the screen's pattern
+fingerprints and records are computed for it (``index_chemistry.screen_now``, ~1 ms a
+molecule). A molecule that overruns its own budget (``index_chemistry.ITEM_SECONDS``) is
+unknown: no alerts answer, no scaffold, no fingerprint.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -96,10 +99,19 @@ class MoleculeWork:
             for text, answer in frame_chemistry.answers_of(before.smiles,
                                                            before.chemistry).items():
                 known.setdefault(text, answer)
+        started = time.monotonic()
         missing = [s for s in molecules.smiles if s not in known]
         for text, answer in zip(missing, index_chemistry.compute(missing, FINISH_SECONDS),
                                 strict=True):
             known[text] = index_chemistry.UNREADABLE if answer is budget.OVERRUN else answer
+        # Readable molecules carried from a frame without the screen: only the screen.
+        unscreened = [s for s in molecules.smiles if known[s][0] is not None
+                      and not known[s][3]]
+        left = max(FINISH_SECONDS - (time.monotonic() - started), 1.0)
+        for text, pair in zip(unscreened, index_chemistry.compute(unscreened, left, "screen"),
+                              strict=True):
+            if pair is not budget.OVERRUN:  # overrun: no screen (always a candidate)
+                known[text] = (*known[text][:3], *pair)
         molecules.chemistry = frame_chemistry.assemble(molecules.smiles, known)
 
 

@@ -12,7 +12,9 @@ with the frame:
   the check overran its budget ("unknown");
 - scaffolds as a code per molecule (``scaffold_codes``, -1: none) into ``scaffold_names``
   (canonical SMILES, "" for the acyclic scaffold);
-- fingerprints as packed bits (``fingerprint_bits``: (n, 256) uint8) and ``fingerprint_valid``.
+- fingerprints as packed bits (``fingerprint_bits``: (n, 256) uint8) and ``fingerprint_valid``;
+- the substructure screen (``screen``: pattern fingerprints and records, ``frame_screen``),
+  None in a frame saved before it existed (its queries confirm every molecule).
 
 A frame saved before this existed has ``Molecules.chemistry`` None: its answers are
 computed lazily, as they were (``alert_answers``, ``chem_answers``).
@@ -27,6 +29,8 @@ import numpy as np
 
 from app.viewer.chem import fingerprint_bits
 from app.viewer.chem.index_chemistry import MoleculeAnswer
+from app.viewer.results import frame_screen
+from app.viewer.results.frame_screen import Screen
 
 
 @dataclass
@@ -42,6 +46,7 @@ class Chemistry:
     scaffold_names: list[str]
     fingerprint_bits: np.ndarray  # uint8 (n, 256)
     fingerprint_valid: np.ndarray  # bool (n,)
+    screen: Screen | None = None  # None: saved before the screen existed
 
     @property
     def size(self) -> int:
@@ -79,9 +84,14 @@ def assemble(smiles: list[str], answers: Mapping[str, MoleculeAnswer]) -> Chemis
     known = np.zeros(len(smiles), dtype=bool)
     scaffold_codes = np.full(len(smiles), -1, dtype=np.int32)
     rows: list[bytes | None] = []
+    patterns: list[bytes] = []
+    records: list[bytes] = []
     for index, text in enumerate(smiles):
         answer = answers.get(text)
-        alerts, scaffold, fingerprint = answer if answer is not None else (None, None, b"")
+        alerts, scaffold, fingerprint, pattern, record = answer if answer is not None \
+            else (None, None, b"", b"", b"")
+        patterns.append(pattern)
+        records.append(record)
         if alerts is not None:
             known[index] = True
             for name, pattern in alerts:
@@ -95,12 +105,14 @@ def assemble(smiles: list[str], answers: Mapping[str, MoleculeAnswer]) -> Chemis
     bits, valid = fingerprint_bits.stack(rows)
     return Chemistry(list(names), [smarts.get(n, "") for n in names],
                      np.array(offsets, dtype=np.int64), np.array(codes, dtype=np.int32),
-                     known, scaffold_codes, list(scaffold_names), bits, valid)
+                     known, scaffold_codes, list(scaffold_names), bits, valid,
+                     frame_screen.stack(patterns, records))
 
 
 def answers_of(smiles: list[str], chemistry: Chemistry) -> dict[str, MoleculeAnswer]:
     """Return the answer of each molecule ``chemistry`` knows (the reverse of ``assemble``):
-    a rebuilt frame keeps what an earlier one computed."""
+    a rebuilt frame keeps what an earlier one computed (pattern and record b"" when its
+    screen is missing or not ``current``: ``chem_index`` computes them again)."""
     out: dict[str, MoleculeAnswer] = {}
     for index, text in enumerate(smiles):
         if not chemistry.alerts_known[index]:
@@ -112,7 +124,8 @@ def answers_of(smiles: list[str], chemistry: Chemistry) -> dict[str, MoleculeAns
         scaffold = None if code < 0 else chemistry.scaffold_names[code]
         fingerprint = chemistry.fingerprint_bits[index].tobytes() \
             if chemistry.fingerprint_valid[index] else b""
-        out[text] = (alerts, scaffold, fingerprint)
+        out[text] = (alerts, scaffold, fingerprint,
+                     *frame_screen.answers_of(chemistry.screen, index))
     return out
 
 
@@ -139,6 +152,9 @@ def to_arrays(chemistry: Chemistry) -> dict[str, np.ndarray]:
     out = {f"x:{key}": getattr(chemistry, key) for key in _ARRAYS}
     for key in _TEXTS:
         out[f"x:{key}.blob"], out[f"x:{key}.ends"] = texts_to_arrays(getattr(chemistry, key))
+    if chemistry.screen is not None:
+        out.update({f"x:{key}": value for key, value in
+                    frame_screen.to_arrays(chemistry.screen).items()})
     return out
 
 
@@ -150,7 +166,8 @@ def from_arrays(saved: dict[str, np.ndarray], size: int) -> Chemistry | None:
     try:
         texts = {key: texts_from_arrays(saved[f"{key}.blob"], saved[f"{key}.ends"])
                  for key in _TEXTS}
-        chemistry = Chemistry(**texts, **{key: saved[key] for key in _ARRAYS})
+        chemistry = Chemistry(**texts, **{key: saved[key] for key in _ARRAYS},
+                              screen=frame_screen.from_arrays(saved, size))
     except (KeyError, UnicodeDecodeError):
         return None
     fits = (len(chemistry.alert_offsets) == size + 1 and chemistry.size == size
