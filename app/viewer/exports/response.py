@@ -44,7 +44,7 @@ def export_response(link_id: str, pipeline_id: str, fmt: Format) -> Response:
     if fmt.family and kind.family != fmt.family:
         return html_error_page(400, fmt.wrong_family)
     try:
-        pages = record_pages(link_id, pipeline, kind, request.args)
+        pages = record_pages(link_id, pipeline, kind, request.args, urls=fmt.urls)
     except IndexNotReady as building:
         return html_error_page(503, f"Sorting every result first: {building.indexed:,} of "
                                     f"{building.total:,} are indexed. Try again in a moment.")
