@@ -141,8 +141,7 @@ def record_pages(link_id: str, pipeline: dict, kind: domain.Kind,
         else indexer.ensure(link_id, pipeline)
     run_labels = labels.run_labels(state, kind)
     if not urls and freshness.is_current(state, pipeline):
-        first = index_source.pages(state, query, run_labels, limit, COMPUTED_KEYS)
-        return _started(first)
+        return FromIndex(index_source.pages(state, query, run_labels, limit, COMPUTED_KEYS))
     if in_api_order:
         pages = _api_walk(link_id, pipeline["id"], list(query.ids))
     else:
@@ -152,10 +151,16 @@ def record_pages(link_id: str, pipeline: dict, kind: domain.Kind,
     return ranked(pages, run_labels, limit)
 
 
-def _started(pages: Iterator[list[dict]]) -> Iterator[list[dict]]:
-    """Return ``pages`` with its first page already read (errors before the response)."""
-    first = next(pages, None)
-    return iter(()) if first is None else itertools.chain((first,), pages)
+class FromIndex:
+    """The pages of a view read from a current index, the first one already read (so an
+    error there is an ordinary page, before the response starts)."""
+
+    def __init__(self, pages: Iterator[list[dict]]):
+        first = next(pages, None)
+        self._pages = iter(()) if first is None else itertools.chain((first,), pages)
+
+    def __iter__(self) -> Iterator[list[dict]]:
+        return self._pages
 
 
 def is_selection(args: Mapping[str, str]) -> bool:
