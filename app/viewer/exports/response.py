@@ -19,8 +19,8 @@ from app import domain
 from app.metrics.registry import EXPORTS
 from app.viewer.core.filenames import safe_filename
 from app.viewer.core.loaders import load_pipeline
-from app.viewer.exports.formats import Format, Source
 from app.viewer.exports import collector
+from app.viewer.exports.formats import Format, Source
 from app.viewer.exports.sources import FromIndex, IndexNotReady, is_selection, record_pages
 from app.viewer.exports.stream import Walk, guarded
 from app.viewer.web import work_gate
