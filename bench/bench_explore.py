@@ -13,7 +13,7 @@ deployment); every figure is measured here, side by side in one run:
 - a warm sorted and filtered page against the plain first page from the API (median of
   alternating requests, and their ratio);
 - facets + histograms of explore.json, cold (answers cache emptied) and warm;
-- CSV and JSON exports of every result of a sorted view (rows/s, memory growth).
+- CSV, JSON and FASTA exports of every result of a sorted view (rows/s, memory growth).
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def main() -> None:
           f"(worker's frame loaded), {frame_ms:.0f} ms when the worker must load the frame "
           f"first (once per index version), {warm:.0f} ms answered from the cache")
 
-    for fmt in ("csv", "json"):
+    for fmt in ("csv", "json", "fasta"):
         size, seconds, grown = export_rate(client, f"{base}/export.{fmt}?sort=-iptm")
         print(f"export.{fmt} of every result, sorted: {size / 1e6:.1f} MB in {seconds:.1f} s "
               f"({options.results / seconds:,.0f} rows/s), memory +{grown:.0f} MB")
