@@ -172,7 +172,7 @@ def main() -> None:
           f"(worker's frame loaded), {frame_ms:.0f} ms when the worker must load the frame "
           f"first (once per index version), {warm:.0f} ms answered from the cache")
 
-    for fmt in ("csv", "json", "fasta"):
+    for fmt in ("csv", "json") + (("fasta",) if options.kind == "protein_design" else ()):
         size, seconds, grown = export_rate(client, f"{base}/export.{fmt}?sort=-iptm")
         print(f"export.{fmt} of every result, sorted: {size / 1e6:.1f} MB in {seconds:.1f} s "
               f"({options.results / seconds:,.0f} rows/s), memory +{grown:.0f} MB")
