@@ -15,7 +15,7 @@ deployment); every figure is measured here, side by side in one run:
 - facets + histograms of explore.json, cold (answers cache emptied) and warm;
 - explore.json's size and scatter points;
 - memory of 4 workers holding the index (``worker_memory``: PSS, frame sharing off vs on);
-- CSV and JSON exports of every result of a sorted view (rows/s, memory growth).
+- CSV, JSON and FASTA exports of every result of a sorted view (rows/s, memory growth).
 """
 
 from __future__ import annotations
@@ -184,7 +184,8 @@ def main() -> None:
           f" (truncated: {shown['truncated']})")
     worker_memory.report(workdir, pipeline)
 
-    for fmt in () if options.skip_exports else ("csv", "json"):
+    fasta = ("fasta",) if options.kind == "protein_design" else ()
+    for fmt in () if options.skip_exports else ("csv", "json", *fasta):
         size, seconds, grown = export_rate(client, f"{base}/export.{fmt}?sort=-iptm")
         print(f"export.{fmt} of every result, sorted: {size / 1e6:.1f} MB in {seconds:.1f} s "
               f"({options.results / seconds:,.0f} rows/s), memory +{grown:.0f} MB")

@@ -105,8 +105,14 @@ def header(columns: list[Column]) -> list[str]:
     return names
 
 
-def cells(columns: list[Column], record: dict) -> list[str]:
-    """Return one result's CSV cells, in the order of ``header(columns)``."""
+def cells(columns: list[Column], record: dict, computed: dict[str, list] | None = None,
+          at: int = 0) -> list[str]:
+    """Return one result's CSV cells, in the order of ``header(columns)``.
+
+    ``computed`` (a page from the index, ``index_source.IndexPage.computed``) holds the
+    computed columns' values of the page's records, this one at ``at``: read, not computed
+    again.
+    """
     row = [_text(record.get("rank")), _text(record.get("label")), _text(record.get("id"))]
     chemistry = None
     for column in columns:
@@ -119,6 +125,8 @@ def cells(columns: list[Column], record: dict) -> list[str]:
             row.append(_text((record.get("metrics") or {}).get(column.key)))
         elif source == "adme":
             row.append(_text((record.get("adme") or {}).get(column.key.split(".", 1)[1])))
+        elif computed is not None and column.key in computed:
+            row.append(_text(computed[column.key][at]))
         elif source == "chemistry":  # computed from the SMILES (RDKit), as the table shows
             if chemistry is None:
                 chemistry = rounded_properties(properties.compute(record.get("smiles")))
@@ -179,17 +187,19 @@ def csv_chunks(kind: Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
     # similar_to view's similarity, a diverse view's family size.
     added = [key for key in _VIEW_KEYS if first and key in first[0]]
 
-    def row(record: dict) -> list[str]:
-        found = cells(columns, record)
-        return [*found[:3], *(_text(record.get(key)) for key in added), *found[3:]]
+    def rows(records: list[dict]) -> Iterator[list[str]]:
+        computed = getattr(records, "computed", None)  # a page from the index
+        for at, record in enumerate(records):
+            found = cells(columns, record, computed, at)
+            yield [*found[:3], *(_text(record.get(key)) for key in added), *found[3:]]
 
     names = header(columns)
     yield _csv_text([[*names[:3], *added, *names[3:]]])
     if first is None:
         return
-    yield _csv_text(row(record) for record in first)
+    yield _csv_text(rows(first))
     for records in pages:
-        yield _csv_text(row(record) for record in records)
+        yield _csv_text(rows(records))
 
 
 def incomplete_row(written: int) -> str:

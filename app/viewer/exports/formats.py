@@ -48,7 +48,9 @@ class Source:
 
         def lazily() -> Iterator[list[dict]]:
             api_client.restart_deadline()  # the body has long started: a whole deadline
-            yield from record_pages(self.link_id, self.pipeline, self.kind, self.args)
+            # The ZIP's files: their records from the API, with fresh URLs.
+            yield from record_pages(self.link_id, self.pipeline, self.kind, self.args,
+                                    urls=True)
 
         self.walks.append(Walk(lazily()))
         return self.walks[-1]
@@ -64,6 +66,8 @@ class Format:
     marker: Callable[[int], object] | None = None
     family: str | None = None  # None: every kind
     wrong_family: str = ""  # the 400 page's message for a pipeline of the other family
+    # Whether the first walk needs the API's artifact URLs (else a current index serves it).
+    urls: bool = False
 
 
 def _csv(source: Source) -> Iterator[str]:
@@ -103,7 +107,7 @@ FORMATS: dict[str, Format] = {format_.extension: format_ for format_ in (
            wrong_family="FASTA holds protein sequences, and this pipeline's results are "
                         "small molecules: download them as SDF or CSV instead."),
     Format("sdf", "chemical/x-mdl-sdfile", _sdf, sdf_writer.sdf_incomplete,
-           family="small_molecule",
+           family="small_molecule", urls=True,
            wrong_family="SDF holds small molecules, and this pipeline's results are "
                         "proteins: download them as FASTA or CSV instead."),
     Format("zip", "application/zip", _zip),

@@ -13,9 +13,13 @@ header anyone can choose never ends up in a file), and the JSON head says so.
 
 from __future__ import annotations
 
-from flask import url_for
+from flask import request, url_for
 
 from app import domain, public_url
+from app.viewer.core.paging import ID
+
+# Per-worker download path patterns, by (link, pipeline, role): a handful at a time.
+_patterns: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 def base_url() -> str:
@@ -35,7 +39,26 @@ def viewer_artifacts(base: str, link_id: str, pipeline_id: str, record: dict) ->
     out = {}
     for role in (record.get("artifacts") or {}):
         if role in domain.RESULT_ROLES and record.get("id"):
-            path = url_for("downloads.result_artifact", link_id=link_id,
-                           pipeline_id=pipeline_id, result_id=str(record["id"]), name=role)
-            out[role] = {"url": base + path}
+            out[role] = {"url": base + _artifact_path(link_id, pipeline_id,
+                                                      str(record["id"]), role)}
     return out
+
+
+def _artifact_path(link_id: str, pipeline_id: str, result_id: str, role: str) -> str:
+    """Return the download path of one result file: ``url_for``'s, built once per link,
+    pipeline and role and completed by the result id (an id of the API's alphabet needs
+    no quoting; any other is built in full by ``url_for``)."""
+    key = (request.script_root, link_id, pipeline_id, role)
+    parts = _patterns.get(key)
+    if parts is None:
+        marker = "RESULTIDMARKER"
+        built = url_for("downloads.result_artifact", link_id=link_id,
+                        pipeline_id=pipeline_id, result_id=marker, name=role)
+        parts = tuple(built.split(marker)) if built.count(marker) == 1 else ()
+        if len(_patterns) > 64:
+            _patterns.clear()
+        _patterns[key] = parts
+    if len(parts) != 2 or not ID.fullmatch(result_id):
+        return url_for("downloads.result_artifact", link_id=link_id,
+                       pipeline_id=pipeline_id, result_id=result_id, name=role)
+    return parts[0] + result_id + parts[1]

@@ -19,8 +19,9 @@ from app import domain
 from app.metrics.registry import EXPORTS
 from app.viewer.core.filenames import safe_filename
 from app.viewer.core.loaders import load_pipeline
+from app.viewer.exports import collector
 from app.viewer.exports.formats import Format, Source
-from app.viewer.exports.sources import IndexNotReady, is_selection, record_pages
+from app.viewer.exports.sources import FromIndex, IndexNotReady, is_selection, record_pages
 from app.viewer.exports.stream import Walk, guarded
 from app.viewer.web import work_gate
 from app.viewer.web.error_pages import html_error_page
@@ -44,7 +45,7 @@ def export_response(link_id: str, pipeline_id: str, fmt: Format) -> Response:
     if fmt.family and kind.family != fmt.family:
         return html_error_page(400, fmt.wrong_family)
     try:
-        pages = record_pages(link_id, pipeline, kind, request.args)
+        pages = record_pages(link_id, pipeline, kind, request.args, urls=fmt.urls)
     except IndexNotReady as building:
         return html_error_page(503, f"Sorting every result first: {building.indexed:,} of "
                                     f"{building.total:,} are indexed. Try again in a moment.")
@@ -53,6 +54,8 @@ def export_response(link_id: str, pipeline_id: str, fmt: Format) -> Response:
     release = work_gate.enter("export")
     EXPORTS.labels(fmt.extension).inc()
     chunks = guarded(fmt.write(source), source.written, fmt.extension.upper(), fmt.marker)
+    if isinstance(pages, FromIndex):  # CPU-bound chunks of short-lived records
+        chunks = collector.chunks_without_pauses(chunks)
     # stream_with_context: minting a token per page reads the visitor's session, and
     # reading files asks the app's API client.
     name = export_filename(pipeline, kind, is_selection(request.args), extension=fmt.extension)

@@ -22,7 +22,8 @@ by ``;``) and ``coordinates``, which says where the atoms' positions come from:
   against under 1 ms for parsing, 2D layout and writing, so a 10,000-row export would
   hold a worker's CPU for minutes; and a conformer made without the target would look
   like a pose it is not. (3,000 rows, some with ligand files: about 370 rows/s in
-  all, most of it fetching the ligand files.)
+  all, most of it fetching the ligand files, before they were fetched several at a
+  time: ``fetch_ahead``.)
 - A ligand file the API cannot serve (its 403/404/5xx, any ``core.errors.ApiError``)
   is skipped like a missing one: the record falls back to ``2D`` and says so in
   ``ligand_file_error``; the export goes on. A failure of the results pages is not
@@ -51,6 +52,7 @@ from app import domain
 from app.viewer.chem import depict, identifiers
 from app.viewer.chem import properties as chemistry
 from app.viewer.core.errors import ApiError
+from app.viewer.exports import fetch_ahead
 from app.viewer.exports.precision import rounded_properties
 from app.viewer.exports.stream import incomplete_text
 
@@ -162,10 +164,20 @@ def title(record: dict, coordinates: str) -> str:
     return "|".join(parts)
 
 
-def sdf_chunks(pages: Iterable[list[dict]], ligand: LigandFetcher) -> Iterator[str]:
-    """Yield the SDF, one chunk per page of records."""
+def sdf_chunks(pages: Iterable[list[dict]], ligand: LigandFetcher,
+               width: int = fetch_ahead.WIDTH) -> Iterator[str]:
+    """Yield the SDF, one chunk per page of records.
+
+    The ligand files of a page are fetched up to ``width`` at a time, ahead of the record
+    being written (``fetch_ahead``); each record is written with its own file, in order.
+    """
+    def wanted(record: dict) -> bytes | None:
+        return ligand(record) if (record.get("artifacts") or {}).get("ligand_structure") \
+            else None
+
     for records in pages:
-        yield "".join(record_text(record, ligand) for record in records)
+        yield "".join(record_text(record, outcome.get)
+                      for record, outcome in fetch_ahead.in_order(records, wanted, width))
 
 
 def sdf_incomplete(written: int) -> str:

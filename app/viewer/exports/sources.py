@@ -15,10 +15,17 @@ already down is an ordinary error page and not a broken download.
   index decides only the order, the API what the visitor gets (and every artifact URL is
   fresh). A view whose index is still being built answers ``IndexNotReady`` (the route
   says so, with Retry-After) instead of a partial file or one in another order.
+- A writer that needs no artifact URL (CSV, JSON, FASTA, the ZIP's manifest) reads any
+  view from the index itself when the index is **current** (``results.freshness``: the
+  link was read through the API in this request, and the index holds exactly what that
+  read's run record says the API has): ``index_source``, a thousand records a query, at
+  the store's pace instead of the API's. The SDF's ligand files and the ZIP's structure
+  files need the API's fresh URLs, so their records come from the API as above.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 
@@ -26,8 +33,10 @@ from app import domain
 from app.viewer.core import api_client, identity
 from app.viewer.core.api_client import api
 from app.viewer.core.errors import BadRequest
+from app.viewer.exports import index_source
 from app.viewer.exports.ranking import export_limit, ranked
-from app.viewer.results import answers, indexer, labels
+from app.viewer.results import answers, freshness, indexer, labels
+from app.viewer.results.fields import of_group
 from app.viewer.results.query import ExploreQuery, check_kind, parse
 from app.viewer.store.result_index import IndexState
 
@@ -38,6 +47,9 @@ EXPORT_PAGE_SIZE = 1000
 IDS_PER_CALL = 200
 # Sorts that are the API's own order (ids are time-ordered: id order is creation order).
 _API_ORDERS = ((("id", False),), (("created_at", False),))
+# The computed columns an export shows, read from a current index (``index_source``).
+COMPUTED_KEYS = tuple(f.key for group in ("chemistry", "protein") for f in of_group(group)
+                      if f.column)
 
 
 class IndexNotReady(Exception):
@@ -110,26 +122,45 @@ def _indexed_walk(link_id: str, pipeline: dict, query: ExploreQuery, state: Inde
 
 
 def record_pages(link_id: str, pipeline: dict, kind: domain.Kind,
-                 args: Mapping[str, str]) -> Iterator[list[dict]]:
+                 args: Mapping[str, str], *, urls: bool = True) -> Iterator[list[dict]]:
     """Return the view's records in order, one list per page (module docstring).
 
-    Raises ``BadRequest`` for a query that cannot be read, ``IndexNotReady``
-    while a sorted view's index is being built, and the API client's errors.
+    ``urls=False``: the writer needs no artifact URL (CSV, JSON, FASTA), so a current
+    index gives the records itself (``index_source``). Raises ``BadRequest`` for a query
+    that cannot be read, ``IndexNotReady`` while a sorted view's index is being built,
+    and the API client's errors.
     """
     query = parse(args)
     check_kind(query, kind)  # every source yields whole records otherwise
     limit = export_limit(args)
     if not query.sort:
         query = replace(query, sort=labels.primary_sort(kind))
-    if query.sort in _API_ORDERS and replace(query, sort=()).is_plain:
-        state = indexer.current(pipeline["id"])  # for the labels only: never waited for
+    in_api_order = query.sort in _API_ORDERS and replace(query, sort=()).is_plain
+    # The API's order needs no index: one that is current already serves, none is built.
+    state = indexer.current(pipeline["id"]) if in_api_order \
+        else indexer.ensure(link_id, pipeline)
+    run_labels = labels.run_labels(state, kind)
+    if not urls and freshness.is_current(state, pipeline):
+        return FromIndex(index_source.pages(state, query, run_labels, limit, COMPUTED_KEYS))
+    if in_api_order:
         pages = _api_walk(link_id, pipeline["id"], list(query.ids))
     else:
-        state = indexer.ensure(link_id, pipeline)
         if not state.ready:
             raise IndexNotReady(state.indexed, state.target_count)
         pages = _indexed_walk(link_id, pipeline, query, state, limit)
-    return ranked(pages, labels.run_labels(state, kind), limit)
+    return ranked(pages, run_labels, limit)
+
+
+class FromIndex:
+    """The pages of a view read from a current index, the first one already read (so an
+    error there is an ordinary page, before the response starts)."""
+
+    def __init__(self, pages: Iterator[list[dict]]):
+        first = next(pages, None)
+        self._pages = iter(()) if first is None else itertools.chain((first,), pages)
+
+    def __iter__(self) -> Iterator[list[dict]]:
+        return self._pages
 
 
 def is_selection(args: Mapping[str, str]) -> bool:

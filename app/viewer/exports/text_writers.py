@@ -38,6 +38,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 
+from pydantic_core import to_json
+
 from app import domain
 from app.viewer.exports.stream import incomplete_text
 
@@ -46,6 +48,8 @@ FASTA_WIDTH = 60
 _HEADER_UNSAFE = re.compile(r"[\s|>\x00-\x1f\x7f-\x9f]+")
 # Characters that start a header or a (legacy) comment line: kept as an unknown residue.
 _SEQUENCE_MARKS = {">": "X", ";": "X"}
+# A sequence of ASCII letters (and the gap/stop marks) is already safe as it is.
+_PLAIN_SEQUENCE = re.compile(r"[A-Za-z*\-]*")
 
 
 def json_chunks(pipeline: dict, kind: domain.Kind, pages: Iterable[list[dict]],
@@ -61,13 +65,15 @@ def json_chunks(pipeline: dict, kind: domain.Kind, pages: Iterable[list[dict]],
            + json.dumps(export or {}, ensure_ascii=False) + ', "results": [')
     separator = "\n"
     for records in pages:
-        parts = []
-        for record in records:
-            if artifact_links is not None and "artifacts" in record:
-                record = {**record, "artifacts": artifact_links(record)}
-            parts.append(separator + json.dumps(record, ensure_ascii=False))
+        if artifact_links is not None:
+            records = [{**record, "artifacts": artifact_links(record)}
+                       if "artifacts" in record else record for record in records]
+        if records:
+            # One serialisation of the page (pydantic-core, compact, UTF-8 as is; a
+            # number the shortest text that reads back the same, NaN and infinities
+            # null), then one record a line.
+            yield separator + ",\n".join(to_json(record).decode() for record in records)
             separator = ",\n"
-        yield "".join(parts)
     yield "\n]}\n"
 
 
@@ -83,7 +89,10 @@ def designed_chains(record: dict) -> list[tuple[str, str, dict]]:
 
 def sequence_text(value: str) -> str:
     """Return a sequence safe for FASTA lines (module docstring): one line, no marks."""
-    return "".join(_SEQUENCE_MARKS.get(ch, ch) for ch in str(value)
+    value = str(value)
+    if _PLAIN_SEQUENCE.fullmatch(value):  # the usual case: letters only, nothing to do
+        return value
+    return "".join(_SEQUENCE_MARKS.get(ch, ch) for ch in value
                    if not ch.isspace() and unicodedata.category(ch)[0] not in "CZ")
 
 

@@ -26,8 +26,10 @@ every result's row: it is written before any file is fetched, so it cannot say w
 are missing. A file is opened and its first piece read *before* its archive member is
 started, so an error on opening leaves no half member; an error after that (the body
 breaking off midway) cannot be undone in a stream already sent, and breaks the export
-off like a failure of the results pages does. Each file is opened only when its turn
-comes, so one connection is open at a time.
+off like a failure of the results pages does. Files are fetched up to
+``fetch_ahead.WIDTH`` at a time, ahead of the one being written, each held whole up to
+``HELD_BYTES`` (a bigger one is opened again and read in pieces when its turn comes), so
+the archive still lists them in the view's order and memory stays bounded.
 """
 
 from __future__ import annotations
@@ -35,12 +37,14 @@ from __future__ import annotations
 import itertools
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 
 from zipstream import ZipStream
 
 from app import domain
 from app.viewer.core.errors import ApiError
 from app.viewer.core.filenames import safe_filename
+from app.viewer.exports import fetch_ahead
 from app.viewer.exports.csv_writer import csv_chunks
 from app.viewer.exports.precision import STATEMENT
 
@@ -61,6 +65,10 @@ MEMBERS = (("structure", ".cif"), ("ligand_structure", "_ligand.sdf"))
 # Not a byte string: zipstream itself yields empty ones. Send what is gathered now.
 FLUSH = None
 MISSING_FILES = "missing_files.txt"
+# A file fetched ahead is held whole up to this size; a bigger one is read in pieces when
+# its turn comes (``_held_file``): with ``fetch_ahead.WIDTH`` files ahead, 32 MiB at most.
+HELD_BYTES = 8 * 1024 * 1024
+_TOO_BIG = object()
 README = "README.txt"
 
 
@@ -135,8 +143,33 @@ def _missing_text(missing: list[tuple[str, str]]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def _held_file(fetch: FileFetcher, member: tuple[dict, str, str]) -> object:
+    """Read one member's file whole (in a ``fetch_ahead`` thread): its bytes as one
+    piece, the ``ApiError`` of opening it (skipped, named in missing_files.txt), or
+    ``_TOO_BIG`` past ``HELD_BYTES`` (read again in pieces when its turn comes)."""
+    record, role, _suffix = member
+    pieces = iter(fetch(record, role))
+    try:
+        try:
+            first = next(pieces, b"")
+        except ApiError as error:
+            return error
+        held, size = [first], len(first)
+        for piece in pieces:
+            size += len(piece)
+            if size > HELD_BYTES:
+                return _TOO_BIG
+            held.append(piece)
+        return [b"".join(held)]
+    finally:
+        close = getattr(pieces, "close", None)
+        if close is not None:
+            close()
+
+
 def _pieces(kind: domain.Kind, manifest_pages: Iterable[list[dict]],
-            file_pages: Iterable[list[dict]], fetch: FileFetcher) -> Iterator[bytes | None]:
+            file_pages: Iterable[list[dict]], fetch: FileFetcher,
+            ahead: int = fetch_ahead.WIDTH) -> Iterator[bytes | None]:
     """Yield the archive in zipstream's own pieces: manifest, files, central directory."""
     archive = ZipStream(compress_type=zipfile.ZIP_DEFLATED, compress_level=COMPRESS_LEVEL)
     rows = [0]
@@ -149,19 +182,22 @@ def _pieces(kind: domain.Kind, manifest_pages: Iterable[list[dict]],
     yield FLUSH
     missing: list[tuple[str, str]] = []
     for records in file_pages:
-        for record in records:
-            stem = member_stem(record, width)
-            for role, suffix in MEMBERS:
-                if not ((record.get("artifacts") or {}).get(role) or {}).get("url"):
-                    continue
-                try:
-                    pieces = _opened(fetch(record, role))
-                except ApiError as error:  # this file only (module docstring)
-                    reason = " ".join(str(error).split()) or "not found or not allowed"
-                    missing.append((stem + suffix, f"{role}: {reason}"))
-                    continue
-                archive.add(pieces, stem + suffix)
-                yield from archive.all_files()  # streamed before the next file is opened
+        members = [(record, role, suffix) for record in records for role, suffix in MEMBERS
+                   if ((record.get("artifacts") or {}).get(role) or {}).get("url")]
+        held = partial(_held_file, fetch)
+        for (record, role, suffix), outcome in fetch_ahead.in_order(members, held, ahead):
+            name = member_stem(record, width) + suffix
+            found = outcome.get()  # a failure past a file's opening breaks the export off
+            try:
+                pieces = found if found is not _TOO_BIG else _opened(fetch(record, role))
+            except ApiError as error:  # this file only (module docstring)
+                found = error
+            if isinstance(found, ApiError):
+                reason = " ".join(str(found).split()) or "not found or not allowed"
+                missing.append((name, f"{role}: {reason}"))
+                continue
+            archive.add(pieces, name)
+            yield from archive.all_files()  # streamed before the next file is written
     if missing:
         archive.add(_missing_text(missing), MISSING_FILES)
         yield from archive.all_files()
@@ -169,6 +205,11 @@ def _pieces(kind: domain.Kind, manifest_pages: Iterable[list[dict]],
 
 
 def zip_chunks(kind: domain.Kind, manifest_pages: Iterable[list[dict]],
-               file_pages: Iterable[list[dict]], fetch: FileFetcher) -> Iterator[bytes]:
-    """Yield the ZIP archive of a view (module docstring) in chunks of CHUNK_BYTES."""
-    return _gathered(_pieces(kind, manifest_pages, file_pages, fetch))
+               file_pages: Iterable[list[dict]], fetch: FileFetcher,
+               ahead: int = fetch_ahead.WIDTH) -> Iterator[bytes]:
+    """Yield the ZIP archive of a view (module docstring) in chunks of CHUNK_BYTES.
+
+    Up to ``ahead`` files are fetched at once, ahead of the one being written
+    (``fetch_ahead``), each held whole up to ``HELD_BYTES``.
+    """
+    return _gathered(_pieces(kind, manifest_pages, file_pages, fetch, ahead))

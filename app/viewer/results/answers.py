@@ -317,13 +317,19 @@ def similarities(state: IndexState, query: ExploreQuery, ids: list[str]) -> dict
             if not np.isnan(v)}
 
 
+def view_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:
+    """Return the frame rows of the view's results in its order (what an export holds)."""
+    rows = ordered_rows(state, query)
+    if query.group:  # group=scaffold: the first row of each scaffold (chem_answers)
+        rows = chem_answers.groups(state, current_frame(state), rows)[0]
+    if query.diverse:  # diverse=N: the best row of each of N families (diverse_answers)
+        rows = diverse(state, query).rows
+    return rows
+
+
 def ordered_ids(state: IndexState, query: ExploreQuery, chunk: int = 200
                 ) -> Iterator[list[str]]:
     """Yield the matching ids in the view's order, ``chunk`` at a time (for exports)."""
-    data, rows = current_frame(state), ordered_rows(state, query)
-    if query.group:  # group=scaffold: the first row of each scaffold (chem_answers)
-        rows = chem_answers.groups(state, data, rows)[0]
-    if query.diverse:  # diverse=N: the best row of each of N families (diverse_answers)
-        rows = diverse(state, query).rows
+    data, rows = current_frame(state), view_rows(state, query)
     for start in range(0, len(rows), chunk):
         yield data.id_list(rows[start:start + chunk])

@@ -61,6 +61,16 @@ class RunLabels:
         rank = self.rank(result_id)
         return f"#{rank} {self.tail(result_id)}" if rank else self.tail(result_id)
 
+    def label_list(self, ids: np.ndarray) -> list[str]:
+        """Return the label of each of ``ids`` (bytes, an index's): one search for all."""
+        tails = [i[-self.tail_length:].decode() for i in ids.tolist()]
+        if not len(self.sorted_ids) or not len(ids):
+            return tails
+        at = np.minimum(np.searchsorted(self.sorted_ids, ids), len(self.sorted_ids) - 1)
+        ranks = np.where(self.sorted_ids[at] == ids, self.ranks[at], 0).tolist()
+        return [f"#{rank} {tail}" if rank else tail
+                for rank, tail in zip(ranks, tails, strict=True)]
+
     def labels(self, result_ids: list[str]) -> dict[str, str]:
         """Return the label of each id."""
         return {result_id: self.label(result_id) for result_id in result_ids}

@@ -24,7 +24,7 @@ from app.viewer.core import paging
 from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer
 from app.viewer.epitope import view as epitope_view
-from app.viewer.results import answers, chem_view, fields, table
+from app.viewer.results import answers, chem_view, fields, row_cache, table
 from app.viewer.results.labels import run_labels
 from app.viewer.results.panel import AS_RUN, Panel, panel
 from app.viewer.results.query import ExploreQuery, check_kind
@@ -37,13 +37,15 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
            page_request: paging.PageRequest, records: list[dict], links: paging.PageLinks,
            *, from_index: bool, columns: list[table.Column], shown: ExploreQuery,
            first_rank: int | None, pending_rank: bool = False,
-           chem: chem_view.ChemView | None = None, picks=None) -> str:
+           chem: chem_view.ChemView | None = None, picks=None,
+           rows: list[table.Row] | None = None) -> str:
     """Render ``share/results/page.html`` with the records of one page of the view.
 
     ``shown`` is the view's query (from the index: with its order made explicit);
     ``first_rank`` the view position of the first row, None for the API's pages (in the
     run's order; their position in the whole set is unknown). ``picks`` are those of
-    ``diverse=N`` (``diverse_answers.Picks``: each shown row's family size).
+    ``diverse=N`` (``diverse_answers.Picks``: each shown row's family size). ``rows``:
+    the records' rows already built (``row_cache``).
     """
     columns, key_count = table.page_columns(kind, columns)
     as_run = first_rank is None or shown.sort == AS_RUN
@@ -53,7 +55,8 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
     return render_template(
         "share/results/page.html", link_id=link_id, pipeline=pipeline, kind=kind,
         page_request=page_request, columns=columns, key_count=key_count,
-        rows=table.rows_for(records, columns, link_id, shown.smarts),
+        rows=rows if rows is not None else table.rows_for(records, columns, link_id,
+                                                          shown.smarts),
         labels=run_labels(view.state, kind), first_rank=first_rank, row_args=row_args,
         links=links, page_sizes=paging.PAGE_SIZES, explore=view, query=shown,
         from_index=from_index, sort_key=view.sort_key, pending_rank=pending_rank,
@@ -76,6 +79,7 @@ def results_page(link_id: str, pipeline: dict, kind: domain.Kind, query: Explore
         view = panel(link_id, pipeline, kind, query)
         if not view.ready:
             return api_page(link_id, pipeline, kind, query, page_request, view)
+        return index_page(link_id, pipeline, kind, query, view)  # the panel asked once
     return index_page(link_id, pipeline, kind, query)
 
 
@@ -102,11 +106,18 @@ def api_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuer
                   shown=query, first_rank=None, pending_rank=not view.ready and not query.sort)
 
 
-def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) -> str:
-    """Render a view of the whole set from the index (ranked unless sorted otherwise)."""
+def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery,
+               view: Panel | None = None) -> str:
+    """Render a view of the whole set from the index (ranked unless sorted otherwise).
+
+    ``view``: the panel of ``query`` when the caller has it already (the index is then
+    brought up to date once per request, not twice).
+    """
     check_kind(query, kind)
-    view = panel(link_id, pipeline, kind, query)
+    view = view or panel(link_id, pipeline, kind, query)
     shown = view.query  # the default order made explicit
+    if view.ready and row_cache.cacheable(kind, shown):
+        return _kept_page(link_id, pipeline, kind, view)
     records = answers.table_page(view.state, shown) if view.ready else []
     # Scaffolds and similarity of small molecules (grouped: one row per scaffold).
     chem = chem_view.of(link_id, view.state, shown) \
@@ -122,6 +133,26 @@ def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQu
                   columns=table.columns_for(kind, records or None, view.extras),
                   shown=shown, first_rank=(shown.page - 1) * shown.limit + 1, chem=chem,
                   picks=picks)
+
+
+def _kept_page(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel) -> str:
+    """Render a page of a view without selection with its rows from ``row_cache``."""
+    shown = view.query
+
+    def build() -> tuple[list[table.Column], list[table.Row], int]:
+        records = answers.table_page(view.state, shown)
+        columns = table.columns_for(kind, records or None, view.extras)
+        shown_columns = table.page_columns(kind, columns)[0]
+        return columns, table.rows_for(records, shown_columns, link_id), len(records)
+
+    columns, rows, _count = row_cache.get(
+        row_cache.key(link_id, view.state, kind, shown, view.extras), build)
+    links = _links(shown, view.summary.matched) if view.summary \
+        else paging.PageLinks(None, None)
+    return render(link_id, pipeline, kind, view,
+                  paging.PageRequest(limit=shown.limit, ids=shown.ids), [], links,
+                  from_index=True, columns=columns, shown=shown,
+                  first_rank=(shown.page - 1) * shown.limit + 1, rows=rows)
 
 
 def _links(query: ExploreQuery, matched: int) -> paging.PageLinks:

@@ -9,10 +9,10 @@ link through the API first.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 import sqlalchemy as sa
+from pydantic_core import from_json
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -81,16 +81,24 @@ def search_ids(conn: Connection, pipeline_id: str, text: str) -> set[str]:
         .where(table.search.contains(text.lower(), autoescape=True))).scalars())
 
 
-def records(conn: Connection, pipeline_id: str, ids: list[str]) -> list[dict]:
-    """Return the stored records of ``ids``, in that order (missing ones skipped)."""
+def record_texts(conn: Connection, pipeline_id: str, ids: list[str]) -> dict[str, str]:
+    """Return the stored records of ``ids`` as JSON text, by id (missing ones absent):
+    exports parse a whole chunk of them in one call."""
     if not ids:
-        return []
-    found = dict(conn.execute(
+        return {}
+    return dict(conn.execute(
         sa.select(indexed_records.c.result_id, indexed_records.c.record)
         .where(indexed_records.c.pipeline_id == pipeline_id)
         .where(indexed_records.c.result_id.in_(ids))
     ).all())
-    return [json.loads(found[rid]) for rid in ids if rid in found]
+
+
+def records(conn: Connection, pipeline_id: str, ids: list[str]) -> list[dict]:
+    """Return the stored records of ``ids``, in that order (missing ones skipped)."""
+    found = record_texts(conn, pipeline_id, ids)
+    texts = [found[rid] for rid in ids if rid in found]
+    # One parse of the page as a JSON array (pydantic-core): several times json.loads's pace.
+    return from_json("[" + ",".join(texts) + "]") if texts else []
 
 
 def first_records(conn: Connection, pipeline_id: str, count: int) -> list[dict]:
