@@ -10,10 +10,8 @@ WebGL as in the browser tests):
 - "ready" = milliseconds from navigation start until ``#structure-viewer`` carries
   ``data-loaded="true"`` (recorded in the page by a MutationObserver, so Playwright's
   polling adds nothing), i.e. Mol* has loaded the whole scene; "drawn" = two animation
-  frames later, when that picture is on screen; "shown" = when the structure's first
-  picture is on screen (``data-shown="true"``, the polymer cartoon before the extras;
-  a checkout that draws everything at once has shown = drawn); "pae" = when the PAE map
-  is drawn and answers the pointer (``#pae-panel[data-ready]``);
+  frames later, when that picture is on screen; "pae" = when the PAE map is drawn and
+  answers the pointer (``#pae-panel[data-ready]``);
 - "blocked" = the main thread's long tasks (over 50 ms, a PerformanceObserver) from
   navigation until drawn: the time the page could not answer a click or a key;
 - "Mol* ms" = main-thread time spent in Mol*'s bundle until drawn, from a third, sampled
@@ -27,7 +25,7 @@ WebGL as in the browser tests):
 It also prints where a first visit's time goes: HTML received, Mol* bundle received,
 DOMContentLoaded (before: after Mol*'s synchronous bundle ran; after: the bundle is only
 preloaded then), the PAE map drawn, the structure file requested (the viewer exists) and
-received, the structure shown, ready, drawn.
+received, ready, drawn.
 
 Run: ``.venv/bin/python bench/bench_structure.py BEFORE_ROOT [AFTER_ROOT] [--rounds 5]``
 (``--only before`` or ``--only after`` measures one checkout). The checkouts run with this
@@ -68,9 +66,7 @@ _READY_PROBE = """
     if (pae && pae.getAttribute('data-ready') === 'true' && window.__pae === undefined) {
       window.__pae = performance.now();
     }
-    if (host && host.getAttribute('data-shown') === 'true' && window.__shown === undefined) {
-      window.__shown = performance.now();
-    }
+
     if (host && host.getAttribute('data-loaded') === 'true' && window.__ready === undefined) {
       window.__ready = performance.now();
       // Mol* draws in its own animation frame: two frames on, the picture is on screen.
@@ -98,8 +94,6 @@ _PHASES = """
     dcl: nav.domContentLoadedEventEnd,
     data_start: data ? data.startTime : null, data_end: data ? data.responseEnd : null,
     pae: window.__pae === undefined ? null : window.__pae,
-    shown: window.__shown === undefined ? window.__drawn : Math.min(window.__shown,
-                                                                    window.__drawn),
     ready: window.__ready === undefined ? null : window.__ready,
     drawn: window.__drawn === undefined ? null : window.__drawn,
     blocked: window.__blocked,
@@ -257,27 +251,26 @@ def _report(runs: dict, roots: dict, rounds: int) -> None:
         return _median((v["phases"] if phase else v)[key] for v in visits)
 
     print(f"3D page, headless Chromium, medians of {rounds} rounds (ms since navigation)")
-    print(f"{'checkout':8} {'cold shown':>10} {'cold drawn':>10} {'cold KB':>8} "
-          f"{'warm shown':>10} {'warm drawn':>10} {'warm KB':>8} {'blocked':>8} "
+    print(f"{'checkout':8} {'cold pae':>9} {'cold drawn':>10} {'cold KB':>8} "
+          f"{'warm pae':>9} {'warm drawn':>10} {'warm KB':>8} {'blocked':>8} "
           f"{'Mol* ms':>8} {'(program)':>9}")
     for name, visits in runs.items():
         first, repeat, sampled = visits["first"], visits["repeat"], visits["sampled"]
-        print(f"{name:8} {med(first, 'shown'):10.0f} {med(first, 'drawn'):10.0f} "
-              f"{med(first, 'bytes', False) / 1024:8.1f} {med(repeat, 'shown'):10.0f} "
+        print(f"{name:8} {med(first, 'pae'):9.0f} {med(first, 'drawn'):10.0f} "
+              f"{med(first, 'bytes', False) / 1024:8.1f} {med(repeat, 'pae'):9.0f} "
               f"{med(repeat, 'drawn'):10.0f} {med(repeat, 'bytes', False) / 1024:8.1f} "
               f"{med(first, 'blocked'):8.0f} {med(sampled, 'molstar_ms', False):8.0f} "
               f"{med(sampled, 'program_ms', False):9.0f}  {roots[name]}")
     print("(blocked: long tasks of a cold visit until drawn; Mol* ms, (program): a sampled"
           " warm visit)")
     print("\nwhere a first visit's time goes (median ms since navigation start):")
-    keys = ("html", "bundle", "dcl", "pae", "data_start", "data_end", "shown", "ready",
-            "drawn")
+    keys = ("html", "bundle", "dcl", "pae", "data_start", "data_end", "ready", "drawn")
     print(f"{'checkout':8} " + " ".join(f"{k:>10}" for k in keys))
     for name, visits in runs.items():
         print(f"{name:8} " + " ".join(f"{med(visits['first'], k):10.0f}" for k in keys))
     if len(runs) == 2:
         for what, key in (("cold", "first"), ("warm", "repeat")):
-            for phase in ("shown", "drawn"):
+            for phase in ("pae", "drawn"):
                 before = med(runs["before"][key], phase)
                 after = med(runs["after"][key], phase)
                 print(f"{what} {phase}, after/before: {after / before:.2f}")

@@ -7,14 +7,14 @@
    before Mol* takes the main thread for its start-up.
 
    #structure-scenes holds {mode: MVS state} ("plddt", "chain"); the toolbar switches
-   between them keeping the camera. The structure is drawn first: the initial scene's
-   polymer cartoon alone (its colours included: the same shader, nothing to compile), and
-   #structure-viewer gets data-shown="true" once that picture is on screen. Then the whole
-   scene (interface sticks, ligand, epitope spheres: each a shader program more to compile,
-   seconds on a machine without a GPU) replaces it, keeping the camera. When that is done,
-   #structure-viewer gets data-loaded="true" and data-color-theme (the scene shown: plddt,
-   chain, compare or default); once the next frames are on screen, data-drawn="true".
-   Tests and the benchmark wait for these; the toolbar and the PAE selection act from then.
+   between them keeping the camera. The whole scene is loaded at once: loading the cartoon
+   alone first and then the whole scene (extras after) was measured (bench_structure.py)
+   to show the cartoon no sooner and to draw the whole 1.5-1.8x later, as Mol*'s
+   loadMvsData replaces the scene and builds and compiles everything again. When it is
+   loaded, #structure-viewer gets data-loaded="true" and data-color-theme (the scene
+   shown: plddt, chain, compare or default); once the next frames are on screen,
+   data-drawn="true". Tests and the benchmark wait for these; the toolbar
+   and the PAE selection act from data-loaded on.
 
    Rendering is kept flat and cheap (no ambient occlusion, bloom or multi-sampling; SMAA stays):
    the colours must match the legend (occlusion darkens them), and on a machine without
@@ -53,33 +53,10 @@
     });
   }
 
-  function load(state, keepCamera) {
-    // The trees are made and checked on the server (app/viewer/structure/scene.py); skip the re-check.
-    return viewer.loadMvsData(JSON.stringify(state), "mvsj",
-      { keepCamera: !!keepCamera, sanityChecks: false });
-  }
-
   function show(mode, keepCamera) {
-    return load(scenes[mode], keepCamera).then(function () { markMode(mode); });
-  }
-
-  // The scene with each structure's polymer cartoon only (the first picture), or null when
-  // that is the whole scene already.
-  function cartoonOnly(state) {
-    var extras = false;
-    function strip(node) {
-      if (node.kind === "structure" && node.children) {
-        node.children = node.children.filter(function (child) {
-          var keep = child.kind !== "component" || (child.params || {}).selector === "polymer";
-          extras = extras || !keep;
-          return keep;
-        });
-      }
-      (node.children || []).forEach(strip);
-    }
-    var copy = JSON.parse(JSON.stringify(state));
-    strip(copy.root);
-    return extras ? copy : null;
+    // The trees are made and checked on the server (app/viewer/structure/scene.py); skip the re-check.
+    return viewer.loadMvsData(JSON.stringify(scenes[mode]), "mvsj",
+      { keepCamera: !!keepCamera, sanityChecks: false }).then(function () { markMode(mode); });
   }
 
   // Resolves two animation frames on: Mol* draws in its own frame, so the picture is shown.
@@ -102,18 +79,7 @@
     viewer = v;
     if (viewer.plugin.canvas3d) { viewer.plugin.canvas3d.setProps(FLAT); }
     var initial = host.getAttribute("data-initial");
-    if (scenes[initial]) {
-      var first = cartoonOnly(scenes[initial]);
-      if (!first) { return show(initial, false); }
-      return load(first, false).then(function () {
-        markMode(initial);
-        return painted();
-      }).then(function () {
-        host.setAttribute("data-shown", "true");
-        say("Adding the details…");
-        return show(initial, true);
-      });
-    }
+    if (scenes[initial]) { return show(initial, false); }
     return viewer.loadStructureFromUrl(host.getAttribute("data-url"),
       host.getAttribute("data-format") || "mmcif", false).then(function () {
       host.setAttribute("data-color-theme", "default");
@@ -228,7 +194,6 @@
         host.setAttribute("data-loaded", "true");
         return painted();
       }).then(function () {
-        host.setAttribute("data-shown", "true");
         host.setAttribute("data-drawn", "true");
       }, failed);
     }, 0);

@@ -82,7 +82,6 @@ def test_structure_is_coloured_by_confidence_with_pae_linked(site, visitor, shot
                  f"/results/{result}/structure")
     page.wait_for_selector(READY, timeout=90_000)
     assert page.evaluate("window.__atParsed") == ["undefined", True]
-    assert page.get_attribute("#structure-viewer", "data-shown") == "true"
     assert page.get_attribute("#structure-viewer", "data-color-theme") == "plddt"
     counts = _colour_counts(page, {**BANDS, **CHAINS})
     # The demo binder has helices of high confidence and termini and loops of low.
