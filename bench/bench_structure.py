@@ -1,6 +1,7 @@
 """The 3D structure page in headless Chromium: time until ready and bytes transferred.
 
-Starts ``gunicorn wsgi:app`` from each checkout (BEFORE_ROOT and this one by default) on its
+Starts ``gunicorn wsgi:app`` from each checkout (BEFORE_ROOT and this one by default), after
+``flask compress-static`` as a deployment does, on its
 own seeded SQLite database, then, round after round and alternating between the checkouts,
 opens a protein_design result's 3D page in Debian's Chromium (Playwright, headless, software
 WebGL as in the browser tests):
@@ -119,6 +120,10 @@ def start(root: Path, workdir: Path) -> tuple[subprocess.Popen, str, dict]:
            "FLASK_SECRET_KEY": "bench", "FLASK_PUBLIC_URL": url}
     flask = [sys.executable, "-m", "flask", "--app", "app"]
     subprocess.run([*flask, "init-db"], cwd=root, env=env, check=True, capture_output=True)
+    # As a deployment does (README): every static file's brotli and gzip copy made before
+    # serving, so the bytes are those a visitor gets (not gzip while brotli is being made).
+    subprocess.run([*flask, "compress-static"], cwd=root, env=env, check=True,
+                   capture_output=True)
     demo = json.loads(subprocess.run([*flask, "seed-demo", "--json"], cwd=root, env=env,
                                      check=True, capture_output=True, text=True).stdout)
     process = subprocess.Popen(
