@@ -1,6 +1,7 @@
 """The 3D structure page in headless Chromium: time until ready and bytes transferred.
 
-Starts ``gunicorn wsgi:app`` from each checkout (BEFORE_ROOT and this one by default) on its
+Starts ``gunicorn wsgi:app`` from each checkout (BEFORE_ROOT and this one by default), after
+``flask compress-static`` as a deployment does, on its
 own seeded SQLite database, then, round after round and alternating between the checkouts,
 opens a protein_design result's 3D page in Debian's Chromium (Playwright, headless, software
 WebGL as in the browser tests):
@@ -9,15 +10,23 @@ WebGL as in the browser tests):
   page in the same context;
 - "ready" = milliseconds from navigation start until ``#structure-viewer`` carries
   ``data-loaded="true"`` (recorded in the page by a MutationObserver, so Playwright's
-  polling adds nothing), i.e. Mol* has loaded the scene; "drawn" = two animation frames
-  later, when its first picture of the structure is on screen;
+  polling adds nothing), i.e. Mol* has loaded the whole scene; "drawn" = two animation
+  frames later, when that picture is on screen; "pae" = when the PAE map is drawn and
+  answers the pointer (``#pae-panel[data-ready]``);
+- "blocked" = the main thread's long tasks (over 50 ms, a PerformanceObserver) from
+  navigation until drawn: the time the page could not answer a click or a key;
+- "Mol* ms" = main-thread time spent in Mol*'s bundle until drawn, from a third, sampled
+  visit per round (DevTools Profiler, 1 ms samples whose stack holds a frame of
+  molstar.js: its code and what it calls, WebGL included; the bundle's compile is not a
+  JS frame and counts in "(program)", which is reported beside it);
 - bytes = the sum of ``encodedDataLength`` of every response as Chromium received it
   (compressed size plus headers; a cache hit counts 0; data: URLs, which Mol* uses for
   its WebAssembly module, are not network and not counted), from the DevTools protocol.
 
-It also prints where a first visit's time goes: HTML received, Mol* bundle received, end of
-script execution (DOMContentLoaded: the scripts are synchronous at the end of <body>),
-the structure file requested (the viewer exists) and received, then ready.
+It also prints where a first visit's time goes: HTML received, Mol* bundle received,
+DOMContentLoaded (before: after Mol*'s synchronous bundle ran; after: the bundle is only
+preloaded then), the PAE map drawn, the structure file requested (the viewer exists) and
+received, ready, drawn.
 
 Run: ``.venv/bin/python bench/bench_structure.py BEFORE_ROOT [AFTER_ROOT] [--rounds 5]``
 (``--only before`` or ``--only after`` measures one checkout). The checkouts run with this
@@ -45,8 +54,20 @@ CHROMIUM = "/usr/bin/chromium"
 # Records when the viewer says it is ready, in page time (ms since navigation start).
 _READY_PROBE = """
 (() => {
+  window.__blocked = 0;
+  try {
+    new PerformanceObserver((list) => {
+      if (window.__drawn !== undefined) return;
+      for (const task of list.getEntries()) window.__blocked += task.duration;
+    }).observe({type: 'longtask', buffered: true});
+  } catch (e) { window.__blocked = null; }
   const mark = () => {
     const host = document.getElementById('structure-viewer');
+    const pae = document.getElementById('pae-panel');
+    if (pae && pae.getAttribute('data-ready') === 'true' && window.__pae === undefined) {
+      window.__pae = performance.now();
+    }
+
     if (host && host.getAttribute('data-loaded') === 'true' && window.__ready === undefined) {
       window.__ready = performance.now();
       // Mol* draws in its own animation frame: two frames on, the picture is on screen.
@@ -73,8 +94,10 @@ _PHASES = """
     html: nav.responseEnd, bundle: bundle ? bundle.responseEnd : null,
     dcl: nav.domContentLoadedEventEnd,
     data_start: data ? data.startTime : null, data_end: data ? data.responseEnd : null,
+    pae: window.__pae === undefined ? null : window.__pae,
     ready: window.__ready === undefined ? null : window.__ready,
     drawn: window.__drawn === undefined ? null : window.__drawn,
+    blocked: window.__blocked,
   };
 }
 """
@@ -97,6 +120,10 @@ def start(root: Path, workdir: Path) -> tuple[subprocess.Popen, str, dict]:
            "FLASK_SECRET_KEY": "bench", "FLASK_PUBLIC_URL": url}
     flask = [sys.executable, "-m", "flask", "--app", "app"]
     subprocess.run([*flask, "init-db"], cwd=root, env=env, check=True, capture_output=True)
+    # As a deployment does (README): every static file's brotli and gzip copy made before
+    # serving, so the bytes are those a visitor gets (not gzip while brotli is being made).
+    subprocess.run([*flask, "compress-static"], cwd=root, env=env, check=True,
+                   capture_output=True)
     demo = json.loads(subprocess.run([*flask, "seed-demo", "--json"], cwd=root, env=env,
                                      check=True, capture_output=True, text=True).stdout)
     process = subprocess.Popen(
@@ -123,8 +150,9 @@ def structure_url(url: str, demo: dict) -> str:
     return f"{url}/share/{link}/pipelines/{pipeline}/results/{first}/structure"
 
 
-def visit(context, url: str) -> dict:
-    """Open ``url`` in a new tab of ``context``; return ready ms, bytes and phases."""
+def visit(context, url: str, profile: bool = False) -> dict:
+    """Open ``url`` in a new tab of ``context``; return times, bytes and phases (and, with
+    ``profile``, the main-thread milliseconds in Mol* and in "(program)")."""
     page = context.new_page()
     cdp = context.new_cdp_session(page)
     cdp.send("Network.enable")
@@ -133,20 +161,49 @@ def visit(context, url: str) -> dict:
            lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]))
     cdp.on("Network.loadingFinished",
            lambda e: received.__setitem__(e["requestId"], e["encodedDataLength"]))
+    if profile:
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": 1000})
+        cdp.send("Profiler.start")
     page.add_init_script(_READY_PROBE)
     page.goto(url)
     page.wait_for_function("window.__drawn !== undefined", timeout=120_000, polling=50)
     phases = page.evaluate(_PHASES)
+    cpu = _molstar_time(cdp.send("Profiler.stop")["profile"]) if profile else {}
     time.sleep(0.3)  # let the last loadingFinished events arrive
     page.close()
     # data: and blob: URLs (Mol*'s WebAssembly module) never touch the network.
     network = sum(size for rid, size in received.items()
                   if not urls.get(rid, "").startswith(("data:", "blob:")))
-    return {"ready": phases["ready"], "bytes": network, "phases": phases}
+    return {"ready": phases["ready"], "bytes": network, "phases": phases, **cpu}
+
+
+def _molstar_time(profile: dict) -> dict:
+    """Sum a CPU profile's samples: those with a molstar.js frame on their stack, and the
+    native "(program)" ones (compiling, layout, the GPU process's replies)."""
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    parent = {child: node["id"] for node in profile["nodes"]
+              for child in node.get("children", ())}
+    in_molstar: dict[int, bool] = {}
+
+    def molstar(node_id: int) -> bool:
+        if node_id not in in_molstar:
+            here = "molstar" in nodes[node_id]["callFrame"]["url"]
+            up = parent.get(node_id)
+            in_molstar[node_id] = here or (up is not None and molstar(up))
+        return in_molstar[node_id]
+
+    mol = program = 0.0
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        if molstar(sample):
+            mol += delta / 1000
+        elif nodes[sample]["callFrame"]["functionName"] == "(program)":
+            program += delta / 1000
+    return {"molstar_ms": mol, "program_ms": program}
 
 
 def main() -> None:
-    """Serve the checkouts, alternate first and repeat visits, print medians."""
+    """Serve the checkouts, alternate first, repeat and sampled visits, print medians."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path, nargs="?", default=HERE)
@@ -158,7 +215,8 @@ def main() -> None:
         roots = {args.only: roots[args.only]}
     from playwright.sync_api import sync_playwright
 
-    runs: dict[str, dict[str, list]] = {n: {"first": [], "repeat": []} for n in roots}
+    runs: dict[str, dict[str, list]] = {
+        n: {"first": [], "repeat": [], "sampled": []} for n in roots}
     with tempfile.TemporaryDirectory(prefix="bench-3d-") as tmp, sync_playwright() as pw:
         servers = {}
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
@@ -174,10 +232,12 @@ def main() -> None:
                     context = browser.new_context(viewport={"width": 1280, "height": 900})
                     first = visit(context, servers[name][1])
                     repeat = visit(context, servers[name][1])
+                    sampled = visit(context, servers[name][1], profile=True)
                     context.close()
                     if index:  # round 0 warms gunicorn's imports and templates
                         runs[name]["first"].append(first)
                         runs[name]["repeat"].append(repeat)
+                        runs[name]["sampled"].append(sampled)
         finally:
             browser.close()
             for process, _url in servers.values():
@@ -192,25 +252,33 @@ def _median(values) -> float:
 
 
 def _report(runs: dict, roots: dict, rounds: int) -> None:
-    print(f"3D page, headless Chromium, medians of {rounds} rounds")
-    print(f"{'checkout':8} {'first ready ms':>15} {'first KB':>9} {'repeat ready ms':>16} "
-          f"{'repeat KB':>10}")
+    def med(visits, key, phase=True):
+        return _median((v["phases"] if phase else v)[key] for v in visits)
+
+    print(f"3D page, headless Chromium, medians of {rounds} rounds (ms since navigation)")
+    print(f"{'checkout':8} {'cold pae':>9} {'cold drawn':>10} {'cold KB':>8} "
+          f"{'warm pae':>9} {'warm drawn':>10} {'warm KB':>8} {'blocked':>8} "
+          f"{'Mol* ms':>8} {'(program)':>9}")
     for name, visits in runs.items():
-        first, repeat = visits["first"], visits["repeat"]
-        print(f"{name:8} {_median(v['ready'] for v in first):15.0f} "
-              f"{_median(v['bytes'] for v in first) / 1024:9.1f} "
-              f"{_median(v['ready'] for v in repeat):16.0f} "
-              f"{_median(v['bytes'] for v in repeat) / 1024:10.1f}  {roots[name]}")
+        first, repeat, sampled = visits["first"], visits["repeat"], visits["sampled"]
+        print(f"{name:8} {med(first, 'pae'):9.0f} {med(first, 'drawn'):10.0f} "
+              f"{med(first, 'bytes', False) / 1024:8.1f} {med(repeat, 'pae'):9.0f} "
+              f"{med(repeat, 'drawn'):10.0f} {med(repeat, 'bytes', False) / 1024:8.1f} "
+              f"{med(first, 'blocked'):8.0f} {med(sampled, 'molstar_ms', False):8.0f} "
+              f"{med(sampled, 'program_ms', False):9.0f}  {roots[name]}")
+    print("(blocked: long tasks of a cold visit until drawn; Mol* ms, (program): a sampled"
+          " warm visit)")
     print("\nwhere a first visit's time goes (median ms since navigation start):")
-    keys = ("html", "bundle", "dcl", "data_start", "data_end", "ready", "drawn")
+    keys = ("html", "bundle", "dcl", "pae", "data_start", "data_end", "ready", "drawn")
     print(f"{'checkout':8} " + " ".join(f"{k:>10}" for k in keys))
     for name, visits in runs.items():
-        print(f"{name:8} " + " ".join(
-            f"{_median(v['phases'][k] for v in visits['first']):10.0f}" for k in keys))
+        print(f"{name:8} " + " ".join(f"{med(visits['first'], k):10.0f}" for k in keys))
     if len(runs) == 2:
-        before = _median(v["ready"] for v in runs["before"]["first"])
-        after = _median(v["ready"] for v in runs["after"]["first"])
-        print(f"\nfirst-visit ready time, after/before: {after / before:.2f}")
+        for what, key in (("cold", "first"), ("warm", "repeat")):
+            for phase in ("pae", "drawn"):
+                before = med(runs["before"][key], phase)
+                after = med(runs["after"][key], phase)
+                print(f"{what} {phase}, after/before: {after / before:.2f}")
 
 
 if __name__ == "__main__":

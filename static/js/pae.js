@@ -1,14 +1,16 @@
 /* The PAE heatmap beside the 3D view (share/structure/page.html).
    Fetches #pae-panel's data-url (pae.json, the shape app/viewer/structure/pae.py declares:
    Heatmap = n, step, max, values as base64 bytes, tokens [chain, seq, name], chains
-   [{chain, start, end, label}], linked; or NoHeatmap = {n: 0}) after the
-   page has painted, draws it on a canvas with chain boundary lines, shows the value under
+   [{chain, start, end, label}], linked; or NoHeatmap = {n: 0}) at once, draws it on a canvas with chain boundary lines, shows the value under
    the pointer, and on a dragged rectangle names the residue ranges and asks structure.js
    to select them in Mol* (a "structure:select" event). Chains are labelled along both
    axes at their first token. From the keyboard: the focused canvas moves a cursor cell
    with the arrow keys (Shift: 10 tokens, Home/End: the ends), reads the pair and its error
    out through #pae-cursor (aria-live), and Enter selects that cell as a click does.
-   n = 0: the panel stays hidden. When drawn, the panel carries data-ready="true". */
+   n = 0: the panel stays hidden. When drawn, the panel carries data-ready="true"; drawn
+   or not (no heatmap, an error), it then carries data-settled="true": structure.js waits
+   for that (a little while at most) before it runs Mol*, whose start-up holds the main
+   thread for seconds, so the map is usable before the 3D view. */
 (function () {
   "use strict";
   var panel = document.getElementById("pae-panel");
@@ -245,9 +247,10 @@
       panel.hidden = false;
       draw();
       panel.setAttribute("data-ready", "true");
-    }, function () { /* no heatmap without its data; the 3D view stands alone */ });
+    }, function () { /* no heatmap without its data; the 3D view stands alone */ }).then(function () {
+      panel.setAttribute("data-settled", "true");
+    });
   }
 
-  // After the first paint: the heatmap must not hold up the 3D view.
-  if (document.readyState === "complete") { load(); } else { window.addEventListener("load", load); }
+  load();
 })();

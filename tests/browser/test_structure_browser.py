@@ -73,9 +73,15 @@ def test_structure_is_coloured_by_confidence_with_pae_linked(site, visitor, shot
     _server, seed = site
     result = _first_results(site, "protein_design", 1)[0]
     page = visitor.page
+    # Mol*'s bundle no longer blocks the page: the HTML (legend included) is parsed, and
+    # the scripts it names have run, before the bundle runs.
+    page.add_init_script("document.addEventListener('DOMContentLoaded', () => {"
+                         " window.__atParsed = [typeof window.molstar,"
+                         " !!document.querySelector('[data-legend]')]; });")
     visitor.goto(f"{_public(site)}/pipelines/{seed['pipelines']['protein_design']}"
                  f"/results/{result}/structure")
     page.wait_for_selector(READY, timeout=90_000)
+    assert page.evaluate("window.__atParsed") == ["undefined", True]
     assert page.get_attribute("#structure-viewer", "data-color-theme") == "plddt"
     counts = _colour_counts(page, {**BANDS, **CHAINS})
     # The demo binder has helices of high confidence and termini and loops of low.

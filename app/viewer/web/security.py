@@ -26,15 +26,14 @@ _CSP = (
 
 
 # The Mol* page only: Mol* compiles code with ``new Function`` ('unsafe-eval'), and its
-# React UI and WebGL canvas need inline styles and blob: images, and it loads a bundled
-# WebAssembly module from a data: URL. Scripts still come only
+# React UI and WebGL canvas need inline styles and blob: images. Scripts still come only
 # from this origin (no inline script without the nonce), and nothing may be fetched from
-# another host; every other page keeps the strict policy above.
+# another host; every other page keeps the strict policy above. (Mol*'s one WebAssembly
+# module, its MP4 encoder, is a file beside the bundle, not a data: URL: docs/viewer.md.)
 _STRUCTURE = (
     _CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-eval'")
     .replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
     .replace("img-src 'self' data:", "img-src 'self' data: blob:")
-    .replace("connect-src 'self'", "connect-src 'self' data:")  # its WebAssembly module
 )
 
 

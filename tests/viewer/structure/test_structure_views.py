@@ -12,6 +12,7 @@ import io
 import json
 import re
 import zipfile
+from pathlib import Path
 
 import gemmi
 import numpy as np
@@ -86,16 +87,36 @@ def test_result_page_colours_every_residue_by_its_band_and_names_the_chains(app,
     # The previous/next result's comparison, the page's own PAE link, Mol*'s CSP.
     assert f"compare?a={first.id}&amp;b={second.id}" in body
     assert "'unsafe-eval'" in response.headers["Content-Security-Policy"]
+    assert "connect-src 'self';" in response.headers["Content-Security-Policy"]
     _assert_loads_molstar(body)
 
 
 def _assert_loads_molstar(body: str) -> None:
-    """Both 3D pages load Mol*'s bundle and style, then the script that drives it."""
+    """Both 3D pages preload Mol*'s bundle (no script tag of it blocks the page) and load
+    its style, and the deferred script that runs and drives it."""
     found = re.findall(r'(?:src|href)="/static/(vendor/molstar-[^/]+/molstar\.(?:js|css)'
                        r'|js/structure\.js|css/structure\.css)\?v=', body)
     assert sorted(found) == sorted(["vendor/molstar-5.11.0/molstar.css", "css/structure.css",
                                     "vendor/molstar-5.11.0/molstar.js", "js/structure.js"])
+    assert re.search(r'<link rel="preload" as="script" id="molstar-bundle" '
+                     r'href="/static/vendor/molstar-5\.11\.0/molstar\.js\?v=', body)
+    assert re.search(r'<script src="/static/js/structure\.js\?v=\w+" defer>', body)
     assert body.index("molstar.js") < body.index("js/structure.js")
+
+
+def test_molstar_bundle_has_no_inline_webassembly_nor_makes_it_at_load():
+    """The vendored bundle creates its MP4 encoder (unused here) only when asked, and names
+    its WebAssembly module as a file beside it: nothing decoded or compiled on every
+    load, no 0.9 MB base64 string to download and parse, no data: URL for the page's CSP
+    to allow (docs/viewer.md)."""
+    folder = Path(__file__).resolve().parents[3] / "static/vendor/molstar-5.11.0"
+    bundle = (folder / "molstar.js").read_bytes()
+    assert b"base64,AGFzbQ" not in bundle  # "\0asm", a WebAssembly module's magic
+    assert bundle.count(b'xn="h264-mp4-encoder.wasm"') == 1
+    assert b"let i=r.n(n)()()" not in bundle
+    assert bundle.count(b"let i=null,a=null,A=()=>o(void 0,void 0,void 0,(function*()"
+                        b"{i||(i=r.n(n)()(),") == 1
+    assert (folder / "h264-mp4-encoder.wasm").read_bytes()[:4] == b"\0asm"
 
 
 def test_pae_json_is_the_archives_matrix(app, client, demo):
