@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,16 +50,34 @@ def _database_url(tmp_path: Path) -> tuple[str, callable]:
     return url, drop
 
 
-def migrated_database(tmp_path: Path) -> tuple[str, callable]:
-    """Return the URL of an empty database with both schemas applied, and its dropper.
+_migrated_sqlite: list[Path] = []
 
-    Both: the API's tables and the viewer's own store, which by default share a database.
-    """
-    url, drop = _database_url(tmp_path)
+
+def _migrate(url: str) -> None:
+    """Apply both schemas to the database at ``url``."""
     engine = sa.create_engine(url)
     migrate(engine)
     viewer_store.migrate(engine)
     engine.dispose()
+
+
+def migrated_database(tmp_path: Path) -> tuple[str, callable]:
+    """Return the URL of an empty database with both schemas applied, and its dropper.
+
+    Both: the API's tables and the viewer's own store, which by default share a database.
+    On SQLite the migrations run once per test process into a template file, which each
+    test then gets a copy of: the same file the migrations make (Alembic's version row
+    included), at a file copy's cost instead of some 40 migrations per test.
+    """
+    url, drop = _database_url(tmp_path)
+    if PG_URL:
+        _migrate(url)
+        return url, drop
+    if not _migrated_sqlite:
+        template = Path(tempfile.mkdtemp(prefix="migrated-")) / "template.sqlite3"
+        _migrate(f"sqlite:///{template}")
+        _migrated_sqlite.append(template)
+    shutil.copyfile(_migrated_sqlite[0], sa.engine.make_url(url).database)
     return url, drop
 
 
