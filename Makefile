@@ -90,8 +90,14 @@ lint:
 test-sqlite:
 	$(BIN)/python -m pytest -n 2 --dist loadfile -q --durations=25 --ignore=tests/cluster
 
+# Beside the service and its store: the viewer's index built while the API serves pages
+# (the same answers as the API's), the index-served page and exports, and shared frames.
+PG_VIEWER_TESTS := tests/viewer/results/test_index_build.py \
+	tests/viewer/results/test_index_served.py tests/viewer/results/test_frame_files.py
+
 test-postgres:
-	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 --dist loadfile -q tests/service tests/store
+	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 --dist loadfile -q \
+		tests/service tests/store $(PG_VIEWER_TESTS)
 
 # The viewer reading the embedded API through tests/sdk_double.py: each share read and results
 # page validated strictly with the SDK's models and cut to the fields they declare (an

@@ -45,6 +45,7 @@ from app.viewer.core.errors import LinkNotFound
 from app.viewer.proteins import batch
 from app.viewer.proteins import columns as protein_columns
 from app.viewer.results import chem_index, index_rows
+from app.viewer.results.lease_keeper import LeaseKeeper
 from app.viewer.store import get_engine
 from app.viewer.store import result_index as store
 from app.viewer.store.result_index import IndexState
@@ -54,8 +55,9 @@ log = logging.getLogger(__name__)
 # The largest page the API allows (``limit`` 1-1000, spec/compute-api.md).
 PAGE_SIZE = 1000
 LEASE = timedelta(seconds=30)
-# While a page is awaited the lease is renewed this often (a third of it: two renewals may
-# be late before another worker could take the build over).
+# While a build runs its lease is renewed this often (``LeaseKeeper``; a third of it: two
+# renewals may be late before another worker could take the build over), and once more
+# as each page arrives (it is then read and written, which takes a while under load).
 RENEW_EVERY = LEASE / 3
 _SWEEP_EVERY = 300.0
 _last_sweep = [0.0]
@@ -111,10 +113,14 @@ class Build:
         after, position = self.state.last_id, self.state.indexed
         started = time.perf_counter()
         try:
-            with ThreadPoolExecutor(1, thread_name_prefix="index-page") as pool:
+            with (ThreadPoolExecutor(1, thread_name_prefix="index-page") as pool,
+                  LeaseKeeper(lambda: self._renew(engine),
+                              RENEW_EVERY.total_seconds()) as keeper):
                 pending = self._fetch(pool, after)
                 while True:
-                    page = self._wait(engine, pending)
+                    page = pending.result()
+                    if keeper.lost or not self._renew(engine):
+                        page = None
                     if page is None:
                         log.info("index build of a pipeline lost its lease; stopping")
                         return
@@ -165,18 +171,6 @@ class Build:
         """Extend the lease (not the index's version); False if it was lost."""
         with engine.begin() as conn:
             return store.renew(conn, self.pipeline_id, self.owner, utcnow(), LEASE)
-
-    def _wait(self, engine, pending: Future) -> dict | None:
-        """Return the awaited page, renewing the lease meanwhile and once it has come (it
-        is then read and written, which takes a while under load); None: lease lost."""
-        while True:
-            try:
-                page = pending.result(timeout=RENEW_EVERY.total_seconds())
-            except TimeoutError:  # still on its way: keep the build ours
-                if not self._renew(engine):
-                    return None
-                continue
-            return page if self._renew(engine) else None
 
     def _finish(self, engine) -> None:
         """Save the frame with its molecules' chemistry, then mark the index ready: no
