@@ -189,6 +189,14 @@ def get_pipeline(conn: Connection, workspace_id: str, pipeline_id: str) -> Pipel
     return from_row(Pipeline, row) if row else None
 
 
+# The JSON columns of a result as the stored text: a results page is written from them
+# without parsing and re-encoding each (``app.service.result_wire``). A cast, not a type
+# coercion: psycopg would otherwise parse ``json`` columns itself.
+_RAW_RESULT_COLUMNS = tuple(
+    sa.cast(column, sa.Text).label(name) if isinstance(column.type, sa.JSON) else column
+    for name, column in ((name, schema.results.c[name]) for name in field_names(Result)))
+
+
 def results_page(
     conn: Connection,
     pipeline_id: str,
@@ -203,22 +211,8 @@ def results_page(
     ``ids`` filters in SQL before the page is cut (``id IN (...)`` plus the cursor), so a
     filtered walk pages over matching results only.
     """
-    r = schema.results
-    query = sa.select(r).where(r.c.pipeline_id == pipeline_id)
-    if ids is not None:
-        query = query.where(r.c.id.in_(ids))
-    page = keyset_page(conn, query, r.c.id, limit=limit, after_id=after_id,
-                       before_id=before_id)
-    # The dataclass mirrors the table's columns, so rows map onto it directly.
-    return Page(rows=[Result(**row._mapping) for row in page.rows], has_more=page.has_more)
-
-
-# The JSON columns of a result as the stored text: a results page is written from them
-# without parsing and re-encoding each (``app.service.result_wire``). A cast, not a type
-# coercion: psycopg would otherwise parse ``json`` columns itself.
-_RAW_RESULT_COLUMNS = tuple(
-    sa.cast(column, sa.Text).label(name) if isinstance(column.type, sa.JSON) else column
-    for name, column in ((name, schema.results.c[name]) for name in field_names(Result)))
+    return _page(conn, sa.select(schema.results), pipeline_id, limit=limit,
+                 after_id=after_id, before_id=before_id, ids=ids)
 
 
 def results_page_raw(
@@ -233,8 +227,15 @@ def results_page_raw(
     """Return the page ``results_page`` returns, its JSON fields as the stored JSON text
     (``None`` for SQL NULL): ``Result`` records whose ``entities``, ``metrics``,
     ``warnings`` and ``adme`` are strings."""
+    return _page(conn, sa.select(*_RAW_RESULT_COLUMNS), pipeline_id, limit=limit,
+                 after_id=after_id, before_id=before_id, ids=ids)
+
+
+def _page(conn: Connection, query: sa.Select, pipeline_id: str, *, limit: int,
+          after_id: str | None, before_id: str | None, ids: list[str] | None) -> Page:
+    """One keyset page of ``query`` (the result columns, in ``Result``'s field order)."""
     r = schema.results
-    query = sa.select(*_RAW_RESULT_COLUMNS).where(r.c.pipeline_id == pipeline_id)
+    query = query.where(r.c.pipeline_id == pipeline_id)
     if ids is not None:
         query = query.where(r.c.id.in_(ids))
     page = keyset_page(conn, query, r.c.id, limit=limit, after_id=after_id,
