@@ -106,7 +106,7 @@ class Panel:
         return Ready(indexed=self.indexed, total=self.total, matched=self.summary.matched,
                      facets=self.summary.facets, histograms=self.summary.histograms,
                      points=answers.points(self.state, self.query, self.x, self.y,
-                                           run_labels(self.state, self.kind).label))
+                                           run_labels(self.state, self.kind).label_list))
 
 
 def panel(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) -> Panel:
