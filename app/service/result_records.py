@@ -290,9 +290,9 @@ def pipeline_results(kind: str, pipeline_id: str, query: Any) -> Serialised:
     model.
     """
     conn = get_conn()
-    page = results_store.results_page_raw(conn, pipeline_id, limit=query.limit,
-                                          after_id=query.after_id,
-                                          before_id=query.before_id, ids=query.id_list())
+    page = results_store.results_page(conn, pipeline_id, limit=query.limit,
+                                      after_id=query.after_id, before_id=query.before_id,
+                                      ids=query.id_list(), raw=True)
     files = results_store.artifact_files_for_results(conn, [row.id for row in page.rows])
     return result_wire.page_json(kind, PAGE_MODELS[kind], page.rows, files,
                                  Presigner.for_request(), page.has_more)

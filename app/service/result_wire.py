@@ -4,8 +4,8 @@
 columns and serialise the page model: 80 % of a 1,000-result page was parsing the stored
 JSON and validating it again. The stored records are the engine's output, written in the
 SDK's shape (``app.store.catalog``), so a page is now written from the stored JSON text
-itself (``results_store.results_page_raw``), field by field, in the same shape and order
-as the kind's record model in ``result_records`` declares:
+itself (``results_store.results_page(..., raw=True)``), field by field, in the same shape
+and order as the kind's record model in ``result_records`` declares:
 
 - ``warnings`` and ``adme`` are omitted when NULL (or JSON ``null``), never ``null``;
   ``external_id`` likewise; ``entities`` of a protein kind is ``[]`` when NULL;

@@ -205,30 +205,18 @@ def results_page(
     after_id: str | None = None,
     before_id: str | None = None,
     ids: list[str] | None = None,
+    raw: bool = False,
 ) -> Page:
     """Return one keyset page of the pipeline's results as ``Result`` records.
 
     ``ids`` filters in SQL before the page is cut (``id IN (...)`` plus the cursor), so a
-    filtered walk pages over matching results only.
+    filtered walk pages over matching results only. ``raw``: the JSON fields as the stored
+    JSON text (``None`` for SQL NULL), so ``entities``, ``metrics``, ``warnings`` and
+    ``adme`` are strings (``app.service.result_wire`` writes a page from them).
     """
-    return _page(conn, sa.select(schema.results), pipeline_id, limit=limit,
-                 after_id=after_id, before_id=before_id, ids=ids)
-
-
-def results_page_raw(
-    conn: Connection,
-    pipeline_id: str,
-    *,
-    limit: int,
-    after_id: str | None = None,
-    before_id: str | None = None,
-    ids: list[str] | None = None,
-) -> Page:
-    """Return the page ``results_page`` returns, its JSON fields as the stored JSON text
-    (``None`` for SQL NULL): ``Result`` records whose ``entities``, ``metrics``,
-    ``warnings`` and ``adme`` are strings."""
-    return _page(conn, sa.select(*_RAW_RESULT_COLUMNS), pipeline_id, limit=limit,
-                 after_id=after_id, before_id=before_id, ids=ids)
+    query = sa.select(*_RAW_RESULT_COLUMNS) if raw else sa.select(schema.results)
+    return _page(conn, query, pipeline_id, limit=limit, after_id=after_id,
+                 before_id=before_id, ids=ids)
 
 
 def _page(conn: Connection, query: sa.Select, pipeline_id: str, *, limit: int,

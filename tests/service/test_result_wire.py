@@ -22,7 +22,8 @@ from tests.service import factories
 def _both(kind: str, pipeline_id: str, limit: int, after_id: str | None = None):
     """Return (the raw-written page, the models' page) as parsed JSON, one presigner."""
     conn = get_conn()
-    raw = results_store.results_page_raw(conn, pipeline_id, limit=limit, after_id=after_id)
+    raw = results_store.results_page(conn, pipeline_id, limit=limit, after_id=after_id,
+                                     raw=True)
     parsed = results_store.results_page(conn, pipeline_id, limit=limit, after_id=after_id)
     files = results_store.artifact_files_for_results(conn, [r.id for r in raw.rows])
     presigner = Presigner.for_request(now=1_800_000_000)
