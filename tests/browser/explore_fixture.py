@@ -156,7 +156,7 @@ def serve(site: FixtureSite):
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
             self.send_header("Content-Security-Policy",
-                             _CSP.format(nonce="fixture-nonce", ancestors="'none'"))
+                             _CSP.format(scripts="", ancestors="'none'"))
             self.end_headers()
             self.wfile.write(body)
 

@@ -125,7 +125,7 @@ class Tab(Visitor):
     """One browser context and page at a given width, with JavaScript errors collected.
 
     ``audit=True`` creates the context with ``bypass_csp=True``. The app's CSP allows only
-    scripts from its own origin (or with the page's nonce), and Playwright's
+    scripts from its own origin (and the import map, by its hash), and Playwright's
     ``add_script_tag(path=...)`` inserts the file's text as an inline script, which that
     CSP blocks. Only the axe audit contexts bypass it; the keyboard and layout checks run
     with the app's CSP in force.

@@ -60,6 +60,16 @@ def _targets(state: IndexState, pipeline: dict) -> list[tuple[str, str]]:
     return out
 
 
+def progress_key(link_id: str, pipeline: dict, kind: domain.Kind, state: IndexState
+                 ) -> tuple:
+    """Return what the section shows beyond the index version and the query: the scan's
+    progress (designs read, running). Starts or resumes the scan, as ``of`` does."""
+    if kind.family != "protein" or not state.ready:
+        return ()
+    progress = scan.ensure(link_id, pipeline, state)
+    return () if progress is None else (progress.done, progress.running(utcnow()))
+
+
 def of(link_id: str, pipeline: dict, kind: domain.Kind, state: IndexState,
        query) -> EpitopeView | None:
     """Return the epitope section of a ready protein index (None otherwise)."""

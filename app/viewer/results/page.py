@@ -17,17 +17,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from flask import render_template
+from flask import Response, g, render_template, request
 
 from app import domain
-from app.viewer.core import paging
+from app.viewer.core import identity, paging
 from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer
 from app.viewer.epitope import view as epitope_view
-from app.viewer.results import answers, chem_view, fields, row_cache, table
+from app.viewer.results import answers, chem_view, fields, page_cache, row_cache, table
 from app.viewer.results.labels import run_labels
 from app.viewer.results.panel import AS_RUN, Panel, panel
 from app.viewer.results.query import ExploreQuery, check_kind
+from app.viewer.web import compression
+from app.viewer.web.security import is_embed
 
 # View args a row's link to its result page does not carry (how the view is paged, plotted).
 _NOT_IN_ROW_LINKS = ("page", "limit", "x", "y")
@@ -70,7 +72,7 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
 
 
 def results_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery,
-                 page_request: paging.PageRequest) -> str:
+                 page_request: paging.PageRequest) -> str | Response:
     """Render the view ``query`` asks for from the source that can answer it now."""
     unselected = replace(query, sort=()).is_plain  # no filter or search, any sort
     if unselected and query.sort in ((), AS_RUN):
@@ -107,7 +109,7 @@ def api_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuer
 
 
 def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery,
-               view: Panel | None = None) -> str:
+               view: Panel | None = None) -> str | Response:
     """Render a view of the whole set from the index (ranked unless sorted otherwise).
 
     ``view``: the panel of ``query`` when the caller has it already (the index is then
@@ -135,9 +137,12 @@ def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQu
                   picks=picks)
 
 
-def _kept_page(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel) -> str:
-    """Render a page of a view without selection with its rows from ``row_cache``."""
+def _kept_page(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel
+               ) -> str | Response:
+    """Render a page of a view without selection with its rows from ``row_cache``; for an
+    anonymous visitor, the whole page from ``page_cache`` (rendered once per version)."""
     shown = view.query
+    rows_key = row_cache.key(link_id, view.state, kind, shown, view.extras)
 
     def build() -> tuple[list[table.Column], list[table.Row], int]:
         records = answers.table_page(view.state, shown)
@@ -145,14 +150,22 @@ def _kept_page(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel) -> 
         shown_columns = table.page_columns(kind, columns)[0]
         return columns, table.rows_for(records, shown_columns, link_id), len(records)
 
-    columns, rows, _count = row_cache.get(
-        row_cache.key(link_id, view.state, kind, shown, view.extras), build)
-    links = _links(shown, view.summary.matched) if view.summary \
-        else paging.PageLinks(None, None)
-    return render(link_id, pipeline, kind, view,
-                  paging.PageRequest(limit=shown.limit, ids=shown.ids), [], links,
-                  from_index=True, columns=columns, shown=shown,
-                  first_rank=(shown.page - 1) * shown.limit + 1, rows=rows)
+    def markup() -> str:
+        columns, rows, _count = row_cache.get(rows_key, build)
+        links = _links(shown, view.summary.matched) if view.summary \
+            else paging.PageLinks(None, None)
+        return render(link_id, pipeline, kind, view,
+                      paging.PageRequest(limit=shown.limit, ids=shown.ids), [], links,
+                      from_index=True, columns=columns, shown=shown,
+                      first_rank=(shown.page - 1) * shown.limit + 1, rows=rows)
+
+    if identity.verified_email() is not None:
+        return markup()  # an account box and a CSRF token: this visitor's own page
+    page_key = (request.url_root, is_embed(), bool(g.get("share_test_data")), link_id,
+                page_cache.digest(pipeline), rows_key, page_cache.digest(shown.args()),
+                epitope_view.progress_key(link_id, pipeline, kind, view.state))
+    kept = page_cache.get(page_key, markup)
+    return compression.precompressed(kept.body, kept.gzipped)
 
 
 def _links(query: ExploreQuery, matched: int) -> paging.PageLinks:

@@ -1,6 +1,7 @@
 """Gzip for the viewer's own HTML and JSON answers, when the client accepts it.
 
-Only a whole body already in memory is compressed (a results page of 100 rows is ~200 KB
+Only a whole body already in memory is compressed (a body made with ``precompressed``
+carries its gzip, made once: ``results.page_cache``) (a results page of 100 rows is ~200 KB
 of HTML, ~20 KB gzipped, in ~2 ms; see ``bench/bench_static.py``). Never compressed:
 streamed answers (downloads, exports: ``is_streamed`` or ``direct_passthrough``), answers
 that already carry a ``Content-Encoding`` (the precompressed static files), bodies under
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import gzip
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, g, request
 
 # Below ~1 KB the gzip header and the CPU cost more than the bytes saved.
 MIN_SIZE = 1024
@@ -42,13 +43,25 @@ def should_compress(response: Response) -> bool:
     return (response.content_length or 0) >= MIN_SIZE
 
 
+def precompressed(body: bytes, gzipped: bytes, mimetype: str = "text/html") -> Response:
+    """Return a response of ``body`` whose gzip (``gzipped``, made at ``LEVEL``) is made
+    already: ``compress`` sends it instead of compressing again, if the body is unchanged."""
+    response = current_app.response_class(body, mimetype=mimetype)
+    response.gzipped_body = (body, gzipped)
+    return response
+
+
 def compress(response: Response) -> Response:
     """Gzip ``response`` in place when ``should_compress`` says so; always add Vary."""
     if response.mimetype in COMPRESSED_TYPES and not response.is_streamed:
         response.vary.add("Accept-Encoding")
     if not should_compress(response):
         return response
-    response.set_data(gzip.compress(response.get_data(), compresslevel=LEVEL, mtime=0))
+    kept = getattr(response, "gzipped_body", None)
+    if kept is not None and response.response == [kept[0]]:  # the body it was made of
+        response.set_data(kept[1])
+    else:
+        response.set_data(gzip.compress(response.get_data(), compresslevel=LEVEL, mtime=0))
     response.headers["Content-Encoding"] = "gzip"
     return response
 

@@ -3,23 +3,26 @@
 A share URL is a secret (W3C TAG, "Good Practices for Capability URLs"), so every viewer
 response tells browsers, caches and crawlers not to pass it on or keep it:
 ``Referrer-Policy: no-referrer``, ``Cache-Control: no-store``, ``X-Robots-Tag: noindex``,
-``X-Content-Type-Options: nosniff`` and a strict Content-Security-Policy with a nonce per
-request (scripts are external files; an inline script needs the nonce). Only ``?embed=1``
+``X-Content-Type-Options: nosniff`` and a strict Content-Security-Policy: scripts are
+external files from this origin; the one inline script, the results pages' import map,
+is allowed by its SHA-256 (``static_assets.import_map_csp_source``), not by a nonce per
+request, so a page's markup depends only on what it shows (``results.page_cache`` keeps
+whole pages) and every 404 carries the same policy. Only ``?embed=1``
 pages may be framed, by the origins in ``FLASK_EMBED_FRAME_ANCESTORS``; every other page
 says ``frame-ancestors 'none'`` and ``X-Frame-Options: DENY``.
 """
 
 from __future__ import annotations
 
-import secrets
-
 from flask import Flask, Response, g, request, url_for
+
+from app.viewer.web.static_assets import import_map_csp_source
 
 # default-src 'none' means: anything not listed here (fonts from other hosts, beacons,
 # third-party scripts) is refused by the browser, which doubles as a check in the
 # browser tests that pages make no third-party request.
 _CSP = (
-    "default-src 'none'; script-src 'self' 'nonce-{nonce}'; style-src 'self'; "
+    "default-src 'none'; script-src 'self' {scripts}; style-src 'self'; "
     "img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; "
     "base-uri 'none'; frame-ancestors {ancestors}"
 )
@@ -27,8 +30,8 @@ _CSP = (
 
 # The Mol* page only: Mol* compiles code with ``new Function`` ('unsafe-eval'), and its
 # React UI and WebGL canvas need inline styles and blob: images. Scripts still come only
-# from this origin (no inline script without the nonce), and nothing may be fetched from
-# another host; every other page keeps the strict policy above. (Mol*'s one WebAssembly
+# from this origin (no inline script but the import map, by its hash), and nothing may be
+# fetched from another host; every other page keeps the strict policy above. (Mol*'s one WebAssembly
 # module, its MP4 encoder, is a file beside the bundle, not a data: URL: docs/viewer.md.)
 _STRUCTURE = (
     _CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-eval'")
@@ -40,14 +43,6 @@ _STRUCTURE = (
 def is_embed() -> bool:
     """Return whether this request asked for embed mode (``?embed=1``)."""
     return request.args.get("embed") == "1"
-
-
-def csp_nonce() -> str:
-    """Return this request's CSP nonce, creating it on first use."""
-    nonce = g.get("csp_nonce")
-    if nonce is None:
-        nonce = g.csp_nonce = secrets.token_urlsafe(18)
-    return nonce
 
 
 def share_url(endpoint: str, **values) -> str:
@@ -93,7 +88,8 @@ def apply_headers(app: Flask, response: Response) -> Response:
     embed = is_embed() or bool(g.get("framed_notice"))
     ancestors = _frame_ancestors(app) if embed else "'none'"
     policy = _STRUCTURE if g.get("csp_structure_viewer") else _CSP
-    headers["Content-Security-Policy"] = policy.format(nonce=csp_nonce(), ancestors=ancestors)
+    headers["Content-Security-Policy"] = policy.format(scripts=import_map_csp_source(),
+                                                       ancestors=ancestors)
     image = g.get("image_response")
     if image is not None and response.status_code == 200:
         headers["Content-Security-Policy"] = image[0]
@@ -107,7 +103,7 @@ def apply_headers(app: Flask, response: Response) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    """Install the header hook and the template context (embed flag, nonce, share_url)."""
+    """Install the header hook and the template context (embed flag, share_url)."""
 
     @app.after_request
     def _hygiene(response: Response) -> Response:
@@ -117,7 +113,6 @@ def init_app(app: Flask) -> None:
     def _context() -> dict:
         return {
             "embed": is_embed(),
-            "csp_nonce": csp_nonce(),
             "share_url": share_url,
             "product_name": app.config.get("PRODUCT_NAME") or "Share Viewer",
         }

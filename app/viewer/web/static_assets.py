@@ -18,10 +18,15 @@ request.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import mimetypes
+import os
 from pathlib import Path
 
 from flask import Flask, Response, current_app, request, send_file, url_for
+from jinja2.utils import htmlsafe_json_dumps
+from markupsafe import Markup
 from werkzeug.exceptions import NotFound
 from werkzeug.security import safe_join
 
@@ -31,6 +36,8 @@ from app.viewer.web import precompress
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 FINGERPRINT_LENGTH = 12
+# The import map's script text per (URL prefix, module listing): ``_import_map_text``.
+_import_maps: dict[tuple, str] = {}
 def _source(app: Flask, filename: str) -> Path | None:
     """Return the static file ``filename`` names, or None (missing, or outside the folder)."""
     joined = safe_join(str(app.static_folder or ""), filename)
@@ -108,9 +115,40 @@ def module_import_map() -> dict:
     return {"imports": imports}
 
 
+def _import_map_text() -> str:
+    """Return the import map's script text, made once per module set and URL prefix.
+
+    Keyed by the modules' names, sizes and times (a deploy that changes one changes its
+    fingerprint) and the app's URL prefix: the same bytes on every page and request.
+    """
+    folder = Path(current_app.static_folder or "") / IMPORTED_MODULES
+    listing = tuple(sorted((entry.name, entry.stat().st_mtime_ns, entry.stat().st_size)
+                           for entry in os.scandir(folder) if entry.name.endswith(".js"))
+                    ) if folder.is_dir() else ()
+    key = (request.script_root, listing)
+    text = _import_maps.get(key)
+    if text is None:
+        text = _import_maps[key] = str(htmlsafe_json_dumps(module_import_map()))
+    return text
+
+
+def import_map_script() -> Markup:
+    """Return the page's ``<script type="importmap">`` element (no nonce: its hash is in
+    every page's CSP, ``import_map_csp_source``, so a page's markup is the same for every
+    request and can be kept whole: ``results.page_cache``)."""
+    # The text is htmlsafe JSON (no "<", ">", "&" or "'" in it): safe inside <script>.
+    return Markup(f'<script type="importmap">{_import_map_text()}</script>')  # noqa: S704
+
+
+def import_map_csp_source() -> str:
+    """Return the CSP source that allows the import map: ``'sha256-<base64>'``."""
+    digest = hashlib.sha256(_import_map_text().encode()).digest()
+    return f"'sha256-{base64.b64encode(digest).decode()}'"
+
+
 def init_app(app: Flask) -> None:
     """Fingerprint static URLs, serve ``/static`` through ``serve_static``, add the command."""
-    app.jinja_env.globals["module_import_map"] = module_import_map
+    app.jinja_env.globals["import_map_script"] = import_map_script
 
     @app.url_defaults
     def _fingerprint(endpoint: str, values: dict) -> None:

@@ -3,6 +3,9 @@ viewer route (pages, downloads, error pages, robots.txt)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
 from datetime import timedelta
 
 from app.db import get_engine
@@ -94,7 +97,8 @@ def test_hygiene_headers_on_every_viewer_route(client, shared):
             assert response.headers.get(header) == value, (name, header)
         assert "noindex" in response.headers["X-Robots-Tag"], name
         csp = response.headers["Content-Security-Policy"]
-        assert "default-src 'none'" in csp and "script-src 'self' 'nonce-" in csp, name
+        assert "default-src 'none'" in csp and "script-src 'self' 'sha256-" in csp, name
+        assert "nonce" not in csp, name
         assert "unsafe-inline" not in csp, name
         if "embed" in name:
             assert "X-Frame-Options" not in response.headers
@@ -104,15 +108,23 @@ def test_hygiene_headers_on_every_viewer_route(client, shared):
             assert "frame-ancestors 'none'" in csp, name
 
 
-def test_nonce_differs_per_request_and_pages_have_no_inline_script(client, shared):
-    first = client.get(shared.url())
-    second = client.get(shared.url())
-    nonce = first.headers["Content-Security-Policy"].split("'nonce-")[1].split("'")[0]
-    assert nonce not in second.headers["Content-Security-Policy"]
+def test_the_only_inline_script_is_the_import_map_allowed_by_its_hash(client, shared):
+    # The CSP names the import map's SHA-256, not a nonce: the same policy and the same
+    # markup on every request (whole pages can be kept: results.page_cache), and a
+    # script injected inline, even one that copied a page's markup, is refused.
+    pipeline = next(iter(shared.pipelines.values()))
+    first, second = (client.get(shared.url(f"/pipelines/{pipeline}")) for _ in range(2))
+    policy = first.headers["Content-Security-Policy"]
+    assert policy == second.headers["Content-Security-Policy"]
     body = first.get_data(as_text=True)
-    assert "<script>" not in body and "<script " in body
-    assert 'src="/static/js/viewer.js?v=' in body  # fingerprinted (app.viewer.web.static_assets)
-    assert "style=" not in body
+    inline = re.findall(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", body, re.S)
+    assert len(inline) == 1 and '<script type="importmap">' in body
+    digest = base64.b64encode(hashlib.sha256(inline[0].encode()).digest()).decode()
+    assert f"script-src 'self' 'sha256-{digest}';" in policy
+    overview = client.get(shared.url()).get_data(as_text=True)
+    assert "<script>" not in overview and "<script " in overview
+    assert 'src="/static/js/viewer.js?v=' in overview  # fingerprinted (web.static_assets)
+    assert "style=" not in body and "style=" not in overview
 
 
 def test_pages_reference_no_third_party_host(client, shared):
@@ -127,7 +139,7 @@ def test_only_the_structure_page_relaxes_the_policy_for_mol_star(client, shared)
     response = client.get(shared.url(f"/pipelines/{pd}/results/{rid}/structure"))
     assert response.status_code == 200
     csp = response.headers["Content-Security-Policy"]
-    assert "script-src 'self' 'unsafe-eval' 'nonce-" in csp
+    assert "script-src 'self' 'unsafe-eval' 'sha256-" in csp
     assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
     assert response.headers["X-Frame-Options"] == "DENY"
     assert response.headers["Referrer-Policy"] == "no-referrer"

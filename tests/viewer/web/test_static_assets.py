@@ -161,7 +161,7 @@ def test_modules_imported_by_page_scripts_are_mapped_to_fingerprinted_urls(clien
     # browser to the fingerprinted one, which is cached for a year like every other file.
     pipeline = next(iter(shared.pipelines.values()))
     page = client.get(shared.url(f"/pipelines/{pipeline}")).get_data(as_text=True)
-    found = re.search(r'<script type="importmap" nonce="[^"]+">(.*?)</script>', page)
+    found = re.search(r'<script type="importmap">(.*?)</script>', page)
     assert found, "no import map in the page"
     imports = json.loads(found.group(1))["imports"]
     modules = sorted((ROOT / "static" / "js" / "results").glob("*.js"))

@@ -1,0 +1,110 @@
+"""Whole results pages kept per worker: the plain page of a current index, rendered once.
+
+The default page of a pipeline (ranked, no selection: ``row_cache.cacheable``) is what
+every visitor of a link opens first, and once the index is current it is a pure function
+of what it shows. After the link's access check (the API's share read, on every request,
+never cached) it costs the template: ~200 KB of markup for 100 rows, the epitope strip
+and the filters, then gzip. So the markup and its gzip are kept, keyed by everything
+the page is made from:
+
+- the request's URL root (the embed code names the page's absolute URL) and ``embed=1``;
+- the link, whether it shows test data, the run record the API just gave (a digest of
+  its JSON: status, counts, settings shown in the header);
+- ``row_cache.key``: the index's version and how far it was read, the kind, order, page,
+  size, ``ids=`` and extra metrics; and the view's whole query string;
+- the epitope scan's progress (designs read, running), which the strip shows.
+
+Only anonymous visits are kept (no verified address: the page then has no account box
+and no CSRF token, and its link was granted to anyone); a page whose rendering made a
+CSRF token is never kept. Markup carries no per-request value: the import map is allowed
+by its hash (``web.security``), not a nonce. The cache is per app and bounded in bytes
+(``MAX_BYTES``), least recently used first out.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flask import Flask, current_app, g
+from pydantic_core import to_json
+
+from app.viewer.web import compression
+
+MAX_BYTES = 24 * 1024 * 1024  # ~90 pages of 100 rows (markup + gzip) per worker
+
+
+@dataclass(frozen=True)
+class KeptPage:
+    """A rendered page: its UTF-8 markup and the same bytes gzipped (``compression``)."""
+
+    body: bytes
+    gzipped: bytes
+
+    @property
+    def size(self) -> int:
+        """Bytes this page holds in memory."""
+        return len(self.body) + len(self.gzipped)
+
+
+class _Pages:
+    """One app's kept pages (an LRU bounded in bytes)."""
+
+    def __init__(self) -> None:
+        self.items: OrderedDict[tuple, KeptPage] = OrderedDict()
+        self.size = 0
+        self.lock = threading.Lock()
+
+    def get(self, page_key: tuple) -> KeptPage | None:
+        with self.lock:
+            page = self.items.get(page_key)
+            if page is not None:
+                self.items.move_to_end(page_key)
+            return page
+
+    def put(self, page_key: tuple, page: KeptPage) -> None:
+        with self.lock:
+            old = self.items.pop(page_key, None)
+            self.size -= old.size if old else 0
+            self.items[page_key] = page
+            self.size += page.size
+            while self.size > MAX_BYTES and len(self.items) > 1:
+                self.size -= self.items.popitem(last=False)[1].size
+
+
+def _pages(app: Flask) -> _Pages:
+    pages = app.extensions.get("results_page_cache")
+    if pages is None:
+        pages = app.extensions.setdefault("results_page_cache", _Pages())
+    return pages
+
+
+def digest(value) -> bytes:
+    """Return a short digest of a JSON-able value (the run record of this request)."""
+    return hashlib.blake2b(to_json(value, fallback=str), digest_size=16).digest()
+
+
+def get(page_key: tuple, render: Callable[[], str]) -> KeptPage:
+    """Return the kept page of ``page_key``, rendering (and keeping) it on a miss.
+
+    A page whose rendering made a CSRF token (a form for this visitor) is returned but
+    not kept.
+    """
+    pages = _pages(current_app)
+    page = pages.get(page_key)
+    if page is not None:
+        return page
+    body = render().encode()
+    page = KeptPage(body, gzip.compress(body, compresslevel=compression.LEVEL, mtime=0))
+    if g.get("csrf_token") is None:
+        pages.put(page_key, page)
+    return page
+
+
+def clear(app: Flask) -> None:
+    """Forget every kept page of ``app`` (tests, benchmarks)."""
+    app.extensions.pop("results_page_cache", None)
