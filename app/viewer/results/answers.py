@@ -216,20 +216,6 @@ def _key(state: IndexState, query: ExploreQuery, what: str) -> tuple:
     return (state.pipeline_id, state.version, query.selection_key(), scanned, what)
 
 
-def table_page(state: IndexState, query: ExploreQuery) -> list[dict]:
-    """Return the stored records of the query's page, in the view's order."""
-    start = (query.page - 1) * query.limit
-    rows = ordered_rows(state, query)
-    if query.group:  # group=scaffold: the first row of each scaffold (chem_answers)
-        rows = chem_answers.groups(state, current_frame(state), rows)[0]
-    if query.diverse:  # diverse=N: the best row of each of N families (diverse_answers)
-        rows = diverse(state, query).rows
-    rows = rows[start:start + query.limit]
-    ids = current_frame(state).id_list(rows)
-    with get_engine().connect() as conn:
-        return queries.records(conn, state.pipeline_id, ids)
-
-
 def extra_keys(state: IndexState, kind: domain.Kind) -> tuple[str, ...]:
     """Return the metrics beyond ``kind``'s that the indexed records carry, in table order:
     the vocabulary's that some result has (``ipsae_min``), then the unknown ones."""

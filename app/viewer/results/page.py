@@ -24,7 +24,15 @@ from app.viewer.core import identity, paging
 from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer
 from app.viewer.epitope import view as epitope_view
-from app.viewer.results import answers, chem_view, fields, page_cache, row_cache, table
+from app.viewer.results import (
+    answers,
+    chem_view,
+    fields,
+    page_cache,
+    row_cache,
+    table,
+    table_source,
+)
 from app.viewer.results.labels import run_labels
 from app.viewer.results.panel import AS_RUN, Panel, panel
 from app.viewer.results.query import ExploreQuery, check_kind
@@ -120,7 +128,7 @@ def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQu
     shown = view.query  # the default order made explicit
     if view.ready and row_cache.cacheable(kind, shown):
         return _kept_page(link_id, pipeline, kind, view)
-    records = answers.table_page(view.state, shown) if view.ready else []
+    records = table_source.table_page(view.state, shown) if view.ready else []
     # Scaffolds and similarity of small molecules (grouped: one row per scaffold).
     chem = chem_view.of(link_id, view.state, shown) \
         if view.ready and kind.family == "small_molecule" else None
@@ -145,7 +153,7 @@ def _kept_page(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel
     rows_key = row_cache.key(link_id, view.state, kind, shown, view.extras)
 
     def build() -> tuple[list[table.Column], list[table.Row], int]:
-        records = answers.table_page(view.state, shown)
+        records = table_source.table_page(view.state, shown)
         columns = table.columns_for(kind, records or None, view.extras)
         shown_columns = table.page_columns(kind, columns)[0]
         return columns, table.rows_for(records, shown_columns, link_id), len(records)

@@ -52,6 +52,9 @@ class Context:
     link_id: str = ""
     highlight: str | None = None  # the view's substructure query, highlighted in drawings
     alerts: dict | None = None  # SMILES -> its PAINS/Brenk alert names (alert_badges)
+    # Result id -> the index's protein columns (``table_source``): shown instead of the
+    # values computed from the sequence, which lack the epitope scan's oxidation sites.
+    index_values: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -217,13 +220,16 @@ def _chemistry_cell(column: Column, _context: Context) -> Callable[[dict], str]:
     return render
 
 
-def _protein_cell(column: Column, _context: Context) -> Callable[[dict], str]:
+def _protein_cell(column: Column, context: Context) -> Callable[[dict], str]:
     key = column.key
     decimals = 0 if key in _WHOLE_NUMBERS else 2
+    indexed = context.index_values or {}
 
     def render(record: dict) -> str:  # cached per distinct sequence (proteins.columns)
-        return _number_td(protein_columns.values(protein_columns.designed_sequence(record))
-                          .get(key), decimals)
+        values = indexed.get(record.get("id"))
+        if values is None or key not in values:
+            values = protein_columns.values(protein_columns.designed_sequence(record))
+        return _number_td(values.get(key), decimals)
 
     return render
 
@@ -286,11 +292,12 @@ def rows_for(records: list[dict], columns: list[Column], link_id: str = "",
     """Build the table rows of ``records`` in the order the API returned them.
 
     ``link_id`` signs the depictions' URLs; ``highlight`` (a SMARTS or SMILES) marks the
-    matched atoms in them.
+    matched atoms in them. Records from the index (``table_source.TablePage``) show its
+    protein columns.
     """
     page_alerts = (alert_badges.page_alerts(records)
                    if any(c.source == "smiles" for c in columns) else None)
-    context = Context(link_id, highlight, page_alerts)
+    context = Context(link_id, highlight, page_alerts, getattr(records, "index_values", None))
     cells = [_CELLS[column.source](column, context) for column in columns]
     return [
         Row(str(record.get("id")),

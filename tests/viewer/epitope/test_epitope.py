@@ -18,6 +18,7 @@ from app.db import get_engine
 from app.demo import seed_demo
 from app.viewer.core.api_client import api
 from app.viewer.epitope import scan
+from app.viewer.proteins import columns
 from tests.conftest import dispose_engines, make_test_app, migrated_database
 from tests.viewer.view_rows import view_ids
 
@@ -160,6 +161,37 @@ def test_exposed_oxidation_sites_match_biopython(demo_app):
     data = client.get(f"{path}/explore.json").get_json()
     assert data["facets"]["liability"]["oxidation"] == len(found)
     assert link and pid
+
+
+def _column(body: str, key: str) -> dict[str, float]:
+    """Return the ``data-sort`` value of column ``key`` in each row of a results page."""
+    head = body.split("<thead>", 1)[1].split("</thead>", 1)[0]
+    names = re.findall(r"<th[ >].*?</th>", head, re.S)
+    at = next(n for n, th in enumerate(names) if f"sort=-{key}" in th or f"sort={key}" in th)
+    out = {}
+    for rid, row in re.findall(r'<tr data-result-id="([^"]+)"[^>]*>(.*?)</tr>', body, re.S):
+        cells = re.findall(r"<t[hd][ >].*?</t[hd]>", row, re.S)
+        out[rid] = float(re.search(r'data-sort="([^"]+)"', cells[at]).group(1))
+    return out
+
+
+def test_the_liabilities_shown_are_those_the_view_sorts_by(demo_app):
+    # The scan adds exposed M/W to the index's liability count; the table's cells show the
+    # index's values, so a view sorted by liabilities reads in the order its cells say.
+    app, demo = demo_app
+    link, pid = demo["share_links"]["public"]["id"], demo["pipelines"]["protein_design"]
+    body = app.test_client().get(f"{_path(demo)}?sort=-liability_count&limit=250"
+                                 ).get_data(as_text=True)
+    shown = _column(body, "liability_count")
+    assert len(shown) == 250
+    counts = list(shown.values())
+    assert counts == sorted(counts, reverse=True)
+    with app.test_request_context():
+        records = {r["id"]: r for r in api().results(link, pid, limit=1000)["data"]}
+    from_sequence = {rid: columns.values(columns.designed_sequence(records[rid]))
+                     ["liability_count"] for rid in shown}
+    assert all(shown[rid] >= from_sequence[rid] for rid in shown)
+    assert any(shown[rid] > from_sequence[rid] for rid in shown)  # exposed M/W counted
 
 
 @pytest.mark.parametrize("value", ["B", "B:x", "B:0", ":12", "B:12;B:13",

@@ -1,0 +1,54 @@
+"""A page of the results table from the index: its stored records, and the index's values
+of the protein columns its cells show.
+
+The protein columns (ProtParam values and sequence liabilities of the designed chain)
+are in the index, where sorting and filtering read them; the epitope scan adds the
+exposed-oxidation sites to ``liability_oxidation`` and ``liability_count`` there, which
+the sequence alone cannot give. So a page's cells show the index's values
+(``TablePage.index_values``), and a view sorted by liabilities reads in the order its
+cells say.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.viewer.proteins import columns as protein_columns
+from app.viewer.results import answers, chem_answers
+from app.viewer.results.query import ExploreQuery
+from app.viewer.store import get_engine
+from app.viewer.store import index_queries as queries
+from app.viewer.store.result_index import IndexState
+
+
+class TablePage(list):
+    """A page's stored records, in the view's order, with ``index_values[id][key]``: the
+    index's value of protein column ``key`` for the record ``id`` (None: it has none)."""
+
+    index_values: dict[str, dict[str, float | None]]
+
+
+def _values(numbers: dict[str, np.ndarray], rows: np.ndarray, ids: list[str]
+            ) -> dict[str, dict[str, float | None]]:
+    keys = [key for key in protein_columns.KEYS if key in numbers]
+    columns = {key: numbers[key][rows].tolist() for key in keys}
+    return {result_id: {key: None if columns[key][n] != columns[key][n]  # NaN: none
+                        else columns[key][n] for key in keys}
+            for n, result_id in enumerate(ids)}
+
+
+def table_page(state: IndexState, query: ExploreQuery) -> TablePage:
+    """Return the stored records of the query's page, in the view's order."""
+    start = (query.page - 1) * query.limit
+    rows = answers.ordered_rows(state, query)
+    data = answers.current_frame(state)
+    if query.group:  # group=scaffold: the first row of each scaffold (chem_answers)
+        rows = chem_answers.groups(state, data, rows)[0]
+    if query.diverse:  # diverse=N: the best row of each of N families (diverse_answers)
+        rows = answers.diverse(state, query).rows
+    rows = rows[start:start + query.limit]
+    ids = data.id_list(rows)
+    with get_engine().connect() as conn:
+        page = TablePage(queries.records(conn, state.pipeline_id, ids))
+    page.index_values = _values(data.numbers, rows, ids)
+    return page
