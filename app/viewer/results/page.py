@@ -15,6 +15,7 @@ order ("as run"). Which source answers (``results_page``):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from flask import Response, g, render_template, request
@@ -121,13 +122,23 @@ def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQu
     """Render a view of the whole set from the index (ranked unless sorted otherwise).
 
     ``view``: the panel of ``query`` when the caller has it already (the index is then
-    brought up to date once per request, not twice).
+    brought up to date once per request, not twice). A ready index's page is kept whole
+    for anonymous visitors (``_kept``).
     """
     check_kind(query, kind)
     view = view or panel(link_id, pipeline, kind, query)
+    if not view.ready:  # the build's progress
+        return _index_markup(link_id, pipeline, kind, view)
+    if row_cache.cacheable(kind, view.query):
+        return _kept(link_id, pipeline, kind, view,
+                     lambda: _plain_markup(link_id, pipeline, kind, view))
+    return _kept(link_id, pipeline, kind, view,
+                 lambda: _index_markup(link_id, pipeline, kind, view))
+
+
+def _index_markup(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel) -> str:
+    """Render a view of the index (or its build's progress when it is not ready)."""
     shown = view.query  # the default order made explicit
-    if view.ready and row_cache.cacheable(kind, shown):
-        return _kept_page(link_id, pipeline, kind, view)
     records = table_source.table_page(view.state, shown) if view.ready else []
     # Scaffolds and similarity of small molecules (grouped: one row per scaffold).
     chem = chem_view.of(link_id, view.state, shown) \
@@ -138,19 +149,16 @@ def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQu
         view.summary.matched if view.summary else 0
     links = _links(shown, matched) if view.summary else paging.PageLinks(None, None)
     return render(link_id, pipeline, kind, view,
-                  paging.PageRequest(limit=query.limit, ids=query.ids), records, links,
+                  paging.PageRequest(limit=shown.limit, ids=shown.ids), records, links,
                   from_index=True,
                   columns=table.columns_for(kind, records or None, view.extras),
                   shown=shown, first_rank=(shown.page - 1) * shown.limit + 1, chem=chem,
                   picks=picks)
 
 
-def _kept_page(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel
-               ) -> str | Response:
-    """Render a page of a view without selection with its rows from ``row_cache``; for an
-    anonymous visitor, the whole page from ``page_cache`` (rendered once per version)."""
+def _plain_markup(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel) -> str:
+    """Render a page of a view without selection with its rows from ``row_cache``."""
     shown = view.query
-    rows_key = row_cache.key(link_id, view.state, kind, shown, view.extras)
 
     def build() -> tuple[list[table.Column], list[table.Row], int]:
         records = table_source.table_page(view.state, shown)
@@ -158,19 +166,30 @@ def _kept_page(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel
         shown_columns = table.page_columns(kind, columns)[0]
         return columns, table.rows_for(records, shown_columns, link_id), len(records)
 
-    def markup() -> str:
-        columns, rows, _count = row_cache.get(rows_key, build)
-        links = _links(shown, view.summary.matched) if view.summary \
-            else paging.PageLinks(None, None)
-        return render(link_id, pipeline, kind, view,
-                      paging.PageRequest(limit=shown.limit, ids=shown.ids), [], links,
-                      from_index=True, columns=columns, shown=shown,
-                      first_rank=(shown.page - 1) * shown.limit + 1, rows=rows)
+    columns, rows, _count = row_cache.get(
+        row_cache.key(link_id, view.state, kind, shown, view.extras), build)
+    links = _links(shown, view.summary.matched) if view.summary \
+        else paging.PageLinks(None, None)
+    return render(link_id, pipeline, kind, view,
+                  paging.PageRequest(limit=shown.limit, ids=shown.ids), [], links,
+                  from_index=True, columns=columns, shown=shown,
+                  first_rank=(shown.page - 1) * shown.limit + 1, rows=rows)
 
-    if identity.verified_email() is not None:
-        return markup()  # an account box and a CSRF token: this visitor's own page
-    page_key = (request.url_root, is_embed(), bool(g.get("share_test_data")), link_id,
-                page_cache.digest(pipeline), rows_key, page_cache.digest(shown.args()),
+
+def _kept(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
+          markup: Callable[[], str]) -> str | Response:
+    """Return the page ``markup`` renders, kept whole for anonymous visitors of a protein
+    run (``page_cache``: once per index version, view and epitope scan progress).
+
+    Not kept: a signed-in visitor's page (an account box and a CSRF token: their own), and
+    small molecules' (alert badges from a check with a time budget: row_cache).
+    """
+    if kind.family == "small_molecule" or identity.verified_email() is not None:
+        return markup()
+    page_key = (request.url_root, is_embed(), bool(g.get("share_test_data")),
+                page_cache.digest(pipeline),
+                row_cache.key(link_id, view.state, kind, view.query, view.extras),
+                page_cache.digest(view.query.args()),
                 epitope_view.progress_key(link_id, pipeline, kind, view.state))
     kept = page_cache.get(page_key, markup)
     return compression.precompressed(kept.body, kept.gzipped)

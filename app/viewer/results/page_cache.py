@@ -1,24 +1,27 @@
-"""Whole results pages kept per worker: the plain page of a current index, rendered once.
+"""Whole results pages kept per worker: a view of a current index, rendered once.
 
-The default page of a pipeline (ranked, no selection: ``row_cache.cacheable``) is what
-every visitor of a link opens first, and once the index is current it is a pure function
-of what it shows. After the link's access check (the API's share read, on every request,
-never cached) it costs the template: ~200 KB of markup for 100 rows, the epitope strip
-and the filters, then gzip. So the markup and its gzip are kept, keyed by everything
-the page is made from:
+The default page of a pipeline (ranked, no selection) is what every visitor of a link
+opens first, and a sorted or filtered view is paged back and forth; once the index is
+ready a page is a pure function of what it shows. After the link's access check (the
+API's share read, on every request, never cached) it costs the template: ~200 KB of
+markup for 100 rows, the epitope strip and the filters, then gzip. So the markup and its
+gzip are kept (``results.page._kept``), keyed by everything the page is made from:
 
 - the request's URL root (the embed code names the page's absolute URL) and ``embed=1``;
-- the link, whether it shows test data, the run record the API just gave (a digest of
+- whether the link shows test data, and the run record the API just gave (a digest of
   its JSON: status, counts, settings shown in the header);
-- ``row_cache.key``: the index's version and how far it was read, the kind, order, page,
-  size, ``ids=`` and extra metrics; and the view's whole query string;
-- the epitope scan's progress (designs read, running), which the strip shows.
+- ``row_cache.key``: the link, the index's version and how far it was read, the kind,
+  order, page, size, ``ids=`` and extra metrics; and the view's whole query string
+  (filters, search, epitope residues, diverse picks);
+- the epitope scan's progress (designs read, running): the strip, and the contacts
+  the ``contacts=`` filters read, grow while it runs.
 
-Only anonymous visits are kept (no verified address: the page then has no account box
-and no CSRF token, and its link was granted to anyone); a page whose rendering made a
-CSRF token is never kept. Markup carries no per-request value: the import map is allowed
-by its hash (``web.security``), not a nonce. The cache is per app and bounded in bytes
-(``MAX_BYTES``), least recently used first out.
+Only anonymous visits of protein runs are kept: no verified address (the page then has
+no account box and no CSRF token, and its link was granted to anyone), and a page whose
+rendering made a CSRF token is never kept; small molecules' alert badges come from a
+check with a time budget (as ``row_cache``). Markup carries no per-request value: the
+import map is allowed by its hash (``web.security``), not a nonce. The cache is per app
+and bounded in bytes (``MAX_BYTES``), least recently used first out.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from app.db import get_engine
-from app.viewer.results import page
+from app.viewer.results import page, page_cache
 from tests.service import factories
 
 FIRST_ROW = re.compile(r'<tr data-result-id="([^"]+)"')
@@ -56,6 +56,22 @@ def test_anonymous_visits_get_one_rendering_and_its_gzip(app, client, org, rende
     client.get(f"{path}?limit=10")
     client.get(f"{path}?limit=10")
     assert renders[0] == 2
+
+
+def test_a_sorted_and_filtered_view_is_kept_and_equal_to_a_fresh_rendering(
+        app, client, org, renders):
+    path = _pipeline(app, org)
+    client.get(path)
+    view = f"{path}?sort=-iptm&iptm__gte=0.3&limit=10&page=2"
+    renders[0] = 0
+    first, again = client.get(view), client.get(view)
+    assert renders[0] == 1 and first.data == again.data
+    rows = FIRST_ROW.findall(first.get_data(as_text=True))
+    assert 0 < len(rows) <= 10
+    client.get(f"{path}?sort=-iptm&iptm__gte=0.4&limit=10&page=2")  # another filter
+    assert renders[0] == 2
+    page_cache.clear(app)
+    assert client.get(view).data == first.data and renders[0] == 3
 
 
 def test_embed_mode_and_the_host_make_pages_of_their_own(app, client, org, renders):
