@@ -81,7 +81,7 @@ def pool(count: int, workdir: Path) -> tuple[list[str], list[bytes], list[bytes]
     path = workdir / f"screen-pool-{count}.npz"
     if path.exists():
         with np.load(path) as saved:
-            smiles = frame_chemistry.texts_from_arrays(saved["sblob"], saved["sends"])
+            smiles = list(frame_chemistry.texts_from_arrays(saved["sblob"], saved["sends"]))
             screen = frame_screen.Screen("", saved["bits"], saved["valid"],
                                          saved["records"], saved["ends"])
         return (smiles, [b.tobytes() for b in screen.bits],

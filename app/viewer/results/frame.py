@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,12 +44,13 @@ _COMPARE = {"gte": np.greater_equal, "gt": np.greater, "lte": np.less_equal,
 
 @dataclass
 class Molecules:
-    """The rows' SMILES: each distinct one once (``smiles``), a code per row (-1: none),
-    and, when the index build computed it, each one's alerts, scaffold and fingerprint
-    (``frame_chemistry``; None in a frame saved before, or built on a request)."""
+    """The rows' SMILES: each distinct one once (``smiles``: a list, or a ``TextColumn``
+    over the saved frame's arrays), a code per row (-1: none), and, when the index build
+    computed it, each one's alerts, scaffold and fingerprint (``frame_chemistry``; None
+    in a frame saved before, or built on a request)."""
 
     codes: np.ndarray  # int32
-    smiles: list[str]
+    smiles: Sequence[str]
     chemistry: frame_chemistry.Chemistry | None = None
 
     def rows_matching(self, matched: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ computed lazily, as they were (``alert_answers``, ``chem_answers``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,19 +31,20 @@ from app.viewer.chem import fingerprint_bits
 from app.viewer.chem.index_chemistry import MoleculeAnswer
 from app.viewer.results import frame_screen
 from app.viewer.results.frame_screen import Screen
+from app.viewer.results.text_column import TextColumn
 
 
 @dataclass
 class Chemistry:
     """Per distinct molecule (``Molecules.smiles`` order): alerts, scaffold, fingerprint."""
 
-    alert_names: list[str]
-    alert_smarts: list[str]
+    alert_names: Sequence[str]
+    alert_smarts: Sequence[str]
     alert_offsets: np.ndarray  # int64 (n + 1,)
     alert_codes: np.ndarray  # int32, codes into alert_names
     alerts_known: np.ndarray  # bool (n,)
     scaffold_codes: np.ndarray  # int32 (n,), -1: none
-    scaffold_names: list[str]
+    scaffold_names: Sequence[str]
     fingerprint_bits: np.ndarray  # uint8 (n, 256)
     fingerprint_valid: np.ndarray  # bool (n,)
     screen: Screen | None = None  # None: saved before the screen existed
@@ -129,17 +130,20 @@ def answers_of(smiles: list[str], chemistry: Chemistry) -> dict[str, MoleculeAns
     return out
 
 
-def texts_to_arrays(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def texts_to_arrays(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Return texts as one UTF-8 blob (uint8) and the end of each (int64)."""
+    if isinstance(texts, TextColumn):  # read from such arrays: the same ones
+        return texts.blob, texts.ends
     encoded = [t.encode() for t in texts]
     return (np.frombuffer(b"".join(encoded), dtype=np.uint8),
             np.cumsum([len(e) for e in encoded], dtype=np.int64))
 
 
-def texts_from_arrays(blob: np.ndarray, ends: np.ndarray) -> list[str]:
-    """Return the texts ``texts_to_arrays`` wrote."""
-    data, stops = blob.tobytes(), ends.tolist()
-    return [data[a:b].decode() for a, b in zip([0, *stops][:-1], stops, strict=True)]
+def texts_from_arrays(blob: np.ndarray, ends: np.ndarray) -> TextColumn:
+    """Return the texts ``texts_to_arrays`` wrote, read where they lie (``text_column``:
+    a memory map stays one). Raises ValueError or UnicodeDecodeError for arrays that do
+    not hold texts."""
+    return TextColumn(blob, ends)
 
 
 _ARRAYS = ("alert_offsets", "alert_codes", "alerts_known", "scaffold_codes",
@@ -168,7 +172,7 @@ def from_arrays(saved: dict[str, np.ndarray], size: int) -> Chemistry | None:
                  for key in _TEXTS}
         chemistry = Chemistry(**texts, **{key: saved[key] for key in _ARRAYS},
                               screen=frame_screen.from_arrays(saved, size))
-    except (KeyError, UnicodeDecodeError):
+    except (KeyError, ValueError):  # UnicodeDecodeError is a ValueError
         return None
     fits = (len(chemistry.alert_offsets) == size + 1 and chemistry.size == size
             and chemistry.fingerprint_bits.shape == (size, fingerprint_bits.BYTES)
