@@ -18,13 +18,13 @@ or ``label`` is rebuilt the slow way, so the view's rank and label always win, a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from pydantic_core import from_json, to_json
 
 from app.viewer.chem.properties import PROPERTIES
-from app.viewer.exports import precision
+from app.viewer.exports import precision, stored_json
 from app.viewer.results import answers
 from app.viewer.results.labels import RunLabels
 from app.viewer.results.query import ExploreQuery
@@ -38,11 +38,58 @@ _WHOLE = frozenset({*(key for key, prop in PROPERTIES.items() if prop.integer),
                     "liability_count"})
 
 
-class IndexPage(list):
-    """A page of records from the index, with ``computed[key][i]``: the index's value of
-    computed column ``key`` for record ``i`` (None where it has none)."""
+class IndexPage(Sequence):
+    """A page of the view's records from the index, in its order: the stored JSON texts,
+    parsed into records (``rank`` and ``label`` first, the view's numbers last) on first
+    use, and ``computed[key][i]``: the index's value of computed column ``key`` for record
+    ``i`` (None where it has none). A JSON export splices its lines from the texts
+    (``json_lines``) and never parses them."""
 
-    computed: dict[str, list]
+    def __init__(self, ids: list[str], texts: list[str], first_rank: int, labels: list[str],
+                 extras: dict[str, list], numbers: dict[str, np.ndarray], rows: np.ndarray):
+        self.ids, self.texts, self.first_rank, self.labels = ids, texts, first_rank, labels
+        self.extras, self._numbers, self._rows = extras, numbers, rows
+        self._records: list[dict] | None = None
+        self._computed: dict[str, list] | None = None
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def __getitem__(self, at):
+        return self.records[at]
+
+    def __iter__(self) -> Iterator[dict]:
+        return iter(self.records)
+
+    @property
+    def records(self) -> list[dict]:
+        """The page's records, parsed once (module docstring)."""
+        if self._records is None:
+            records = _parsed(self.texts, self.first_rank, self.labels)
+            for key, values in self.extras.items():  # the view's numbers, after the rest
+                for record, value in zip(records, values, strict=True):
+                    record[key] = value
+            self._records = records
+        return self._records
+
+    @property
+    def computed(self) -> dict[str, list]:
+        """The computed columns of the page's records, read from the index once (only the
+        CSV shows them)."""
+        if self._computed is None:
+            self._computed = _computed(self._numbers, self._rows)
+        return self._computed
+
+    def json_lines(self, splicer: stored_json.Splicer) -> list[str]:
+        """Return each record's line of the JSON export (``stored_json``)."""
+        extras = list(self.extras.items())
+        lines = []
+        for at, text in enumerate(self.texts):
+            line = splicer.line(text, self.first_rank + at, self.labels[at], self.ids[at],
+                                [(key, values[at]) for key, values in extras])
+            lines.append(stored_json.long_way(self.records[at], splicer.links)
+                         if line is None else line)
+        return lines
 
 
 def _computed(numbers: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, list]:
@@ -57,20 +104,16 @@ def _computed(numbers: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, lis
     return out
 
 
-def _texts(found: dict[str, str], ids: list[str], first_rank: int, labels: list[str]
-           ) -> list[dict]:
-    """Return the records of ``ids`` (stored JSON text) with ``rank`` and ``label`` first."""
-    parts = []
-    plain = True
-    for offset, result_id in enumerate(ids):
-        text = found[result_id]
-        plain = plain and '"rank"' not in text and '"label"' not in text
-        parts.append(f'{{"rank":{first_rank + offset},"label":'
-                     f'{to_json(labels[offset]).decode()},{text[1:]}')
-    if plain:
-        return from_json("[" + ",".join(parts) + "]")
+def _parsed(texts: list[str], first_rank: int, labels: list[str]) -> list[dict]:
+    """Return the records of ``texts`` (stored JSON) with ``rank`` and ``label`` first."""
+    if not any('"rank"' in text or '"label"' in text for text in texts):
+        return from_json("[" + ",".join(
+            f'{{"rank":{first_rank + at},"label":{to_json(labels[at]).decode()},{text[1:]}'
+            if len(text) > 2 else
+            f'{{"rank":{first_rank + at},"label":{to_json(labels[at]).decode()}}}'
+            for at, text in enumerate(texts)) + "]", cache_strings="keys")
     # A record with fields of those names: rebuilt so the view's own rank and label win.
-    records = from_json("[" + ",".join(found[i] for i in ids) + "]")
+    records = from_json("[" + ",".join(texts) + "]")
     return [{"rank": first_rank + n, "label": labels[n],
              **{k: v for k, v in record.items() if k not in ("rank", "label")}}
             for n, record in enumerate(records)]
@@ -92,12 +135,12 @@ def pages(state: IndexState, query: ExploreQuery, labels: RunLabels, limit: int 
             found = queries.record_texts(conn, state.pipeline_id, ids)
         if len(found) != len(ids):  # the index's two tables are written together
             raise RuntimeError("the exploration index lacks records of its rows")
-        page = IndexPage(_texts(found, ids, start + 1, labels.label_list(ids_bytes)))
+        extras = {}
         if query.similar_to:  # the view's number, beside the record (CSV column, JSON key)
             values = answers.similarities(state, query, ids)
-            page = IndexPage({**r, "similarity": values.get(r["id"])} for r in page)
+            extras["similarity"] = [values.get(i) for i in ids]
         if query.diverse:  # each pick's family size (diverse_answers), beside the record
             sizes = answers.diverse(state, query).sizes
-            page = IndexPage({**r, "family_size": sizes.get(r["id"].encode())} for r in page)
-        page.computed = _computed(numbers, chunk)
-        yield page
+            extras["family_size"] = [sizes.get(i) for i in ids_bytes.tolist()]
+        yield IndexPage(ids, [found[i] for i in ids], start + 1,
+                        labels.label_list(ids_bytes), extras, numbers, chunk)
