@@ -1,20 +1,22 @@
-"""The CSV's cells: what each holds (``csv_writer.header`` names them), made a page at a
-time, one column at a time.
+"""The CSV's cells: what each holds (``csv_writer.header`` names them), and a page's CSV
+text made one column at a time.
 
-A page's cells are gathered per column in one pass over its records (``columns``), texts
-defused column by column, then the rows are handed to the ``csv`` module whole. A value
-the ``csv`` module is handed as it is (a number, ``None``, a bool) is written by it as
-``cell_text`` writes it (``None`` empty, a float as its ``repr``: the shortest text that
-reads back the same, anything else ``str``), and every text goes through
-``defuse_formula``. One Python call per cell was what made a CSV slow (23 columns:
-690,000 calls for 30,000 results); here a column is one comprehension, and only texts
-whose first character could start a formula are looked at closely (``_defused``).
+A page's values are gathered per column in one pass over its records (``columns``), then
+each column becomes fields in one comprehension (``csv_text``) and the rows are joined.
+A cell is ``cell_text`` of its value (``None`` empty, a float its ``repr``: the shortest
+text that reads back the same, a text through ``defuse_formula``, anything else ``str``),
+quoted exactly where ``csv.writer`` (comma, minimal quoting) would quote it. One Python
+call per cell was what made a CSV slow (23 columns: 690,000 calls for 30,000 results):
+here a float is one ``repr`` and a text whose first character cannot start a formula and
+that holds no quote, comma or line break is written as it is; only the rest are looked
+at closely (``_field``).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from app.viewer.chem import alerts, identifiers, properties
 from app.viewer.core import formatting
@@ -84,10 +86,8 @@ def alerts_text(smiles: str | None) -> str:
     return "unknown" if names is None else ";".join(names)
 
 
-def _defused(values: list) -> list:
-    """Return a column's values with every text passed through ``defuse_formula``."""
-    defuse, safe = defuse_formula, _SAFE_FIRST
-    return [defuse(v) if isinstance(v, str) and v[:1] not in safe else v for v in values]
+# What makes ``csv.writer`` (minimal quoting) quote a field.
+_QUOTED = re.compile('[",\r\n]')
 
 
 def _sequence_cells(entities) -> tuple:
@@ -126,7 +126,7 @@ def _protein_values(records: Sequence[dict]) -> list[dict]:
 
 def columns(columns: list[Column], added: list[str], records: Sequence[dict],
             computed: dict[str, list] | None = None) -> list[list]:
-    """Return the page's columns (raw values, texts defused), in the order of
+    """Return the page's columns (raw values: ``cell_text`` makes a cell), in the order of
     ``csv_writer.header(columns)`` with the view's ``added`` keys after ``result_id``.
 
     ``computed`` (a page from the index, ``index_source.IndexPage.computed``) holds the
@@ -170,10 +170,22 @@ def columns(columns: list[Column], added: list[str], records: Sequence[dict],
             out.append([r.get(key) for r in records])
     if any(column.source == "smiles" for column in columns):
         out.append([alerts_text(r.get("smiles")) for r in records])
-    return [_defused(values) for values in out]
+    return out
 
 
-def rows(columns_: list[Column], added: list[str], records: Sequence[dict],
-         computed: dict[str, list] | None = None) -> Iterator[tuple]:
-    """Yield the page's rows for ``csv.writer`` (``columns``, turned row-wise)."""
-    return zip(*columns(columns_, added, records, computed), strict=True)
+def _field(value) -> str:
+    """Return the CSV field of a value (``cell_text``, quoted where ``csv.writer`` would)."""
+    text = cell_text(value)
+    return '"' + text.replace('"', '""') + '"' if _QUOTED.search(text) else text
+
+
+def csv_text(columns_: list[list]) -> str:
+    """Return the CSV text of a page's ``columns`` (at least two): the rows ``csv.writer``
+    (comma, minimal quoting, ``\\r\\n``) writes of their ``cell_text``, made a column at a
+    time: a float is its ``repr``, a text that neither needs defusing nor quoting is
+    itself, anything else is looked at closely (``_field``)."""
+    safe, quoted = _SAFE_FIRST, _QUOTED.search
+    fields = [[repr(v) if type(v) is float
+               else v if type(v) is str and v[:1] in safe and not quoted(v) else _field(v)
+               for v in values] for values in columns_]
+    return "".join([",".join(row) + "\r\n" for row in zip(*fields, strict=True)])

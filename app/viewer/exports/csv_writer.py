@@ -103,17 +103,17 @@ def csv_chunks(kind: Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
     # similar_to view's similarity, a diverse view's family size.
     added = [key for key in _VIEW_KEYS if first and key in first[0]]
 
-    def rows(records: list[dict]) -> Iterator[tuple]:
+    def rows(records: list[dict]) -> str:
         computed = getattr(records, "computed", None)  # a page from the index
-        return csv_cells.rows(columns, added, records, computed)
+        return csv_cells.csv_text(csv_cells.columns(columns, added, records, computed))
 
     names = header(columns)
     yield _csv_text([[*names[:3], *added, *names[3:]]])
     if first is None:
         return
-    yield _csv_text(rows(first))
+    yield rows(first)
     for records in pages:
-        yield _csv_text(rows(records))
+        yield rows(records)
 
 
 def incomplete_row(written: int) -> str:

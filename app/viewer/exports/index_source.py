@@ -25,7 +25,8 @@ from pydantic_core import from_json, to_json
 
 from app.viewer.chem.properties import PROPERTIES
 from app.viewer.exports import precision, stored_json
-from app.viewer.results import answers
+from app.viewer.results import answers, frame_files
+from app.viewer.results.frame import Frame
 from app.viewer.results.labels import RunLabels
 from app.viewer.results.query import ExploreQuery
 from app.viewer.store import get_engine
@@ -96,11 +97,14 @@ def _computed(numbers: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, lis
     """Return the computed columns of ``rows`` as the writers show them (module doc)."""
     out = {}
     for key, column in numbers.items():
-        values = column[rows].tolist()
-        if key in _WHOLE:
-            out[key] = [None if v != v else round(v) for v in values]  # v != v: NaN
+        values = column[rows].tolist()  # floats: NaN is none (v != v)
+        decimals = 0 if key in _WHOLE else precision.DECIMALS.get(key)
+        if decimals is None:  # as ``precision.rounded``: a key it does not round
+            out[key] = [None if v != v else v for v in values]
+        elif decimals:
+            out[key] = [None if v != v else round(v, decimals) for v in values]
         else:
-            out[key] = [None if v != v else precision.rounded(key, v) for v in values]
+            out[key] = [None if v != v else round(v) for v in values]
     return out
 
 
@@ -119,6 +123,51 @@ def _parsed(texts: list[str], first_rank: int, labels: list[str]) -> list[dict]:
             for n, record in enumerate(records)]
 
 
+def _looked_up(state: IndexState, ids: list[str]) -> list[str]:
+    """Return the stored records of ``ids`` from the store, in that order (one query)."""
+    with get_engine().connect() as conn:
+        found = queries.record_texts(conn, state.pipeline_id, ids)
+    if len(found) != len(ids):  # the index's two tables are written together
+        raise RuntimeError("the exploration index lacks records of its rows")
+    return [found[i] for i in ids]
+
+
+def _stored_records(state: IndexState, data: Frame) -> frame_files.RecordTexts | None:
+    """Return the records of the frame's rows mapped from beside its files (written now
+    from one ordered scan of the store if they are not there yet), or None when the frame
+    has no files of this version here (then each chunk is looked up by its ids)."""
+    root = frame_files.root()
+    with get_engine().connect() as conn:
+        key = queries.saved_frame_key(conn, state.pipeline_id)
+    if root is None or key is None or key[0] != state.version:
+        return None
+    found = frame_files.load_records(root, state.pipeline_id, *key)
+    if found is None:
+        with get_engine().connect() as conn:
+            texts = _in_row_order(data.ids, queries.ordered_record_texts(conn,
+                                                                          state.pipeline_id))
+            found = frame_files.save_records(root, state.pipeline_id, *key, texts, data.size)
+    return found if found is not None and found.count == data.size else None
+
+
+def _in_row_order(ids: np.ndarray, chunks: Iterator[list[tuple[str, str]]]
+                  ) -> Iterator[str]:
+    """Yield the texts of the frame's rows ``ids`` from the store's (id, text) chunks in
+    the same order, skipping any record the frame does not hold (a refresh that started
+    meanwhile); stops short when one of the frame's is missing."""
+    at, size = 0, len(ids)
+    for rows in chunks:
+        expected = [i.decode() for i in ids[at:at + len(rows)].tolist()]
+        if [result_id for result_id, _text in rows] == expected:  # the usual case
+            at += len(rows)
+            yield from (text for _id, text in rows)
+            continue
+        for result_id, text in rows:
+            if at < size and result_id == ids[at].decode():
+                at += 1
+                yield text
+
+
 def pages(state: IndexState, query: ExploreQuery, labels: RunLabels, limit: int | None,
           computed_keys: tuple[str, ...] = ()) -> Iterator[IndexPage]:
     """Yield the view's records from the index in its order, ``CHUNK`` at a time, up to
@@ -127,14 +176,12 @@ def pages(state: IndexState, query: ExploreQuery, labels: RunLabels, limit: int 
     if limit is not None:
         rows = rows[:limit]
     numbers = {key: data.numbers[key] for key in computed_keys if key in data.numbers}
+    stored = _stored_records(state, data) if len(rows) else None
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start:start + CHUNK]
         ids_bytes = data.ids[chunk]
         ids = [i.decode() for i in ids_bytes.tolist()]
-        with get_engine().connect() as conn:
-            found = queries.record_texts(conn, state.pipeline_id, ids)
-        if len(found) != len(ids):  # the index's two tables are written together
-            raise RuntimeError("the exploration index lacks records of its rows")
+        texts = stored.texts(chunk) if stored is not None else _looked_up(state, ids)
         extras = {}
         if query.similar_to:  # the view's number, beside the record (CSV column, JSON key)
             values = answers.similarities(state, query, ids)
@@ -142,5 +189,5 @@ def pages(state: IndexState, query: ExploreQuery, labels: RunLabels, limit: int 
         if query.diverse:  # each pick's family size (diverse_answers), beside the record
             sizes = answers.diverse(state, query).sizes
             extras["family_size"] = [sizes.get(i) for i in ids_bytes.tolist()]
-        yield IndexPage(ids, [found[i] for i in ids], start + 1,
+        yield IndexPage(ids, texts, start + 1,
                         labels.label_list(ids_bytes), extras, numbers, chunk)
