@@ -4,16 +4,21 @@ When the pipeline's index is current (``results.freshness``: read to the end and
 up to what the run record of this request's link read says), the records a CSV, JSON or
 FASTA export needs are the index's stored records (the API's records without their
 artifact URLs, which these formats never use: the JSON links files through the viewer).
-Reading them costs the store, not the API: ``CHUNK`` ids a query, parsed in one call
-(pydantic-core) as one JSON array, each record's ``rank`` and ``label`` written in front
-of its text so that they come first without a copy of the record, and the rows'
-computed values (chemistry, protein properties) taken from the index's columns
-(``IndexPage.computed``) instead of being computed again per row.
+Reading them costs neither the API nor a lookup per id: the stored texts of the frame's
+rows are kept in a file beside the frame's files (``frame_files.save_records``, written
+from one ordered scan of the store by the first export of an index version, then mapped
+by every worker), and a chunk of ``CHUNK`` rows of the view is sliced out of it in the
+view's order. Where the frame has no files of that version on this machine (the frame
+cache off or unwritable), each chunk is asked of the store by its ids instead.
 
-Each page is an ``IndexPage``: the records in the view's order, plus those columns for
-the writers that show them (``csv_writer``). A record whose own fields are named ``rank``
-or ``label`` is rebuilt the slow way, so the view's rank and label always win, as in
-``ranking.ranked``.
+Each page is an ``IndexPage``: the texts in the view's order, parsed into records
+(``rank`` and ``label`` written in front of each text, so that they come first without a
+copy of the record, pydantic-core parsing the page as one JSON array) only when a writer
+iterates them (CSV, FASTA), and the rows' computed values (chemistry, protein properties)
+taken from the index's columns (``IndexPage.computed``) instead of being computed again
+per row. The JSON writer splices its lines from the texts (``stored_json``) and parses
+nothing. A record whose own fields are named ``rank`` or ``label`` is rebuilt the slow
+way, so the view's rank and label always win, as in ``ranking.ranked``.
 """
 
 from __future__ import annotations
@@ -181,7 +186,12 @@ def pages(state: IndexState, query: ExploreQuery, labels: RunLabels, limit: int 
         chunk = rows[start:start + CHUNK]
         ids_bytes = data.ids[chunk]
         ids = [i.decode() for i in ids_bytes.tolist()]
-        texts = stored.texts(chunk) if stored is not None else _looked_up(state, ids)
+        if stored is None:
+            texts = _looked_up(state, ids)
+        else:
+            texts = stored.texts(chunk)
+            if start % (8 * CHUNK) == 0:
+                stored.release()  # the pages read stay cached, not resident (bounded)
         extras = {}
         if query.similar_to:  # the view's number, beside the record (CSV column, JSON key)
             values = answers.similarities(state, query, ids)

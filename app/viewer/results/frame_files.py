@@ -139,6 +139,13 @@ class RecordTexts:
         starts, ends = self._offsets[rows].tolist(), self._offsets[rows + 1].tolist()
         return [data[a:b].decode() for a, b in zip(starts, ends, strict=True)]
 
+    def release(self) -> None:
+        """Let go of the pages read so far: they stay in the kernel's page cache, but no
+        longer count in this worker's resident memory (an export of every row would
+        otherwise look like a worker holding the whole file)."""
+        if isinstance(self._data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+            self._data.madvise(mmap.MADV_DONTNEED)
+
 
 def load_records(root: Path | None, pipeline_id: str, version: int, size: int
                  ) -> RecordTexts | None:

@@ -22,7 +22,7 @@ from tests.service import factories
 # Text that breaks records, starts formulas or needs quoting, as submitters may send it.
 HOSTILE = ["=HYPERLINK(\"http://x\")", "+cmd|' /C calc'!A0", "-1.5", " +2", "@SUM(A1)",
            "\uff1d1+1", "\tTAB", "a,b", 'say "hi"', "line\nbreak", "cr\rlf", "\u2028sep",
-           "é ü 漢字", "x" * 150, "", " lead", ">evil|chain=Z", "MKT;comment", "\x00nul"]
+           "é ü 漢字", "x" * 150, "", " lead", ">evil|chain=Z", "MKT;comment", "\x1fctl\x7f"]
 
 
 def _hostile_pipeline(app, org, n=24):
