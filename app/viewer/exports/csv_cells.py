@@ -188,4 +188,5 @@ def csv_text(columns_: list[list]) -> str:
     fields = [[repr(v) if type(v) is float
                else v if type(v) is str and v[:1] in safe and not quoted(v) else _field(v)
                for v in values] for values in columns_]
-    return "".join([",".join(row) + "\r\n" for row in zip(*fields, strict=True)])
+    rows = "\r\n".join(map(",".join, zip(*fields, strict=True)))
+    return rows + "\r\n" if rows else ""

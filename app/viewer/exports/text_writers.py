@@ -152,7 +152,7 @@ def fasta_records(kind: domain.Kind, record: dict) -> str:
         out.append(fasta_header(kind, record, chain, entity))
         sequence = sequence_text(sequence)
         out += [sequence[i : i + FASTA_WIDTH] for i in range(0, len(sequence), FASTA_WIDTH)]
-    return "".join(line + "\n" for line in out)
+    return "\n".join(out) + "\n" if out else ""
 
 
 def fasta_chunks(kind: domain.Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
