@@ -27,67 +27,22 @@ from __future__ import annotations
 
 import csv
 import io
-import unicodedata
 from collections.abc import Iterable, Iterator
 
 from app.domain import Kind
-from app.viewer.chem import alerts, identifiers, properties
-from app.viewer.core import formatting
-from app.viewer.exports.precision import rounded_properties
+from app.viewer.chem import alerts
+from app.viewer.exports import csv_cells
+from app.viewer.exports.csv_cells import alerts_text, cell_text, defuse_formula, entities_text
 from app.viewer.exports.stream import incomplete_text
-from app.viewer.proteins import columns as protein_columns
 from app.viewer.results import extra_metrics
 from app.viewer.results.table import Column, columns_for
 
-_FORMULA_STARTS = ("=", "+", "-", "@")
-# A leading tab or line break is itself a known injection vector, whatever follows.
-_SPACE_STARTS = ("\t", "\r", "\n")
+# The cells' rules are named here too: what a cell holds is part of what this module writes.
+__all__ = ["alerts_text", "cells", "csv_chunks", "defuse_formula", "entities_text", "header",
+           "incomplete_row", "warm"]
 
 # Where a header differs from the table column's key (the API calls the variant "type").
 _HEADER_NAMES = {"type": "variant"}
-
-
-def defuse_formula(text: str) -> str:
-    """Keep a spreadsheet from running a cell as a formula (CSV injection).
-
-    Submitter-provided text such as ``external_id`` could start with ``=``; a leading
-    apostrophe makes spreadsheets show it as text. Spreadsheets skip leading spaces and
-    read fullwidth signs (U+FF1D, U+FF0B, U+FF0D, U+FF20) as their ASCII forms, so the
-    check is on the first non-space character after NFKC normalisation; a leading tab or
-    line break is defused whatever follows. Numbers ("-1.5", " +2") are written as numbers.
-    """
-    start = unicodedata.normalize("NFKC", text).lstrip()
-    if text.startswith(_SPACE_STARTS) or start.startswith(_FORMULA_STARTS):
-        try:
-            float(start)
-        except ValueError:
-            return "'" + text
-    return text
-
-
-def _text(value) -> str:
-    """Return a cell's text: empty for none, numbers at full precision, text defused."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return defuse_formula(value)
-    # repr of a float is the shortest text that reads back to the same number.
-    return repr(value) if isinstance(value, float) else str(value)
-
-
-def entities_text(entities: list[dict] | None) -> str:
-    """Return every entity as ``chains:value``, joined by ``;`` (full sequences).
-
-    Proteins read ``A:MKT...``; other types name themselves (``C:ligand_ccd:NAG``) so a
-    ligand's code is never mistaken for a three-residue peptide.
-    """
-    parts = []
-    for entity in entities or []:
-        chains = ",".join(str(c) for c in entity.get("chain_ids") or []) or "?"
-        kind = entity.get("type") or ""
-        value = entity.get("value") or ""
-        parts.append(f"{chains}:{value}" if kind == "protein" else f"{chains}:{kind}:{value}")
-    return ";".join(parts)
 
 
 def header(columns: list[Column]) -> list[str]:
@@ -107,53 +62,14 @@ def header(columns: list[Column]) -> list[str]:
 
 def cells(columns: list[Column], record: dict, computed: dict[str, list] | None = None,
           at: int = 0) -> list[str]:
-    """Return one result's CSV cells, in the order of ``header(columns)``.
+    """Return one result's CSV cells as text, in the order of ``header(columns)``.
 
     ``computed`` (a page from the index, ``index_source.IndexPage.computed``) holds the
     computed columns' values of the page's records, this one at ``at``: read, not computed
-    again.
+    again. A whole page is written a column at a time (``csv_cells.columns``).
     """
-    row = [_text(record.get("rank")), _text(record.get("label")), _text(record.get("id"))]
-    chemistry = None
-    for column in columns:
-        source = column.source
-        if source == "sequence":
-            summary = formatting.entity_summary(record.get("entities"))
-            row += [_text(summary["length"]), _text(",".join(summary["chains"])),
-                    _text(summary["sequence"]), _text(entities_text(record.get("entities")))]
-        elif source == "metric":
-            row.append(_text((record.get("metrics") or {}).get(column.key)))
-        elif source == "adme":
-            row.append(_text((record.get("adme") or {}).get(column.key.split(".", 1)[1])))
-        elif computed is not None and column.key in computed:
-            row.append(_text(computed[column.key][at]))
-        elif source == "chemistry":  # computed from the SMILES (RDKit), as the table shows
-            if chemistry is None:
-                chemistry = rounded_properties(properties.compute(record.get("smiles")))
-            row.append(_text(chemistry.get(column.key)))
-        elif source == "protein":  # the designed chain's (Biopython), as the table shows
-            sequence = protein_columns.designed_sequence(record)
-            row.append(_text(protein_columns.values(sequence).get(column.key)))
-        elif source == "warnings":
-            codes = [str(w.get("code")) for w in record.get("warnings") or []]
-            row.append(_text(";".join(codes)))
-        elif source == "smiles":
-            smiles = record.get("smiles")
-            row += [_text(smiles), _text(identifiers.inchikey(smiles))]
-        else:  # external_id, the variant ("type"): plain fields of the record
-            row.append(_text(record.get(column.key)))
-    if any(column.source == "smiles" for column in columns):
-        row.append(_text(alerts_text(record.get("smiles"))))
-    return row
-
-
-def alerts_text(smiles: str | None) -> str:
-    """Return a molecule's alert names joined by ';' ("" none, "unknown" unread/unchecked;
-    ``warm`` has checked the page's molecules in one budgeted call)."""
-    if not smiles:
-        return ""
-    names = alerts.names_of([smiles], alerts.PAGE_SECONDS)[0]
-    return "unknown" if names is None else ";".join(names)
+    one = {key: values[at:at + 1] for key, values in computed.items()} if computed else None
+    return [cell_text(values[0]) for values in csv_cells.columns(columns, [], [record], one)]
 
 
 def warm(pages: Iterable[list[dict]]) -> Iterator[list[dict]]:
@@ -168,7 +84,7 @@ def warm(pages: Iterable[list[dict]]) -> Iterator[list[dict]]:
 _VIEW_KEYS = ("similarity", "family_size")
 
 
-def _csv_text(rows: Iterable[list[str]]) -> str:
+def _csv_text(rows: Iterable[Iterable]) -> str:
     out = io.StringIO()
     csv.writer(out, lineterminator="\r\n").writerows(rows)
     return out.getvalue()
@@ -187,19 +103,17 @@ def csv_chunks(kind: Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
     # similar_to view's similarity, a diverse view's family size.
     added = [key for key in _VIEW_KEYS if first and key in first[0]]
 
-    def rows(records: list[dict]) -> Iterator[list[str]]:
+    def rows(records: list[dict]) -> str:
         computed = getattr(records, "computed", None)  # a page from the index
-        for at, record in enumerate(records):
-            found = cells(columns, record, computed, at)
-            yield [*found[:3], *(_text(record.get(key)) for key in added), *found[3:]]
+        return csv_cells.csv_text(csv_cells.columns(columns, added, records, computed))
 
     names = header(columns)
     yield _csv_text([[*names[:3], *added, *names[3:]]])
     if first is None:
         return
-    yield _csv_text(rows(first))
+    yield rows(first)
     for records in pages:
-        yield _csv_text(rows(records))
+        yield rows(records)
 
 
 def incomplete_row(written: int) -> str:

@@ -4,28 +4,34 @@ When the pipeline's index is current (``results.freshness``: read to the end and
 up to what the run record of this request's link read says), the records a CSV, JSON or
 FASTA export needs are the index's stored records (the API's records without their
 artifact URLs, which these formats never use: the JSON links files through the viewer).
-Reading them costs the store, not the API: ``CHUNK`` ids a query, parsed in one call
-(pydantic-core) as one JSON array, each record's ``rank`` and ``label`` written in front
-of its text so that they come first without a copy of the record, and the rows'
-computed values (chemistry, protein properties) taken from the index's columns
-(``IndexPage.computed``) instead of being computed again per row.
+Reading them costs neither the API nor a lookup per id: the stored texts of the frame's
+rows are kept in a file beside the frame's files (``frame_files.save_records``, written
+from one ordered scan of the store by the first export of an index version, then mapped
+by every worker), and a chunk of ``CHUNK`` rows of the view is sliced out of it in the
+view's order. Where the frame has no files of that version on this machine (the frame
+cache off or unwritable), each chunk is asked of the store by its ids instead.
 
-Each page is an ``IndexPage``: the records in the view's order, plus those columns for
-the writers that show them (``csv_writer``). A record whose own fields are named ``rank``
-or ``label`` is rebuilt the slow way, so the view's rank and label always win, as in
-``ranking.ranked``.
+Each page is an ``IndexPage``: the texts in the view's order, parsed into records
+(``rank`` and ``label`` written in front of each text, so that they come first without a
+copy of the record, pydantic-core parsing the page as one JSON array) only when a writer
+iterates them (CSV, FASTA), and the rows' computed values (chemistry, protein properties)
+taken from the index's columns (``IndexPage.computed``) instead of being computed again
+per row. The JSON writer splices its lines from the texts (``stored_json``) and parses
+nothing. A record whose own fields are named ``rank`` or ``label`` is rebuilt the slow
+way, so the view's rank and label always win, as in ``ranking.ranked``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from pydantic_core import from_json, to_json
 
 from app.viewer.chem.properties import PROPERTIES
-from app.viewer.exports import precision
-from app.viewer.results import answers
+from app.viewer.exports import precision, stored_json
+from app.viewer.results import answers, frame_files
+from app.viewer.results.frame import Frame
 from app.viewer.results.labels import RunLabels
 from app.viewer.results.query import ExploreQuery
 from app.viewer.store import get_engine
@@ -38,42 +44,133 @@ _WHOLE = frozenset({*(key for key, prop in PROPERTIES.items() if prop.integer),
                     "liability_count"})
 
 
-class IndexPage(list):
-    """A page of records from the index, with ``computed[key][i]``: the index's value of
-    computed column ``key`` for record ``i`` (None where it has none)."""
+class IndexPage(Sequence):
+    """A page of the view's records from the index, in its order: the stored JSON texts,
+    parsed into records (``rank`` and ``label`` first, the view's numbers last) on first
+    use, and ``computed[key][i]``: the index's value of computed column ``key`` for record
+    ``i`` (None where it has none). A JSON export splices its lines from the texts
+    (``json_lines``) and never parses them."""
 
-    computed: dict[str, list]
+    def __init__(self, ids: list[str], texts: list[str], first_rank: int, labels: list[str],
+                 extras: dict[str, list], numbers: dict[str, np.ndarray], rows: np.ndarray):
+        self.ids, self.texts, self.first_rank, self.labels = ids, texts, first_rank, labels
+        self.extras, self._numbers, self._rows = extras, numbers, rows
+        self._records: list[dict] | None = None
+        self._computed: dict[str, list] | None = None
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def __getitem__(self, at):
+        return self.records[at]
+
+    def __iter__(self) -> Iterator[dict]:
+        return iter(self.records)
+
+    @property
+    def records(self) -> list[dict]:
+        """The page's records, parsed once (module docstring)."""
+        if self._records is None:
+            records = _parsed(self.texts, self.first_rank, self.labels)
+            for key, values in self.extras.items():  # the view's numbers, after the rest
+                for record, value in zip(records, values, strict=True):
+                    record[key] = value
+            self._records = records
+        return self._records
+
+    @property
+    def computed(self) -> dict[str, list]:
+        """The computed columns of the page's records, read from the index once (only the
+        CSV shows them)."""
+        if self._computed is None:
+            self._computed = _computed(self._numbers, self._rows)
+        return self._computed
+
+    def json_lines(self, splicer: stored_json.Splicer) -> list[str]:
+        """Return each record's line of the JSON export (``stored_json``)."""
+        extras = list(self.extras.items())
+        lines = []
+        for at, text in enumerate(self.texts):
+            line = splicer.line(text, self.first_rank + at, self.labels[at], self.ids[at],
+                                [(key, values[at]) for key, values in extras])
+            lines.append(stored_json.long_way(self.records[at], splicer.links)
+                         if line is None else line)
+        return lines
 
 
 def _computed(numbers: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, list]:
     """Return the computed columns of ``rows`` as the writers show them (module doc)."""
     out = {}
     for key, column in numbers.items():
-        values = column[rows].tolist()
-        if key in _WHOLE:
-            out[key] = [None if v != v else round(v) for v in values]  # v != v: NaN
+        values = column[rows].tolist()  # floats: NaN is none (v != v)
+        decimals = 0 if key in _WHOLE else precision.DECIMALS.get(key)
+        if decimals is None:  # as ``precision.rounded``: a key it does not round
+            out[key] = [None if v != v else v for v in values]
+        elif decimals:
+            out[key] = [None if v != v else round(v, decimals) for v in values]
         else:
-            out[key] = [None if v != v else precision.rounded(key, v) for v in values]
+            out[key] = [None if v != v else round(v) for v in values]
     return out
 
 
-def _texts(found: dict[str, str], ids: list[str], first_rank: int, labels: list[str]
-           ) -> list[dict]:
-    """Return the records of ``ids`` (stored JSON text) with ``rank`` and ``label`` first."""
-    parts = []
-    plain = True
-    for offset, result_id in enumerate(ids):
-        text = found[result_id]
-        plain = plain and '"rank"' not in text and '"label"' not in text
-        parts.append(f'{{"rank":{first_rank + offset},"label":'
-                     f'{to_json(labels[offset]).decode()},{text[1:]}')
-    if plain:
-        return from_json("[" + ",".join(parts) + "]")
+def _parsed(texts: list[str], first_rank: int, labels: list[str]) -> list[dict]:
+    """Return the records of ``texts`` (stored JSON) with ``rank`` and ``label`` first."""
+    if not any('"rank"' in text or '"label"' in text for text in texts):
+        return from_json("[" + ",".join(
+            f'{{"rank":{first_rank + at},"label":{to_json(labels[at]).decode()},{text[1:]}'
+            if len(text) > 2 else
+            f'{{"rank":{first_rank + at},"label":{to_json(labels[at]).decode()}}}'
+            for at, text in enumerate(texts)) + "]", cache_strings="keys")
     # A record with fields of those names: rebuilt so the view's own rank and label win.
-    records = from_json("[" + ",".join(found[i] for i in ids) + "]")
+    records = from_json("[" + ",".join(texts) + "]")
     return [{"rank": first_rank + n, "label": labels[n],
              **{k: v for k, v in record.items() if k not in ("rank", "label")}}
             for n, record in enumerate(records)]
+
+
+def _looked_up(state: IndexState, ids: list[str]) -> list[str]:
+    """Return the stored records of ``ids`` from the store, in that order (one query)."""
+    with get_engine().connect() as conn:
+        found = queries.record_texts(conn, state.pipeline_id, ids)
+    if len(found) != len(ids):  # the index's two tables are written together
+        raise RuntimeError("the exploration index lacks records of its rows")
+    return [found[i] for i in ids]
+
+
+def _stored_records(state: IndexState, data: Frame) -> frame_files.RecordTexts | None:
+    """Return the records of the frame's rows mapped from beside its files (written now
+    from one ordered scan of the store if they are not there yet), or None when the frame
+    has no files of this version here (then each chunk is looked up by its ids)."""
+    root = frame_files.root()
+    with get_engine().connect() as conn:
+        key = queries.saved_frame_key(conn, state.pipeline_id)
+    if root is None or key is None or key[0] != state.version:
+        return None
+    found = frame_files.load_records(root, state.pipeline_id, *key)
+    if found is None:
+        with get_engine().connect() as conn:
+            texts = _in_row_order(data.ids, queries.ordered_record_texts(conn,
+                                                                          state.pipeline_id))
+            found = frame_files.save_records(root, state.pipeline_id, *key, texts, data.size)
+    return found if found is not None and found.count == data.size else None
+
+
+def _in_row_order(ids: np.ndarray, chunks: Iterator[list[tuple[str, str]]]
+                  ) -> Iterator[str]:
+    """Yield the texts of the frame's rows ``ids`` from the store's (id, text) chunks in
+    the same order, skipping any record the frame does not hold (a refresh that started
+    meanwhile); stops short when one of the frame's is missing."""
+    at, size = 0, len(ids)
+    for rows in chunks:
+        expected = [i.decode() for i in ids[at:at + len(rows)].tolist()]
+        if [result_id for result_id, _text in rows] == expected:  # the usual case
+            at += len(rows)
+            yield from (text for _id, text in rows)
+            continue
+        for result_id, text in rows:
+            if at < size and result_id == ids[at].decode():
+                at += 1
+                yield text
 
 
 def pages(state: IndexState, query: ExploreQuery, labels: RunLabels, limit: int | None,
@@ -84,20 +181,23 @@ def pages(state: IndexState, query: ExploreQuery, labels: RunLabels, limit: int 
     if limit is not None:
         rows = rows[:limit]
     numbers = {key: data.numbers[key] for key in computed_keys if key in data.numbers}
+    stored = _stored_records(state, data) if len(rows) else None
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start:start + CHUNK]
         ids_bytes = data.ids[chunk]
         ids = [i.decode() for i in ids_bytes.tolist()]
-        with get_engine().connect() as conn:
-            found = queries.record_texts(conn, state.pipeline_id, ids)
-        if len(found) != len(ids):  # the index's two tables are written together
-            raise RuntimeError("the exploration index lacks records of its rows")
-        page = IndexPage(_texts(found, ids, start + 1, labels.label_list(ids_bytes)))
+        if stored is None:
+            texts = _looked_up(state, ids)
+        else:
+            texts = stored.texts(chunk)
+            if start % (8 * CHUNK) == 0:
+                stored.release()  # the pages read stay cached, not resident (bounded)
+        extras = {}
         if query.similar_to:  # the view's number, beside the record (CSV column, JSON key)
             values = answers.similarities(state, query, ids)
-            page = IndexPage({**r, "similarity": values.get(r["id"])} for r in page)
+            extras["similarity"] = [values.get(i) for i in ids]
         if query.diverse:  # each pick's family size (diverse_answers), beside the record
             sizes = answers.diverse(state, query).sizes
-            page = IndexPage({**r, "family_size": sizes.get(r["id"].encode())} for r in page)
-        page.computed = _computed(numbers, chunk)
-        yield page
+            extras["family_size"] = [sizes.get(i) for i in ids_bytes.tolist()]
+        yield IndexPage(ids, texts, start + 1,
+                        labels.label_list(ids_bytes), extras, numbers, chunk)

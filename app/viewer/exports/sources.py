@@ -18,9 +18,10 @@ already down is an ordinary error page and not a broken download.
 - A writer that needs no artifact URL (CSV, JSON, FASTA, the ZIP's manifest) reads any
   view from the index itself when the index is **current** (``results.freshness``: the
   link was read through the API in this request, and the index holds exactly what that
-  read's run record says the API has): ``index_source``, a thousand records a query, at
-  the store's pace instead of the API's. The SDF's ligand files and the ZIP's structure
-  files need the API's fresh URLs, so their records come from the API as above.
+  read's run record says the API has): ``index_source``, the stored records kept beside
+  the index's frame, at the pace of reading a file instead of the API's. The SDF's ligand
+  files and the ZIP's structure files need the API's fresh URLs, so their records come
+  from the API as above.
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pydantic_core import to_json
 
 from app import domain
+from app.viewer.exports import stored_json
 from app.viewer.exports.stream import incomplete_text
 
 FASTA_WIDTH = 60
@@ -64,15 +65,19 @@ def json_chunks(pipeline: dict, kind: domain.Kind, pages: Iterable[list[dict]],
     yield ('{"pipeline": ' + json.dumps(head) + ', "export": '
            + json.dumps(export or {}, ensure_ascii=False) + ', "results": [')
     separator = "\n"
+    splicer = stored_json.Splicer(artifact_links) if artifact_links is not None else None
     for records in pages:
-        if artifact_links is not None:
-            records = [{**record, "artifacts": artifact_links(record)}
-                       if "artifacts" in record else record for record in records]
-        if records:
-            # One serialisation of the page (pydantic-core, compact, UTF-8 as is; a
-            # number the shortest text that reads back the same, NaN and infinities
-            # null), then one record a line.
-            yield separator + ",\n".join(to_json(record).decode() for record in records)
+        if splicer is not None and hasattr(records, "json_lines"):
+            # From the index: the stored texts spliced, the same lines (``stored_json``).
+            lines = records.json_lines(splicer)
+        elif artifact_links is not None:
+            lines = [stored_json.long_way(record, artifact_links) for record in records]
+        else:
+            # pydantic-core, compact, UTF-8 as is; a number the shortest text that reads
+            # back the same, NaN and infinities null.
+            lines = [to_json(record).decode() for record in records]
+        if lines:
+            yield separator + ",\n".join(lines)  # one record a line
             separator = ",\n"
     yield "\n]}\n"
 
@@ -96,15 +101,29 @@ def sequence_text(value: str) -> str:
                    if not ch.isspace() and unicodedata.category(ch)[0] not in "CZ")
 
 
+# The grading metrics of each shape's metric keys: (key, the value at its decimals).
+_GRADING: dict[tuple[str, ...], tuple[tuple[str, Callable[[float], str]], ...]] = {}
+
+
+def _grading(keys: tuple[str, ...]) -> tuple[tuple[str, Callable[[float], str]], ...]:
+    found = _GRADING.get(keys)
+    if found is None:
+        metrics = [(key, domain.metric(key)) for key in keys]
+        found = tuple((key, f"{{:.{m.decimals}f}}".format) for key, m in metrics
+                      if m.direction is not None)
+        if len(_GRADING) < 256:
+            _GRADING[keys] = found
+    return found
+
+
 def _key_metrics(kind: domain.Kind, record: dict) -> list[str]:
     """Return ``name=value`` for the metrics that grade a design of the record's shape."""
     metrics = record.get("metrics") or {}
     found = []
-    for key in kind.metrics_for(record.get("type")):
-        value, metric = metrics.get(key), domain.metric(key)
-        if metric.direction is None or type(value) not in (int, float):
-            continue
-        found.append(f"{key}={value:.{metric.decimals}f}")
+    for key, text in _grading(kind.metrics_for(record.get("type"))):
+        value = metrics.get(key)
+        if type(value) in (int, float):
+            found.append(f"{key}={text(value)}")
     return found
 
 
@@ -133,7 +152,7 @@ def fasta_records(kind: domain.Kind, record: dict) -> str:
         out.append(fasta_header(kind, record, chain, entity))
         sequence = sequence_text(sequence)
         out += [sequence[i : i + FASTA_WIDTH] for i in range(0, len(sequence), FASTA_WIDTH)]
-    return "".join(line + "\n" for line in out)
+    return "\n".join(out) + "\n" if out else ""
 
 
 def fasta_chunks(kind: domain.Kind, pages: Iterable[list[dict]]) -> Iterator[str]:

@@ -24,6 +24,12 @@ writes them from it.
 - **Disk full, unwritable folder, ``FRAME_CACHE_DIR=""``:** ``None`` is returned and the
   caller keeps the frame in its own memory, as before; the failure is logged once per
   process.
+- **Stored records beside a frame** (``save_records`` / ``load_records``): the index's
+  stored JSON text of every row, in the frame's row order, as one UTF-8 file and the
+  offsets of each text (a ``records`` folder in the version's folder, renamed into place
+  whole), so that an export reads the records of any rows by slicing a map instead of
+  asking the store for each id. Written by the first export that needs them (from one
+  ordered scan of the store), gone with their version.
 """
 
 from __future__ import annotations
@@ -31,10 +37,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import mmap
 import os
 import shutil
 import tempfile
 import time
+from array import array
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +54,7 @@ from app.viewer.results.frame import Frame
 
 log = logging.getLogger(__name__)
 _MANIFEST = "arrays.json"
+_RECORDS = "records"
 # Arrays smaller than this are read into memory (a map costs a descriptor's worth of
 # kernel bookkeeping, and an empty array cannot be mapped).
 _MAP_FROM = 64 * 1024
@@ -114,6 +124,78 @@ def save(root: Path | None, pipeline_id: str, version: int, size: int,
         _warn_once(root, error)
         return None
     return load(root, pipeline_id, version, size)
+
+
+class RecordTexts:
+    """The stored records of a frame's rows, mapped (``save_records``)."""
+
+    def __init__(self, data: mmap.mmap | bytes, offsets: np.ndarray):
+        self._data, self._offsets = data, offsets
+        self.count = len(offsets) - 1
+
+    def texts(self, rows: np.ndarray) -> list[str]:
+        """Return the JSON texts of frame rows ``rows``."""
+        data = self._data
+        starts, ends = self._offsets[rows].tolist(), self._offsets[rows + 1].tolist()
+        return [data[a:b].decode() for a, b in zip(starts, ends, strict=True)]
+
+    def release(self) -> None:
+        """Let go of the pages read so far: they stay in the kernel's page cache, but no
+        longer count in this worker's resident memory (an export of every row would
+        otherwise look like a worker holding the whole file)."""
+        if isinstance(self._data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+            self._data.madvise(mmap.MADV_DONTNEED)
+
+
+def load_records(root: Path | None, pipeline_id: str, version: int, size: int
+                 ) -> RecordTexts | None:
+    """Return the stored records saved beside this version's frame, or None if not there."""
+    if root is None:
+        return None
+    place = _folder(root, pipeline_id) / _name(version, size) / _RECORDS
+    try:
+        offsets = np.load(place / "offsets.npy", allow_pickle=False)
+        with open(place / "records.bin", "rb") as file:
+            data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) \
+                if offsets[-1] else b""
+    except (OSError, ValueError, IndexError):
+        return None
+    if len(data) != offsets[-1]:
+        return None  # damaged: the store's, the slow way
+    return RecordTexts(data, offsets)
+
+
+def save_records(root: Path | None, pipeline_id: str, version: int, size: int,
+                 texts: Iterable[str], count: int) -> RecordTexts | None:
+    """Write ``texts`` (the records of the frame's ``count`` rows, in row order) beside
+    this version's frame and return them mapped; None if the frame has no folder here,
+    ``texts`` stops short of ``count`` or the files cannot be written."""
+    if root is None:
+        return None
+    place = _folder(root, pipeline_id) / _name(version, size)
+    if not place.is_dir():
+        return None
+    temporary = Path(tempfile.mkdtemp(prefix=".writing-records-", dir=place))
+    try:
+        offsets = array("q", [0])
+        with open(temporary / "records.bin", "wb") as file:
+            for text in texts:
+                offsets.append(offsets[-1] + file.write(text.encode()))
+        if len(offsets) != count + 1:
+            return None
+        np.save(temporary / "offsets.npy", np.frombuffer(offsets, dtype=np.int64),
+                allow_pickle=False)
+        try:
+            os.rename(temporary, place / _RECORDS)
+        except OSError:
+            if not (place / _RECORDS).exists():
+                raise
+    except OSError as error:
+        _warn_once(root, error)
+        return None
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
+    return load_records(root, pipeline_id, version, size)
 
 
 def _write(folder: Path, place: Path, arrays: dict[str, np.ndarray]) -> None:

@@ -93,6 +93,18 @@ def record_texts(conn: Connection, pipeline_id: str, ids: list[str]) -> dict[str
     ).all())
 
 
+def ordered_record_texts(conn: Connection, pipeline_id: str, chunk: int = 5_000
+                         ) -> Iterator[list[tuple[str, str]]]:
+    """Yield the pipeline's stored records as (id, JSON text), ``chunk`` at a time, in the
+    API's order (a frame's row order: ``column_chunks``): one scan, no lookup per id."""
+    result = conn.execution_options(yield_per=chunk).execute(
+        sa.select(indexed_records.c.result_id, indexed_records.c.record)
+        .where(indexed_records.c.pipeline_id == pipeline_id)
+        .order_by(indexed_records.c.result_id))
+    for rows in result.partitions(chunk):
+        yield [tuple(row) for row in rows]
+
+
 def records(conn: Connection, pipeline_id: str, ids: list[str]) -> list[dict]:
     """Return the stored records of ``ids``, in that order (missing ones skipped)."""
     found = record_texts(conn, pipeline_id, ids)

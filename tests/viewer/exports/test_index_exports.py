@@ -1,0 +1,113 @@
+"""Exports served from a current index (issue 21 item 4) are the files the API's records
+give, byte for byte, whatever the values: the CSV written a column at a time, the JSON's
+lines spliced from the stored text, the records read from the file beside the frame."""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+
+import numpy as np
+import pytest
+import sqlalchemy as sa
+from pydantic_core import from_json, to_json
+
+from app.db import get_engine
+from app.store import schema
+from app.viewer.exports import csv_cells, index_source, sources
+from app.viewer.results import frame_files, freshness
+from tests.service import factories
+
+# Text that breaks records, starts formulas or needs quoting, as submitters may send it.
+HOSTILE = ["=HYPERLINK(\"http://x\")", "+cmd|' /C calc'!A0", "-1.5", " +2", "@SUM(A1)",
+           "\uff1d1+1", "\tTAB", "a,b", 'say "hi"', "line\nbreak", "cr\rlf", "\u2028sep",
+           "é ü 漢字", "x" * 150, "", " lead", ">evil|chain=Z", "MKT;comment", "\x1fctl\x7f"]
+
+
+def _hostile_pipeline(app, org, n=24):
+    """A protein library screen whose results hold hostile values in every text field."""
+    with get_engine(app).begin() as conn:
+        pipeline_id, ids = factories.insert_pipeline(
+            conn, org.workspace_id, "protein_library_screen", n, seed=7,
+            artifact_dir=app.config["ARTIFACT_DIR"])
+        rng = random.Random(7)
+        for at, result_id in enumerate(ids):
+            text = HOSTILE[at % len(HOSTILE)]
+            metrics = {"iptm": rng.choice([0.5, 1, 0.1 + 0.2, 1e-7, 123456789.123456789]),
+                       "binding_confidence": rng.random(), "foo_score": text or None}
+            if at == 5:  # keys named as the view's own: the long way, same text
+                metrics |= {"rank": 99.0, "label": "=x"}
+            conn.execute(sa.update(schema.results).where(schema.results.c.id == result_id)
+                         .values(external_id=text[:200], metrics=metrics,
+                                 warnings=[{"code": text, "message": "m"}] if at % 2 else None,
+                                 entities=[{"type": "protein", "chain_ids": [f"A{text}"],
+                                            "value": f"MKT{text}LL", "modifications": []},
+                                           {"type": "ligand_ccd", "chain_ids": ["B"],
+                                            "value": text}]))
+    return factories.make_link(app, org, pipeline_ids=[pipeline_id]).id, pipeline_id
+
+
+@pytest.mark.parametrize("query", ["", "sort=-iptm,external_id", "sort=external_id&limit=7"])
+def test_index_served_exports_equal_the_api_served_ones_on_hostile_values(
+        app, client, org, monkeypatch, query):
+    link_id, pipeline_id = _hostile_pipeline(app, org)
+    path = f"/share/{link_id}/pipelines/{pipeline_id}"
+    assert client.get(f"{path}?sort=-iptm").status_code == 200  # builds the index
+    # Pages of 5 both ways (the CSV's extra metric columns are those of the first page).
+    for module, name in ((index_source, "CHUNK"), (sources, "IDS_PER_CALL"),
+                         (sources, "EXPORT_PAGE_SIZE")):
+        monkeypatch.setattr(module, name, 5)
+    from_index = {fmt: client.get(f"{path}/export.{fmt}?{query}").get_data(as_text=True)
+                  for fmt in ("csv", "json", "fasta")}
+    with monkeypatch.context() as patched:
+        patched.setattr(freshness, "is_current", lambda state, pipeline: False)
+        from_api = {fmt: client.get(f"{path}/export.{fmt}?{query}").get_data(as_text=True)
+                    for fmt in ("csv", "json", "fasta")}
+    assert from_index["csv"] == from_api["csv"]
+    assert from_index["fasta"] == from_api["fasta"]
+    rows = list(csv.reader(io.StringIO(from_index["csv"])))
+    assert len(rows) == 1 + (7 if "limit" in query else 24)
+    assert {len(row) for row in rows} == {len(rows[0])}  # no value broke a record
+    # JSON: the same records (the index keeps the artifacts' key last), and each spliced
+    # line is exactly what serialising its record gives.
+    assert from_json(from_index["json"]) == from_json(from_api["json"])
+    lines = from_index["json"].split("\n")[1:-2]
+    assert len(lines) == len(rows) - 1
+    for line in lines:
+        record = line.removesuffix(",")
+        assert to_json(from_json(record)).decode() == record
+        assert next(iter(from_json(record))) == "rank"
+
+
+def test_an_export_reads_the_records_beside_the_frame(app, client, org, monkeypatch):
+    link_id, pipeline_id = _hostile_pipeline(app, org, n=12)
+    path = f"/share/{link_id}/pipelines/{pipeline_id}"
+    client.get(f"{path}?sort=-iptm")
+    first = client.get(f"{path}/export.csv?sort=-iptm").get_data()
+    assert len(list(frame_files.root(app).rglob("records/records.bin"))) == 1
+    looked_up = []
+    monkeypatch.setattr(index_source, "_looked_up",
+                        lambda state, ids: looked_up.append(ids) or [])
+    assert client.get(f"{path}/export.csv?sort=-iptm").get_data() == first
+    assert looked_up == []  # every record read from the file, none asked of the store
+
+
+def test_rows_take_the_frame_order_and_skip_what_the_frame_lacks():
+    ids = np.array([b"r1", b"r2", b"r4"])
+    chunks = [[("r1", "a"), ("r2", "b")], [("r3", "x"), ("r4", "d"), ("r5", "y")]]
+    assert list(index_source._in_row_order(ids, iter(chunks))) == ["a", "b", "d"]
+    missing = [[("r1", "a"), ("r4", "d")]]
+    assert list(index_source._in_row_order(ids, iter(missing))) == ["a"]  # stops short
+
+
+def test_csv_text_is_what_the_csv_module_writes():
+    values = [None, "", "a", "a,b", 'q"t', "l\nb", "c\rr", "\x00", " s", 1, -0.0, 1.5,
+              float("nan"), float("inf"), 10**20, True, [1, "a"], {"a": "b,c"}, *HOSTILE]
+    rng = random.Random(3)
+    for _ in range(500):
+        columns = [[rng.choice(values) for _ in range(4)] for _ in range(rng.randint(2, 5))]
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\r\n").writerows(
+            zip(*[[csv_cells.cell_text(v) for v in column] for column in columns]))
+        assert csv_cells.csv_text(columns) == out.getvalue()
