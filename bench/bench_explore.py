@@ -115,6 +115,8 @@ def main() -> None:
                         choices=("protein_design", "small_molecule_library_screen"))
     parser.add_argument("--skip-exports", action="store_true",
                         help="leave the exports out (minutes at 1,000,000 results)")
+    parser.add_argument("--only-build", action="store_true",
+                        help="measure the API walk and the cold build only, then stop")
     options = parser.parse_args()
     workdir = options.workdir or Path(tempfile.mkdtemp(prefix="bench-explore-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -156,6 +158,8 @@ def main() -> None:
     print(f"cold index build of {options.results:,} results: {build:.1f} s "
           f"({options.results / build:,.0f} results/s); memory +{rss_mb() - rss_before:.0f} MB"
           f" (peak {max(peak_mb() - peak_before, 0):.0f} MB above the start)")
+    if options.only_build:
+        return
 
     medians = side_by_side(client, {"plain first page (API)": base,
                                     "sorted+filtered page (index)": f"{base}?{query}",

@@ -42,11 +42,9 @@ from app.timeutil import utcnow
 from app.viewer.core import identity, run_kinds
 from app.viewer.core.api_client import ComputeApi, api
 from app.viewer.core.errors import LinkNotFound
-from app.viewer.proteins import batch
-from app.viewer.proteins import columns as protein_columns
-from app.viewer.results import chem_index, index_rows
+from app.viewer.results import chem_index, index_rows, page_child
 from app.viewer.results.lease_keeper import LeaseKeeper
-from app.viewer.store import get_engine
+from app.viewer.store import get_engine, shared_url
 from app.viewer.store import result_index as store
 from app.viewer.store.result_index import IndexState
 
@@ -63,19 +61,32 @@ _SWEEP_EVERY = 300.0
 _last_sweep = [0.0]
 
 
-def _index_page(records: list[dict], position: int
-                ) -> tuple[list[dict], list[tuple[str, str]], set[str]]:
-    """Return one API page's index rows (numbered from ``position``), records and codes."""
-    rows, stored, codes = [], [], set()
-    # The page's designed chains at once: a third of Biopython's time per chain.
-    proteins = batch.values_many([protein_columns.designed_sequence(r) for r in records])
-    for offset, record in enumerate(records):
-        values = index_rows.index_values(record, proteins[offset])
-        values["position"] = position + offset
-        rows.append(values)
-        stored.append((values["result_id"], index_rows.stored_record(record)))
-        codes.update(index_rows.warning_codes(record))
-    return rows, stored, codes
+class _HereWriter:
+    """A build's page work in the build thread itself (``PageChild``'s interface): for a
+    build inside a request (a few pages, no child to start) or an in-memory store."""
+
+    renews = False  # the build renews its lease as each page arrives
+
+    def __init__(self, engine):
+        self._engine = engine
+        self._kept = True
+
+    def submit(self, records: list[dict], position: int, pipeline_id: str, owner: str,
+               last_id: str, now, lease: timedelta) -> None:
+        rows, stored, codes = index_rows.page_rows(records, position)
+        with self._engine.begin() as conn:
+            self._kept = store.append(conn, pipeline_id, owner=owner, rows=rows,
+                                      records=stored, last_id=last_id, codes=codes,
+                                      now=now, lease=lease)
+
+    def result(self) -> bool:
+        return self._kept
+
+    def drain(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 @dataclass
@@ -92,6 +103,8 @@ class Build:
     chemistry: chem_index.MoleculeWork = field(default_factory=chem_index.MoleculeWork)
     # The result count the API gave when the build was claimed (None: it gives none).
     expected: int | None = None
+    # Index and write the pages in a child process (``page_child``): a background build.
+    in_child: bool = False
 
     def _bearer(self) -> str | None:
         # Minted per page: a long build outlives a token's few minutes.
@@ -102,26 +115,39 @@ class Build:
         return pool.submit(self.api.results, self.link_id, self.pipeline_id, self._bearer(),
                            limit=PAGE_SIZE, after_id=after)
 
+    def _writer(self, engine):
+        """Where the pages are indexed and written: a child process for a background
+        build (``page_child``), the build thread for one inside a request."""
+        url = shared_url(engine) if self.in_child else None
+        if url is not None:
+            return page_child.PageChild(url)
+        return _HereWriter(engine)
+
     def run(self) -> None:
         """Read every missing page; on any failure give the lease up (resumable).
 
-        The next page is asked for while this one is written: the API's answer and the
-        store's insert overlap (both wait outside Python much of the time). The page's new
-        molecules go to the chemistry child meanwhile (``chem_index``).
+        The next page is asked for while this one is indexed and written (by the child in
+        a background build, ``page_child``): the API's answer and the page's work overlap.
+        The page's new molecules go to the chemistry child meanwhile (``chem_index``).
         """
         engine = get_engine(self.app)
         after, position = self.state.last_id, self.state.indexed
         started = time.perf_counter()
+        writer = None
         try:
+            writer = self._writer(engine)
             with (ThreadPoolExecutor(1, thread_name_prefix="index-page") as pool,
                   LeaseKeeper(lambda: self._renew(engine),
                               RENEW_EVERY.total_seconds()) as keeper):
-                pending = self._fetch(pool, after)
+                pending, sent = self._fetch(pool, after), False
                 while True:
                     page = pending.result()
-                    if keeper.lost or not self._renew(engine):
+                    # The child's appends renew the lease (and the keeper between them);
+                    # a renewal here would wait for the child's write to the same row.
+                    if keeper.lost or not (writer.renews or self._renew(engine)):
                         page = None
-                    if page is None:
+                    # The previous page's answer: False if its append found the lease lost.
+                    if page is None or (sent and not writer.result()):
                         log.info("index build of a pipeline lost its lease; stopping")
                         return
                     records = page.get("data") or []
@@ -129,17 +155,18 @@ class Build:
                     more = bool(page.get("has_more") and records)
                     if more:
                         pending = self._fetch(pool, after)
-                    rows, stored, codes = _index_page(records, position)
-                    self.chemistry.add_page(row["smiles"] for row in rows)
+                    self.chemistry.add_page(r.get("smiles") for r in records
+                                            if isinstance(r.get("smiles"), str))
+                    writer.submit(records, position, self.pipeline_id, self.owner, after,
+                                  utcnow(), LEASE)
+                    sent = True
                     position += len(records)
-                    with engine.begin() as conn:
-                        kept = store.append(conn, self.pipeline_id, owner=self.owner,
-                                            rows=rows, records=stored, last_id=after,
-                                            codes=codes, now=utcnow(), lease=LEASE)
-                    if not kept:
+                    if more:
+                        continue
+                    if not writer.result():
                         log.info("index build of a pipeline lost its lease; stopping")
                         return
-                    if not more and self.expected is not None and position > self.expected:
+                    if self.expected is not None and position > self.expected:
                         # More rows than the API counted: results were deleted (retention
                         # takes a pipeline's oldest, already indexed) or arrived meanwhile.
                         # Not ready: the next request compares with a fresh count (fewer:
@@ -148,23 +175,28 @@ class Build:
                             store.release(conn, self.pipeline_id, self.owner,
                                           "count changed", utcnow())
                         return
-                    if not more:
-                        self._finish(engine)
-                        INDEX_BUILDS.labels("complete").inc()
-                        INDEX_BUILD_SECONDS.observe(time.perf_counter() - started)
-                        return
+                    self._finish(engine)
+                    INDEX_BUILDS.labels("complete").inc()
+                    INDEX_BUILD_SECONDS.observe(time.perf_counter() - started)
+                    return
         except LinkNotFound:
             # The API no longer shows this pipeline through the link: keep nothing of it.
+            if writer is not None:
+                writer.drain()
             with engine.begin() as conn:
                 store.delete(conn, self.pipeline_id)
         except Exception as error:  # any failure: resumable, never fatal
             INDEX_BUILDS.labels("failed").inc()
-            log.warning("index build stopped after %d results: %s", position,
-                        type(error).__name__)
+            name = str(error) if isinstance(error, page_child.PageChildFailed) \
+                else type(error).__name__
+            log.warning("index build stopped after %d results: %s", position, name)
+            if writer is not None:
+                writer.drain()  # nothing is written once the lease is given up
             with engine.begin() as conn:
-                store.release(conn, self.pipeline_id, self.owner, type(error).__name__,
-                              utcnow())
+                store.release(conn, self.pipeline_id, self.owner, name, utcnow())
         finally:
+            if writer is not None:
+                writer.close()
             self.chemistry.close()
 
     def _renew(self, engine) -> bool:
@@ -190,6 +222,8 @@ class Build:
 
     def run_in_background(self) -> None:
         """Run in a daemon thread with the app's context (for the store and tokens)."""
+        self.in_child = True
+
         def target() -> None:
             with self.app.app_context():
                 self.run()
