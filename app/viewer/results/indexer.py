@@ -73,6 +73,7 @@ class _HereWriter:
 
     def submit(self, records: list[dict], position: int, pipeline_id: str, owner: str,
                last_id: str, now, lease: timedelta) -> None:
+        """Index and append the page now (its answer: ``result``)."""
         rows, stored, codes = index_rows.page_rows(records, position)
         with self._engine.begin() as conn:
             self._kept = store.append(conn, pipeline_id, owner=owner, rows=rows,
@@ -110,8 +111,12 @@ class Build:
         # Minted per page: a long build outlives a token's few minutes.
         return share_tokens.mint(self.link_id, self.email) if self.email else None
 
-    def _fetch(self, pool: ThreadPoolExecutor, after: str | None) -> Future:
-        """Ask for the page after ``after`` in the pool (the token is minted here)."""
+    def _fetch(self, pool: ThreadPoolExecutor, after: str | None, raw: bool) -> Future:
+        """Ask for the page after ``after`` in the pool (the token is minted here); with
+        ``raw``, its body too (for the child, ``page_child``)."""
+        if raw:
+            return pool.submit(self.api.results, self.link_id, self.pipeline_id,
+                               self._bearer(), limit=PAGE_SIZE, after_id=after, raw=True)
         return pool.submit(self.api.results, self.link_id, self.pipeline_id, self._bearer(),
                            limit=PAGE_SIZE, after_id=after)
 
@@ -136,12 +141,15 @@ class Build:
         writer = None
         try:
             writer = self._writer(engine)
+            raw = isinstance(writer, page_child.PageChild)
             with (ThreadPoolExecutor(1, thread_name_prefix="index-page") as pool,
                   LeaseKeeper(lambda: self._renew(engine),
                               RENEW_EVERY.total_seconds()) as keeper):
-                pending, sent = self._fetch(pool, after), False
+                pending, sent = self._fetch(pool, after, raw), False
                 while True:
-                    page = pending.result()
+                    page, body = pending.result(), None
+                    if isinstance(page, tuple):
+                        page, body = page
                     # The child's appends renew the lease (and the keeper between them);
                     # a renewal here would wait for the child's write to the same row.
                     if keeper.lost or not (writer.renews or self._renew(engine)):
@@ -154,11 +162,11 @@ class Build:
                     after = page.get("last_id") or after
                     more = bool(page.get("has_more") and records)
                     if more:
-                        pending = self._fetch(pool, after)
+                        pending = self._fetch(pool, after, raw)
                     self.chemistry.add_page(r.get("smiles") for r in records
                                             if isinstance(r.get("smiles"), str))
-                    writer.submit(records, position, self.pipeline_id, self.owner, after,
-                                  utcnow(), LEASE)
+                    writer.submit(body or records, position, self.pipeline_id, self.owner,
+                                  after, utcnow(), LEASE)
                     sent = True
                     position += len(records)
                     if more:

@@ -21,6 +21,7 @@ libraries imported once), so a build's child starts in milliseconds.
 from __future__ import annotations
 
 import contextlib
+import gc
 import signal
 from datetime import datetime, timedelta
 
@@ -38,11 +39,15 @@ class PageChildFailed(Exception):
 
 def _serve(conn, url: str) -> None:
     """The child's loop: index and append each page sent, answer ``(kept, error)``."""
-    from app.db import make_engine
+    from app.db import json_loads, make_engine
     from app.viewer.results import index_rows
     from app.viewer.store import result_index as store
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # its parent stops it (``close``)
+    # A page is ~100,000 new objects, none in a cycle: the collector's passes over the
+    # app's own objects (inherited from the forkserver) cost more than the page's work.
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
     engine = make_engine(url)
     try:
         while True:
@@ -52,8 +57,9 @@ def _serve(conn, url: str) -> None:
                 return
             if message is None:
                 return
-            records, position, pipeline_id, owner, last_id, now, lease = message
+            page, position, pipeline_id, owner, last_id, now, lease = message
             try:
+                records = json_loads(page)["data"] if isinstance(page, bytes) else page
                 rows, stored, codes = index_rows.page_rows(records, position)
                 with engine.begin() as db:
                     kept = store.append(db, pipeline_id, owner=owner, rows=rows,
@@ -81,10 +87,12 @@ class PageChild:
         child.close()
         self._busy = False
 
-    def submit(self, records: list[dict], position: int, pipeline_id: str, owner: str,
+    def submit(self, body: bytes | list[dict], position: int, pipeline_id: str, owner: str,
                last_id: str, now: datetime, lease: timedelta) -> None:
-        """Send one page (numbered from ``position``) to be indexed and appended."""
-        self._conn.send((records, position, pipeline_id, owner, last_id, now, lease))
+        """Send one page (numbered from ``position``) to be indexed and appended: the
+        API's body as it came (parsed again there: cheaper than pickling its records) or
+        the records themselves."""
+        self._conn.send((body, position, pipeline_id, owner, last_id, now, lease))
         self._busy = True
 
     def result(self) -> bool:
