@@ -132,9 +132,10 @@ class ComputeApi:
         API_SECONDS.labels(call).observe(time.perf_counter() - started)
         API_CALLS.labels(call, "error" if response.status_code >= 500 else "ok").inc()
         raise_for_status(response)
+        if raw:
+            return response.content
         try:
-            parsed = _parse(response.content)
-            return (parsed, response.content) if raw else parsed
+            return _parse(response.content)
         except ValueError:
             raise ApiUnavailable(502, "compute API answered something that is not JSON") from None
 
@@ -173,10 +174,10 @@ class ComputeApi:
         before_id: str | None = None,
         ids: list[str] | None = None,
         raw: bool = False,
-    ) -> dict | tuple[dict, bytes]:
-        """Return one page of a pipeline's results through the link; with ``raw``, the
-        page and its body as the API sent it (an index build hands the bytes to its
-        child process, ``results.page_child``: cheaper than pickling the records)."""
+    ) -> dict | bytes:
+        """Return one page of a pipeline's results through the link; with ``raw``, its
+        body as the API sent it, unparsed (an index build hands it to its child process,
+        ``results.page_child``)."""
         params: dict[str, Any] = {}
         if limit is not None:
             params["limit"] = limit

@@ -69,19 +69,19 @@ class _HereWriter:
 
     def __init__(self, engine):
         self._engine = engine
-        self._kept = True
+        self._done: page_child.Appended | None = None
 
     def submit(self, records: list[dict], position: int, pipeline_id: str, owner: str,
-               last_id: str, now, lease: timedelta) -> None:
+               last_id: str | None, _more: bool, now, lease: timedelta) -> None:
         """Index and append the page now (its answer: ``result``)."""
         rows, stored, codes = index_rows.page_rows(records, position)
         with self._engine.begin() as conn:
-            self._kept = store.append(conn, pipeline_id, owner=owner, rows=rows,
-                                      records=stored, last_id=last_id, codes=codes,
-                                      now=now, lease=lease)
+            kept = store.append(conn, pipeline_id, owner=owner, rows=rows, records=stored,
+                                last_id=last_id, codes=codes, now=now, lease=lease)
+        self._done = page_child.Appended(kept, len(records), page_child.page_smiles(records))
 
-    def result(self) -> bool:
-        return self._kept
+    def result(self) -> page_child.Appended:
+        return self._done
 
     def drain(self) -> None:
         pass
@@ -106,6 +106,8 @@ class Build:
     expected: int | None = None
     # Index and write the pages in a child process (``page_child``): a background build.
     in_child: bool = False
+    # The results indexed so far (the next page's first position).
+    position: int = 0
 
     def _bearer(self) -> str | None:
         # Minted per page: a long build outlives a token's few minutes.
@@ -113,7 +115,7 @@ class Build:
 
     def _fetch(self, pool: ThreadPoolExecutor, after: str | None, raw: bool) -> Future:
         """Ask for the page after ``after`` in the pool (the token is minted here); with
-        ``raw``, its body too (for the child, ``page_child``)."""
+        ``raw``, its body as sent (for the child, ``page_child``)."""
         if raw:
             return pool.submit(self.api.results, self.link_id, self.pipeline_id,
                                self._bearer(), limit=PAGE_SIZE, after_id=after, raw=True)
@@ -136,7 +138,7 @@ class Build:
         The page's new molecules go to the chemistry child meanwhile (``chem_index``).
         """
         engine = get_engine(self.app)
-        after, position = self.state.last_id, self.state.indexed
+        after, self.position = self.state.last_id, self.state.indexed
         started = time.perf_counter()
         writer = None
         try:
@@ -147,34 +149,34 @@ class Build:
                               RENEW_EVERY.total_seconds()) as keeper):
                 pending, sent = self._fetch(pool, after, raw), False
                 while True:
-                    page, body = pending.result(), None
-                    if isinstance(page, tuple):
-                        page, body = page
+                    body = pending.result()
                     # The child's appends renew the lease (and the keeper between them);
                     # a renewal here would wait for the child's write to the same row.
                     if keeper.lost or not (writer.renews or self._renew(engine)):
-                        page = None
-                    # The previous page's answer: False if its append found the lease lost.
-                    if page is None or (sent and not writer.result()):
+                        body = None
+                    # The previous page's answer: not kept if its append lost the lease.
+                    if body is None or (sent and not self._done(writer.result())):
                         log.info("index build of a pipeline lost its lease; stopping")
                         return
-                    records = page.get("data") or []
+                    if raw:  # the child reads the records; here, the cursor alone
+                        page, records = page_child.envelope(body), None
+                        empty = page["empty"]
+                    else:
+                        page, records = body, body.get("data") or []
+                        empty = not records
                     after = page.get("last_id") or after
-                    more = bool(page.get("has_more") and records)
+                    more = bool(page.get("has_more")) and not empty
                     if more:
                         pending = self._fetch(pool, after, raw)
-                    self.chemistry.add_page(r.get("smiles") for r in records
-                                            if isinstance(r.get("smiles"), str))
-                    writer.submit(body or records, position, self.pipeline_id, self.owner,
-                                  after, utcnow(), LEASE)
+                    writer.submit(body if raw else records, self.position,
+                                  self.pipeline_id, self.owner, after, more, utcnow(), LEASE)
                     sent = True
-                    position += len(records)
                     if more:
                         continue
-                    if not writer.result():
+                    if not self._done(writer.result()):
                         log.info("index build of a pipeline lost its lease; stopping")
                         return
-                    if self.expected is not None and position > self.expected:
+                    if self.expected is not None and self.position > self.expected:
                         # More rows than the API counted: results were deleted (retention
                         # takes a pipeline's oldest, already indexed) or arrived meanwhile.
                         # Not ready: the next request compares with a fresh count (fewer:
@@ -197,7 +199,7 @@ class Build:
             INDEX_BUILDS.labels("failed").inc()
             name = str(error) if isinstance(error, page_child.PageChildFailed) \
                 else type(error).__name__
-            log.warning("index build stopped after %d results: %s", position, name)
+            log.warning("index build stopped after %d results: %s", self.position, name)
             if writer is not None:
                 writer.drain()  # nothing is written once the lease is given up
             with engine.begin() as conn:
@@ -206,6 +208,14 @@ class Build:
             if writer is not None:
                 writer.close()
             self.chemistry.close()
+
+    def _done(self, page: page_child.Appended) -> bool:
+        """Count an appended page and start its molecules' chemistry; False if it was
+        not kept (the lease was lost)."""
+        if page.kept:
+            self.position += page.count
+            self.chemistry.add_page(page.smiles)
+        return page.kept
 
     def _renew(self, engine) -> bool:
         """Extend the lease (not the index's version); False if it was lost."""

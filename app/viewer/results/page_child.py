@@ -22,24 +22,78 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 import signal
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from app.db import json_loads, make_engine
 from app.viewer.chem import budget
 
-# The child's answer of a page it could not index or write (the error's class name).
-_FAILED = "failed"
 # How long ``close`` lets a child finish before it is killed.
 _CLOSE_SECONDS = 10.0
+# What ``envelope`` reads without parsing the records: the page's head (is ``data`` empty?)
+_HEAD = re.compile(rb'\{\s*"data"\s*:\s*\[\s*(\]?)')
+_TAIL_KEYS = {"first_id", "last_id", "has_more"}
 
 
 class PageChildFailed(Exception):
     """The child could not index or write a page (its message: the error's class name)."""
 
 
+@dataclass(frozen=True)
+class Appended:
+    """A page's answer: appended (False: the lease was lost), how many records it held,
+    and their SMILES (for the build's chemistry)."""
+
+    kept: bool
+    count: int
+    smiles: list[str]
+
+
+def page_smiles(records: list[dict]) -> list[str]:
+    """Return the records' SMILES (those that are text)."""
+    return [r["smiles"] for r in records if isinstance(r.get("smiles"), str)]
+
+
+def envelope(body: bytes) -> dict:
+    """Return a results page's ``last_id``, ``has_more`` and whether its ``data`` is
+    ``empty``, reading only its ends when the body is the service's own shape,
+    ``{"data":[...],"first_id":...,"last_id":...,"has_more":...}``.
+
+    The build thread needs only the cursor to ask for the next page; parsing a page of
+    1,000 records in it was most of what it added to the API's own work. Any other shape
+    is parsed whole. The child parses the page whole and checks what was read here
+    (``_check``): a page misread writes nothing and stops the build.
+    """
+    head = _HEAD.match(body)
+    at = body.rfind(b'"first_id"')
+    if head and at > 0:
+        before = body[:at].rstrip()
+        if before.endswith(b",") and before[:-1].rstrip().endswith(b"]"):
+            try:
+                tail = json_loads(b"{" + body[at:])
+            except ValueError:
+                tail = None
+            if isinstance(tail, dict) and set(tail) == _TAIL_KEYS:
+                return {"last_id": tail["last_id"], "has_more": tail["has_more"],
+                        "empty": bool(head.group(1))}
+    page = json_loads(body)
+    return {"last_id": page.get("last_id"), "has_more": page.get("has_more"),
+            "empty": not page.get("data")}
+
+
+def _check(page: dict, last_id: str | None, more: bool) -> list[dict]:
+    """Return the page's records if it says what the build thread read of it."""
+    records = page.get("data") or []
+    if page.get("last_id") not in (None, last_id) \
+            or bool(page.get("has_more") and records) != more:
+        raise PageChildFailed("PageMisread")
+    return records
+
+
 def _serve(conn, url: str) -> None:
-    """The child's loop: index and append each page sent, answer ``(kept, error)``."""
-    from app.db import json_loads, make_engine
+    """The child's loop: index and append each page sent, answer ``(Appended, error)``."""
     from app.viewer.results import index_rows
     from app.viewer.store import result_index as store
 
@@ -57,17 +111,19 @@ def _serve(conn, url: str) -> None:
                 return
             if message is None:
                 return
-            page, position, pipeline_id, owner, last_id, now, lease = message
+            body, position, pipeline_id, owner, last_id, more, now, lease = message
             try:
-                records = json_loads(page)["data"] if isinstance(page, bytes) else page
+                records = _check(json_loads(body), last_id, more)
                 rows, stored, codes = index_rows.page_rows(records, position)
                 with engine.begin() as db:
                     kept = store.append(db, pipeline_id, owner=owner, rows=rows,
                                         records=stored, last_id=last_id, codes=codes,
                                         now=now, lease=lease)
-                conn.send((kept, None))
+                conn.send((Appended(kept, len(records), page_smiles(records)), None))
+            except PageChildFailed as error:
+                conn.send((None, str(error)))
             except Exception as error:  # the parent stops the build (resumable)
-                conn.send((False, type(error).__name__))
+                conn.send((None, type(error).__name__))
     finally:
         engine.dispose()
 
@@ -87,25 +143,25 @@ class PageChild:
         child.close()
         self._busy = False
 
-    def submit(self, body: bytes | list[dict], position: int, pipeline_id: str, owner: str,
-               last_id: str, now: datetime, lease: timedelta) -> None:
-        """Send one page (numbered from ``position``) to be indexed and appended: the
-        API's body as it came (parsed again there: cheaper than pickling its records) or
-        the records themselves."""
-        self._conn.send((body, position, pipeline_id, owner, last_id, now, lease))
+    def submit(self, body: bytes, position: int, pipeline_id: str, owner: str,
+               last_id: str | None, more: bool, now: datetime, lease: timedelta) -> None:
+        """Send one page's body as the API sent it (numbered from ``position``; its
+        ``last_id`` and whether more follow, as ``envelope`` read them) to be indexed
+        and appended. Bytes, not records: pickling those cost more than parsing."""
+        self._conn.send((body, position, pipeline_id, owner, last_id, more, now, lease))
         self._busy = True
 
-    def result(self) -> bool:
-        """Wait for the page sent last; return whether it was appended (False: the lease
-        was lost). Raises ``PageChildFailed`` if it could not be indexed or written."""
+    def result(self) -> Appended:
+        """Wait for the page sent last and return its answer. Raises ``PageChildFailed``
+        if it could not be read, indexed or written (nothing of it is then written)."""
         self._busy = False
         try:
-            kept, error = self._conn.recv()
+            done, error = self._conn.recv()
         except (EOFError, OSError):
             raise PageChildFailed("ChildDied") from None
         if error is not None:
             raise PageChildFailed(error)
-        return kept
+        return done
 
     def drain(self) -> None:
         """Wait for a page still in the child, whatever its answer (before giving up the
