@@ -14,6 +14,10 @@ pipeline through the link. It returns the index's state at once:
   inside the request when few remain (``EXPLORE_SYNC_LIMIT``), else in a background
   thread, so the visitor sees a progress bar within a second and nobody else waits.
 
+A background build indexes and writes its pages in a child process (``page_child``): with
+the embedded API, serving a page and indexing it shared one interpreter's lock. A build
+inside a request does both in the request's thread.
+
 The thread reads through the same link with the visitor's proof (a fresh token per page
 for an email-mode link), so it never reads more than the visitor could. A failure midway
 (API down, worker killed) leaves the rows read so far and an expiring lease: the next
@@ -135,7 +139,7 @@ class Build:
 
         The next page is asked for while this one is indexed and written (by the child in
         a background build, ``page_child``): the API's answer and the page's work overlap.
-        The page's new molecules go to the chemistry child meanwhile (``chem_index``).
+        Each appended page's new molecules go to the chemistry child (``chem_index``).
         """
         engine = get_engine(self.app)
         after, self.position = self.state.last_id, self.state.indexed

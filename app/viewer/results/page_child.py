@@ -1,21 +1,25 @@
-"""An index build's page work in a child process: each page indexed and appended there.
+"""An index build's page work in a child process: each page parsed, indexed and appended there.
 
 With the embedded API (the default deployment) the API serving a page and the build
-reading it share one GIL: per record the build's own work (``index_rows.index_values``,
-the stored record, the protein columns, the insert) cost twice what the API took to serve
-it, all in that one interpreter. ``PageChild`` moves that work to a child process on the
-other core: the build thread (``indexer.Build``) fetches page N+1 while the child indexes
-and writes page N, so a build goes at about the pace of reading the pages.
+reading it share one GIL: per record the build's own work (parsing the page,
+``index_rows.index_values``, the stored record, the protein columns, the insert) cost
+twice what the API took to serve it, all in that one interpreter. ``PageChild`` moves
+that work to a child process on the other core: the build thread (``indexer.Build``)
+reads only the next page's cursor from the body (``envelope``), asks for that page and
+hands the body over as bytes, while the child parses, indexes and writes the one before.
 
 The child writes with an engine of its own to the same viewer store (SQLite in WAL mode
-or PostgreSQL; an in-memory SQLite database cannot be shared: ``store.shared_url``) through
-``result_index.append``, which checks the build's lease in the same transaction as
-before: a child whose parent lost its lease writes nothing. One page is in the child at a
-time (``submit`` then ``result``), so a failure stops the build after at most that page
-and the rows written are a prefix of the pipeline's results, resumable from ``last_id``.
+or PostgreSQL; an in-memory SQLite database cannot be shared: ``store.shared_url``)
+through ``result_index.append``, which checks the build's lease in the same transaction
+as before: a child whose parent lost its lease writes nothing. It checks that the page
+says what the build thread read of it (``_check``) before writing anything. One page is
+in the child at a time (``submit`` then ``result``), so a failure stops the build after at
+most that page and the rows written are a prefix of the pipeline's results, resumable
+from ``last_id``.
 
 The child is forked from the chemistry's ``forkserver`` (``chem.budget``: the app and its
-libraries imported once), so a build's child starts in milliseconds.
+libraries imported once, when a gunicorn worker starts), so a build's child starts in
+milliseconds.
 """
 
 from __future__ import annotations
