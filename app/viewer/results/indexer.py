@@ -131,7 +131,10 @@ class Build:
         build (``page_child``), the build thread for one inside a request."""
         url = shared_url(engine) if self.in_child else None
         if url is not None:
-            return page_child.PageChild(url)
+            try:
+                return page_child.PageChild(url)
+            except Exception as error:  # no child here (no processes?): the thread does it
+                log.warning("index build without its page child: %s", type(error).__name__)
         return _HereWriter(engine)
 
     def run(self) -> None:
@@ -147,7 +150,7 @@ class Build:
         writer = None
         try:
             writer = self._writer(engine)
-            raw = isinstance(writer, page_child.PageChild)
+            raw = not isinstance(writer, _HereWriter)  # the child reads the body
             with (ThreadPoolExecutor(1, thread_name_prefix="index-page") as pool,
                   LeaseKeeper(lambda: self._renew(engine),
                               RENEW_EVERY.total_seconds()) as keeper):

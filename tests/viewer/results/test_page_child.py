@@ -8,16 +8,17 @@ PostgreSQL and check the built index against the API's answers.
 from __future__ import annotations
 
 import json
+import time
 from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
 
 from app.timeutil import utcnow
-from app.viewer.results import page_child
+from app.viewer.results import indexer, page_child
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index, shared_url
-from tests.viewer.results.test_explore import _pipeline
+from tests.viewer.results.test_explore import _pipeline, api_records, viewer_ids
 
 
 def _bodies(client, link_id, pipeline_id, limit):
@@ -113,3 +114,23 @@ def test_only_a_store_another_process_can_open_gets_a_child(url, shared):
     assert (found is not None) == shared
     if shared:
         assert found == url  # the password included: the child logs in with it
+
+
+def test_a_background_build_without_a_child_is_built_by_its_thread(app, client, org,
+                                                                   monkeypatch):
+    def no_processes(_url):
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(page_child, "PageChild", no_processes)
+    monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
+    app.config["EXPLORE_SYNC_LIMIT"] = 0  # in the background, where a child would index
+    link_id, pipeline_id = _pipeline(app, org, n=100, seed=7)
+    path = f"/share/{link_id}/pipelines/{pipeline_id}"
+    client.get(f"{path}?sort=-iptm")
+    deadline = time.monotonic() + 60
+    while (answer := client.get(f"{path}/explore.json").get_json())["state"] != "ready":
+        assert time.monotonic() < deadline, "the index build did not finish"
+        time.sleep(0.1)
+    assert answer["indexed"] == 100
+    records = api_records(client, link_id, pipeline_id)
+    assert viewer_ids(client, path, "sort=id") == sorted(r["id"] for r in records)
