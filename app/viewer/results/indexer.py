@@ -47,6 +47,7 @@ from app.viewer.core import identity, run_kinds
 from app.viewer.core.api_client import ComputeApi, api
 from app.viewer.core.errors import LinkNotFound
 from app.viewer.results import chem_index, index_rows, page_child
+from app.viewer.results.frame import Frame
 from app.viewer.results.lease_keeper import LeaseKeeper
 from app.viewer.store import get_engine, shared_url
 from app.viewer.store import result_index as store
@@ -86,6 +87,9 @@ class _HereWriter:
 
     def result(self) -> page_child.Appended:
         return self._done
+
+    def frame(self) -> None:
+        return None  # ``_finish`` builds it from the store
 
     def drain(self) -> None:
         pass
@@ -192,7 +196,7 @@ class Build:
                             store.release(conn, self.pipeline_id, self.owner,
                                           "count changed", utcnow())
                         return
-                    self._finish(engine)
+                    self._finish(engine, writer.frame())
                     INDEX_BUILDS.labels("complete").inc()
                     INDEX_BUILD_SECONDS.observe(time.perf_counter() - started)
                     return
@@ -229,15 +233,16 @@ class Build:
         with engine.begin() as conn:
             return store.renew(conn, self.pipeline_id, self.owner, utcnow(), LEASE)
 
-    def _finish(self, engine) -> None:
-        """Save the frame with its molecules' chemistry, then mark the index ready: no
-        visitor request builds the frame or computes the chemistry."""
+    def _finish(self, engine, built: Frame | None) -> None:
+        """Save the frame (``built`` by the page child, else from the store) with its
+        molecules' chemistry, then mark the index ready: no visitor request builds the
+        frame or computes the chemistry."""
         with engine.connect() as conn:
             done = store.get(conn, self.pipeline_id)
         if done is not None and done.lease_owner == self.owner:
             try:
                 chem_index.save_frame(self.pipeline_id, done.version, done.warning_codes,
-                                      self.chemistry)
+                                      self.chemistry, built)
             except Exception as error:  # the index is complete all the same: the first
                 # request builds the frame and computes the chemistry lazily, as before
                 log.warning("saving the frame of a finished index failed: %s",

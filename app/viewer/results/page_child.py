@@ -28,12 +28,17 @@ import contextlib
 import gc
 import re
 import signal
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from app.db import json_loads, make_engine
 from app.viewer.chem import budget
+from app.viewer.results import frame
+from app.viewer.results.frame import Frame
 
+# The parent's request for the frame, after the last page.
+_FRAME = "frame"
 # How long ``close`` lets a child finish before it is killed.
 _CLOSE_SECONDS = 10.0
 # What ``envelope`` reads without parsing the records: the page's head (is ``data`` empty?)
@@ -96,38 +101,72 @@ def _check(page: dict, last_id: str | None, more: bool) -> list[dict]:
     return records
 
 
-def _serve(conn, url: str) -> None:
-    """The child's loop: index and append each page sent, answer ``(Appended, error)``."""
+def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
+           ) -> Iterator[dict]:
+    """Serve the parent's pages, answering each ``(Appended, error)``; yield the columns
+    of each one appended, in order from the index's first row (``frame.build`` reads
+    them). Returns at the parent's ``_FRAME`` (``asked``; ``codes`` then holds the
+    index's warning codes, sorted as the store keeps them), at ``None`` or when the
+    parent is gone; a page not appended, or a first page after the first row,
+    ``spoiled`` the frame."""
     from app.viewer.results import index_rows
     from app.viewer.store import result_index as store
 
+    found: set[str] = set()
+    expected = 0  # the position of the next page's first row, if the frame holds them all
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        if message is None:
+            spoiled.append("closed")
+            return
+        if message == _FRAME:
+            codes.extend(sorted(found))
+            asked.append(True)
+            return
+        body, position, pipeline_id, owner, last_id, more, now, lease = message
+        try:
+            records = _check(json_loads(body), last_id, more)
+            rows, stored, page_codes = index_rows.page_rows(records, position)
+            with engine.begin() as db:
+                kept = store.append(db, pipeline_id, owner=owner, rows=rows,
+                                    records=stored, last_id=last_id, codes=page_codes,
+                                    now=now, lease=lease)
+            conn.send((Appended(kept, len(records), page_smiles(records)), None))
+        except Exception as error:  # the parent stops the build (resumable)
+            conn.send((None, str(error) if isinstance(error, PageChildFailed)
+                       else type(error).__name__))
+            spoiled.append("failed")
+            continue
+        if not kept or position != expected:
+            spoiled.append("not the whole index")
+        expected += len(records)
+        found |= page_codes
+        if rows and not spoiled:  # the row dicts as the store has them, column by column
+            yield {key: [row[key] for row in rows] for key in rows[0]}
+
+
+def _serve(conn, url: str) -> None:
+    """The child's loop (``_pages``), building the index's frame from the pages as they
+    are appended; sent to the parent when it asks (``PageChild.frame``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # its parent stops it (``close``)
     # A page is ~100,000 new objects, none in a cycle: the collector's passes over the
     # app's own objects (inherited from the forkserver) cost more than the page's work.
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
     engine = make_engine(url)
+    codes: list[str] = []
+    spoiled: list[str] = []
+    asked: list[bool] = []
     try:
-        while True:
-            try:
-                message = conn.recv()
-            except EOFError:
-                return
-            if message is None:
-                return
-            body, position, pipeline_id, owner, last_id, more, now, lease = message
-            try:
-                records = _check(json_loads(body), last_id, more)
-                rows, stored, codes = index_rows.page_rows(records, position)
-                with engine.begin() as db:
-                    kept = store.append(db, pipeline_id, owner=owner, rows=rows,
-                                        records=stored, last_id=last_id, codes=codes,
-                                        now=now, lease=lease)
-                conn.send((Appended(kept, len(records), page_smiles(records)), None))
-            except PageChildFailed as error:
-                conn.send((None, str(error)))
-            except Exception as error:  # the parent stops the build (resumable)
-                conn.send((None, type(error).__name__))
+        # ``codes`` is read at the end of the build, once ``_pages`` has filled it.
+        built = frame.build(_pages(conn, engine, codes, spoiled, asked), codes)
+        if asked:
+            conn.send(None if spoiled else built)
+            with contextlib.suppress(EOFError):
+                conn.recv()  # None: closed
     finally:
         engine.dispose()
 
@@ -166,6 +205,16 @@ class PageChild:
         if error is not None:
             raise PageChildFailed(error)
         return done
+
+    def frame(self) -> Frame | None:
+        """Return the frame of every page appended, built as they came (what
+        ``frame.build`` makes from the store's rows), or None if this child did not
+        append the whole index (a resumed build) or a page failed."""
+        self._conn.send(_FRAME)
+        try:
+            return self._conn.recv()
+        except (EOFError, OSError):
+            return None
 
     def drain(self) -> None:
         """Wait for a page still in the child, whatever its answer (before giving up the

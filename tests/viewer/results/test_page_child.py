@@ -11,13 +11,14 @@ import json
 import time
 from datetime import timedelta
 
+import numpy as np
 import pytest
 import sqlalchemy as sa
 
 from app.timeutil import utcnow
-from app.viewer.results import indexer, page_child
+from app.viewer.results import frame, indexer, page_child
 from app.viewer.store import get_engine as viewer_engine
-from app.viewer.store import result_index, shared_url
+from app.viewer.store import index_queries, result_index, shared_url
 from tests.viewer.results.test_explore import _pipeline, api_records, viewer_ids
 
 
@@ -134,3 +135,33 @@ def test_a_background_build_without_a_child_is_built_by_its_thread(app, client, 
     assert answer["indexed"] == 100
     records = api_records(client, link_id, pipeline_id)
     assert viewer_ids(client, path, "sort=id") == sorted(r["id"] for r in records)
+
+
+def test_the_frame_the_child_built_is_the_one_the_stores_rows_make(app, client, org,
+                                                                   monkeypatch):
+    monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
+    app.config["EXPLORE_SYNC_LIMIT"] = 0  # in the background: the child builds the frame
+    link_id, pipeline_id = _pipeline(app, org, n=130, seed=8)
+    built = []
+    real = page_child.PageChild.frame
+    monkeypatch.setattr(page_child.PageChild, "frame",
+                        lambda self: built.append(real(self)) or built[-1])
+    path = f"/share/{link_id}/pipelines/{pipeline_id}"
+    client.get(f"{path}?sort=-iptm")
+    deadline = time.monotonic() + 60
+    while client.get(f"{path}/explore.json").get_json()["state"] != "ready":
+        assert time.monotonic() < deadline, "the index build did not finish"
+        time.sleep(0.1)
+    assert len(built) == 1 and built[0] is not None
+    with viewer_engine(app).connect() as conn:
+        state = result_index.get(conn, pipeline_id)
+        saved = frame.from_bytes(index_queries.saved_frame(conn, pipeline_id)[1])
+        rebuilt = frame.build(index_queries.column_chunks(conn, pipeline_id),
+                              state.warning_codes)
+    assert state.warning_codes  # some results have warnings: their flags are compared
+    assert saved.size == rebuilt.size == 130
+    mine, theirs = frame.to_arrays(saved), frame.to_arrays(rebuilt)
+    assert list(mine) == list(theirs)
+    for name, array in theirs.items():
+        assert mine[name].dtype == array.dtype, name
+        assert np.array_equal(mine[name], array, equal_nan=array.dtype.kind == "f"), name
