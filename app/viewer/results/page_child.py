@@ -17,6 +17,10 @@ in the child at a time (``submit`` then ``result``), so a failure stops the buil
 most that page and the rows written are a prefix of the pipeline's results, resumable
 from ``last_id``.
 
+The child also builds the index's frame from the rows as it appends them (``frame.build``
+reads its pages as they come, ``_pages``): a cold build's end saves it (``PageChild.frame``)
+instead of reading every row back from the store (a third of a second per 30,000 rows).
+
 The child is forked from the chemistry's ``forkserver`` (``chem.budget``: the app and its
 libraries imported once, when a gunicorn worker starts), so a build's child starts in
 milliseconds.
