@@ -82,7 +82,7 @@ def envelope(body: bytes) -> dict:
     head = _HEAD.match(body)
     at = body.rfind(b'"first_id"')
     if head and at > 0:
-        before = body[:at].rstrip()
+        before = body[max(at - 256, 0):at].rstrip()  # not a copy of the whole page
         if before.endswith(b",") and before[:-1].rstrip().endswith(b"]"):
             try:
                 tail = json_loads(b"{" + body[at:])
