@@ -92,7 +92,7 @@ class _HereWriter:
         return None  # ``_finish`` builds it from the store
 
     def drain(self) -> None:
-        pass
+        return None  # ``submit`` did the work: its answer was read with ``result``
 
     def close(self) -> None:
         pass
@@ -210,9 +210,11 @@ class Build:
             INDEX_BUILDS.labels("failed").inc()
             name = str(error) if isinstance(error, page_child.PageChildFailed) \
                 else type(error).__name__
+            # Nothing is written once the lease is given up: the page in the child first.
+            drained = writer.drain() if writer is not None else None
+            if drained is not None and drained.kept:
+                self.position += drained.count
             log.warning("index build stopped after %d results: %s", self.position, name)
-            if writer is not None:
-                writer.drain()  # nothing is written once the lease is given up
             with engine.begin() as conn:
                 store.release(conn, self.pipeline_id, self.owner, name, utcnow())
         finally:

@@ -220,12 +220,13 @@ class PageChild:
         except (EOFError, OSError):
             return None
 
-    def drain(self) -> None:
-        """Wait for a page still in the child, whatever its answer (before giving up the
-        lease: nothing is written after the build stopped)."""
+    def drain(self) -> Appended | None:
+        """Wait for a page still in the child and return its answer, None if none or it
+        failed (before giving up the lease: nothing is written after the build stopped)."""
         if self._busy:
             with contextlib.suppress(PageChildFailed):
-                self.result()
+                return self.result()
+        return None
 
     def close(self) -> None:
         """Stop the child once its page is done (killed if it does not stop in time)."""

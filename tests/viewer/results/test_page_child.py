@@ -165,3 +165,42 @@ def test_the_frame_the_child_built_is_the_one_the_stores_rows_make(app, client, 
     for name, array in theirs.items():
         assert mine[name].dtype == array.dtype, name
         assert np.array_equal(mine[name], array, equal_nan=array.dtype.kind == "f"), name
+
+
+def test_a_build_resumed_in_the_background_saves_the_frame_of_every_row(app, client, org,
+                                                                        monkeypatch):
+    monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
+    app.config["EXPLORE_SYNC_LIMIT"] = 0
+    link_id, pipeline_id = _pipeline(app, org, n=150, seed=9)
+    api = app.extensions["compute_api"]
+    real, calls = api.results, []
+
+    def down_after_two_pages(*args, **kwargs):
+        calls.append(kwargs.get("after_id"))
+        if kwargs.get("limit") == 40 and len(calls) >= 3:
+            raise ConnectionError("API down")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "results", down_after_two_pages)
+    path = f"/share/{link_id}/pipelines/{pipeline_id}"
+    client.get(f"{path}?sort=-iptm")
+    deadline = time.monotonic() + 60
+    while (state := _state(app, pipeline_id)).failure is None:
+        assert time.monotonic() < deadline, "the build did not stop"
+        time.sleep(0.05)
+    assert state.indexed == 80 and not state.ready  # two pages, then the API was down
+    monkeypatch.setattr(api, "results", real)
+    client.get(f"{path}?sort=-iptm")  # resumed from the 80th, by a new child
+    while not (state := _state(app, pipeline_id)).ready:
+        assert time.monotonic() < deadline, "the resumed build did not finish"
+        time.sleep(0.05)
+    records = api_records(client, link_id, pipeline_id)
+    assert viewer_ids(client, path, "sort=id") == sorted(r["id"] for r in records)
+    with viewer_engine(app).connect() as conn:
+        saved = frame.from_bytes(index_queries.saved_frame(conn, pipeline_id)[1])
+    assert [i.decode() for i in saved.ids] == [r["id"] for r in records]
+
+
+def _state(app, pipeline_id):
+    with viewer_engine(app).connect() as conn:
+        return result_index.get(conn, pipeline_id)
