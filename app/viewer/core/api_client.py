@@ -109,7 +109,8 @@ class ComputeApi:
             raise ApiTimeout("compute API: the page's deadline has passed")
         return give_up, remaining
 
-    def _get(self, path: str, bearer: str | None, params: dict | None = None) -> Any:
+    def _get(self, path: str, bearer: str | None, params: dict | None = None,
+             raw: bool = False) -> Any:
         headers = {"Accept": "application/json"}
         if bearer:
             headers["Authorization"] = f"Bearer {bearer}"
@@ -131,6 +132,8 @@ class ComputeApi:
         API_SECONDS.labels(call).observe(time.perf_counter() - started)
         API_CALLS.labels(call, "error" if response.status_code >= 500 else "ok").inc()
         raise_for_status(response)
+        if raw:
+            return response.content
         try:
             return _parse(response.content)
         except ValueError:
@@ -170,8 +173,11 @@ class ComputeApi:
         after_id: str | None = None,
         before_id: str | None = None,
         ids: list[str] | None = None,
-    ) -> dict:
-        """Return one page of a pipeline's results through the link."""
+        raw: bool = False,
+    ) -> dict | bytes:
+        """Return one page of a pipeline's results through the link; with ``raw``, its
+        body as the API sent it, unparsed (an index build hands it to its child process,
+        ``results.page_child``)."""
         params: dict[str, Any] = {}
         if limit is not None:
             params["limit"] = limit
@@ -183,7 +189,7 @@ class ComputeApi:
             params["ids"] = ",".join(ids)
         return self._get(
             f"/compute/v1/share/{_segment(link_id)}/pipelines/{_segment(pipeline_id)}/results",
-            bearer, params,
+            bearer, params, raw,
         )
 
     def result(self, link_id: str, pipeline_id: str, result_id: str, bearer: str | None) -> dict:

@@ -116,9 +116,10 @@ class MoleculeWork:
 
 
 def save_frame(pipeline_id: str, version: int, codes: tuple[str, ...],
-               work: MoleculeWork) -> Frame:
-    """Build the frame of ``version`` from the store with its chemistry, save and return
-    it; a saved frame of that version that has its chemistry already is kept as is."""
+               work: MoleculeWork, built: Frame | None = None) -> Frame:
+    """Build the frame of ``version`` from the store (or take the one ``built`` from the
+    same rows as they were appended) with its chemistry, save and return it; a saved
+    frame of that version that has its chemistry already is kept as is."""
     engine = get_engine()
     with engine.connect() as conn:
         saved = queries.saved_frame(conn, pipeline_id)
@@ -126,8 +127,9 @@ def save_frame(pipeline_id: str, version: int, codes: tuple[str, ...],
     if previous is not None and saved[0] == version and has_chemistry(previous):
         work.wait()
         return previous
-    with engine.connect() as conn:
-        built = frame.build(queries.column_chunks(conn, pipeline_id), codes)
+    if built is None:
+        with engine.connect() as conn:
+            built = frame.build(queries.column_chunks(conn, pipeline_id), codes)
     work.complete(built, previous)
     with engine.begin() as conn:
         queries.save_frame(conn, pipeline_id, version, frame.to_bytes(built))

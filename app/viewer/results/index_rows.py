@@ -25,15 +25,26 @@ included, have columns of their own.
 
 from __future__ import annotations
 
+import math
+
 from pydantic_core import to_json
 
+from app import domain
 from app.viewer.chem import properties
+from app.viewer.proteins import batch
 from app.viewer.proteins import columns as protein_columns
 from app.viewer.results import extra_metrics
 from app.viewer.results.fields import of_group
 
 # Read once: every record of an index goes through ``index_values``.
-_METRICS, _ADME, _CHEMISTRY = of_group("metric"), of_group("adme"), of_group("chemistry")
+_METRIC_KEYS = tuple(field.key for field in of_group("metric"))
+_ADME_KEYS = tuple((field.key, field.numeric) for field in of_group("adme"))
+_CHEMISTRY_KEYS = tuple(field.key for field in of_group("chemistry"))
+_NO_ADME = dict.fromkeys(key for key, _numeric in _ADME_KEYS)
+_NO_CHEMISTRY = dict.fromkeys(_CHEMISTRY_KEYS)
+_KNOWN_METRICS = frozenset(domain.METRICS)
+_NUMBERS = (int, float)
+_isfinite = math.isfinite
 
 
 def _number(value) -> float | None:
@@ -79,19 +90,28 @@ def index_values(record: dict, proteins: dict | None = None) -> dict:
     }
     if not isinstance(metrics, dict):
         metrics = {}
-    for field in _METRICS:
-        values[field.key] = extra_metrics.number(metrics.get(field.key))
-    unknown = extra_metrics.unknown_values(metrics)
+    # extra_metrics.number, inlined: a dozen metrics per record, every record of an index.
+    for key in _METRIC_KEYS:
+        value = metrics.get(key)
+        values[key] = float(value) if type(value) in _NUMBERS and _isfinite(value) else None
+    # Every key known (the usual record): no unknown metrics, decided in one set operation.
+    unknown = None if _KNOWN_METRICS.issuperset(metrics) \
+        else extra_metrics.unknown_values(metrics)
     values["extra_metrics"] = to_json(unknown).decode() if unknown else None
-    for field in _ADME:  # numbers, and the solubility class as text
-        value = adme.get(field.key)
-        values[field.key] = _number(value) if field.numeric else _short(value, 32)
+    if adme:
+        for key, numeric in _ADME_KEYS:  # numbers, and the solubility class as text
+            value = adme.get(key)
+            values[key] = _number(value) if numeric else _short(value, 32)
+    else:
+        values.update(_NO_ADME)
     smiles = record.get("smiles")
     values["smiles"] = smiles if isinstance(smiles, str) and smiles else None
-    # Computed once per distinct SMILES (cached): a set drawn from a pool costs little.
-    chemistry = properties.compute(values["smiles"]) or {}
-    for field in _CHEMISTRY:
-        values[field.key] = chemistry.get(field.key)
+    if values["smiles"] is None:
+        values.update(_NO_CHEMISTRY)
+    else:  # computed once per distinct SMILES (cached): a set drawn from a pool costs little
+        chemistry = properties.compute(values["smiles"]) or {}
+        for key in _CHEMISTRY_KEYS:
+            values[key] = chemistry.get(key)
     # The designed chain's properties and liabilities (cached per distinct sequence).
     sequence = designed.get("value") if designed else None
     values.update(proteins if proteins is not None else protein_columns.values(sequence))
@@ -112,3 +132,19 @@ def stored_record(record: dict) -> str:
     kept["artifacts"] = {role: {} for role in (record.get("artifacts") or {})}
     # pydantic-core's serializer: the same compact JSON several times faster than json's.
     return to_json(kept).decode()
+
+
+def page_rows(records: list[dict], position: int
+              ) -> tuple[list[dict], list[tuple[str, str]], set[str]]:
+    """Return one API page's index rows (numbered from ``position``), its (result id,
+    stored record) pairs and the warning codes it holds."""
+    rows, stored, codes = [], [], set()
+    # The page's designed chains at once: a third of Biopython's time per chain.
+    proteins = batch.values_many([protein_columns.designed_sequence(r) for r in records])
+    for offset, record in enumerate(records):
+        values = index_values(record, proteins[offset])
+        values["position"] = position + offset
+        rows.append(values)
+        stored.append((values["result_id"], stored_record(record)))
+        codes.update(warning_codes(record))
+    return rows, stored, codes

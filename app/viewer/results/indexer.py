@@ -14,6 +14,10 @@ pipeline through the link. It returns the index's state at once:
   inside the request when few remain (``EXPLORE_SYNC_LIMIT``), else in a background
   thread, so the visitor sees a progress bar within a second and nobody else waits.
 
+A background build indexes and writes its pages in a child process (``page_child``): with
+the embedded API, serving a page and indexing it shared one interpreter's lock. A build
+inside a request does both in the request's thread.
+
 The thread reads through the same link with the visitor's proof (a fresh token per page
 for an email-mode link), so it never reads more than the visitor could. A failure midway
 (API down, worker killed) leaves the rows read so far and an expiring lease: the next
@@ -42,11 +46,10 @@ from app.timeutil import utcnow
 from app.viewer.core import identity, run_kinds
 from app.viewer.core.api_client import ComputeApi, api
 from app.viewer.core.errors import LinkNotFound
-from app.viewer.proteins import batch
-from app.viewer.proteins import columns as protein_columns
-from app.viewer.results import chem_index, index_rows
+from app.viewer.results import chem_index, index_rows, page_child
+from app.viewer.results.frame import Frame
 from app.viewer.results.lease_keeper import LeaseKeeper
-from app.viewer.store import get_engine
+from app.viewer.store import get_engine, shared_url
 from app.viewer.store import result_index as store
 from app.viewer.store.result_index import IndexState
 
@@ -63,19 +66,36 @@ _SWEEP_EVERY = 300.0
 _last_sweep = [0.0]
 
 
-def _index_page(records: list[dict], position: int
-                ) -> tuple[list[dict], list[tuple[str, str]], set[str]]:
-    """Return one API page's index rows (numbered from ``position``), records and codes."""
-    rows, stored, codes = [], [], set()
-    # The page's designed chains at once: a third of Biopython's time per chain.
-    proteins = batch.values_many([protein_columns.designed_sequence(r) for r in records])
-    for offset, record in enumerate(records):
-        values = index_rows.index_values(record, proteins[offset])
-        values["position"] = position + offset
-        rows.append(values)
-        stored.append((values["result_id"], index_rows.stored_record(record)))
-        codes.update(index_rows.warning_codes(record))
-    return rows, stored, codes
+class _HereWriter:
+    """A build's page work in the build thread itself (``PageChild``'s interface): for a
+    build inside a request (a few pages, no child to start) or an in-memory store."""
+
+    renews = False  # the build renews its lease as each page arrives
+
+    def __init__(self, engine):
+        self._engine = engine
+        self._done: page_child.Appended | None = None
+
+    def submit(self, records: list[dict], position: int, pipeline_id: str, owner: str,
+               last_id: str | None, _more: bool, now, lease: timedelta) -> None:
+        """Index and append the page now (its answer: ``result``)."""
+        rows, stored, codes = index_rows.page_rows(records, position)
+        with self._engine.begin() as conn:
+            kept = store.append(conn, pipeline_id, owner=owner, rows=rows, records=stored,
+                                last_id=last_id, codes=codes, now=now, lease=lease)
+        self._done = page_child.Appended(kept, len(records), page_child.page_smiles(records))
+
+    def result(self) -> page_child.Appended:
+        return self._done
+
+    def frame(self) -> None:
+        return None  # ``_finish`` builds it from the store
+
+    def drain(self) -> None:
+        return None  # ``submit`` did the work: its answer was read with ``result``
+
+    def close(self) -> None:
+        pass
 
 
 @dataclass
@@ -92,54 +112,82 @@ class Build:
     chemistry: chem_index.MoleculeWork = field(default_factory=chem_index.MoleculeWork)
     # The result count the API gave when the build was claimed (None: it gives none).
     expected: int | None = None
+    # Index and write the pages in a child process (``page_child``): a background build.
+    in_child: bool = False
+    # The results indexed so far (the next page's first position).
+    position: int = 0
 
     def _bearer(self) -> str | None:
         # Minted per page: a long build outlives a token's few minutes.
         return share_tokens.mint(self.link_id, self.email) if self.email else None
 
-    def _fetch(self, pool: ThreadPoolExecutor, after: str | None) -> Future:
-        """Ask for the page after ``after`` in the pool (the token is minted here)."""
+    def _fetch(self, pool: ThreadPoolExecutor, after: str | None, raw: bool) -> Future:
+        """Ask for the page after ``after`` in the pool (the token is minted here); with
+        ``raw``, its body as sent (for the child, ``page_child``)."""
+        if raw:
+            return pool.submit(self.api.results, self.link_id, self.pipeline_id,
+                               self._bearer(), limit=PAGE_SIZE, after_id=after, raw=True)
         return pool.submit(self.api.results, self.link_id, self.pipeline_id, self._bearer(),
                            limit=PAGE_SIZE, after_id=after)
+
+    def _writer(self, engine):
+        """Where the pages are indexed and written: a child process for a background
+        build (``page_child``), the build thread for one inside a request."""
+        url = shared_url(engine) if self.in_child else None
+        if url is not None:
+            try:
+                return page_child.PageChild(url)
+            except Exception as error:  # no child here (no processes?): the thread does it
+                log.warning("index build without its page child: %s", type(error).__name__)
+        return _HereWriter(engine)
 
     def run(self) -> None:
         """Read every missing page; on any failure give the lease up (resumable).
 
-        The next page is asked for while this one is written: the API's answer and the
-        store's insert overlap (both wait outside Python much of the time). The page's new
-        molecules go to the chemistry child meanwhile (``chem_index``).
+        The next page is asked for while this one is indexed and written (by the child in
+        a background build, ``page_child``): the API's answer and the page's work overlap.
+        Each appended page's new molecules go to the chemistry child (``chem_index``).
         """
         engine = get_engine(self.app)
-        after, position = self.state.last_id, self.state.indexed
+        after, self.position = self.state.last_id, self.state.indexed
         started = time.perf_counter()
+        writer = None
         try:
+            writer = self._writer(engine)
+            raw = not isinstance(writer, _HereWriter)  # the child reads the body
             with (ThreadPoolExecutor(1, thread_name_prefix="index-page") as pool,
                   LeaseKeeper(lambda: self._renew(engine),
                               RENEW_EVERY.total_seconds()) as keeper):
-                pending = self._fetch(pool, after)
+                pending, sent = self._fetch(pool, after, raw), False
                 while True:
-                    page = pending.result()
-                    if keeper.lost or not self._renew(engine):
-                        page = None
-                    if page is None:
+                    body = pending.result()
+                    # The child's appends renew the lease (and the keeper between them);
+                    # a renewal here would wait for the child's write to the same row.
+                    if keeper.lost or not (writer.renews or self._renew(engine)):
+                        body = None
+                    # The previous page's answer: not kept if its append lost the lease.
+                    if body is None or (sent and not self._done(writer.result())):
                         log.info("index build of a pipeline lost its lease; stopping")
                         return
-                    records = page.get("data") or []
+                    if raw:  # the child reads the records; here, the cursor alone
+                        page, records = page_child.envelope(body), None
+                        empty = page["empty"]
+                    else:
+                        page, records = body, body.get("data") or []
+                        empty = not records
                     after = page.get("last_id") or after
-                    more = bool(page.get("has_more") and records)
+                    more = bool(page.get("has_more")) and not empty
                     if more:
-                        pending = self._fetch(pool, after)
-                    rows, stored, codes = _index_page(records, position)
-                    self.chemistry.add_page(row["smiles"] for row in rows)
-                    position += len(records)
-                    with engine.begin() as conn:
-                        kept = store.append(conn, self.pipeline_id, owner=self.owner,
-                                            rows=rows, records=stored, last_id=after,
-                                            codes=codes, now=utcnow(), lease=LEASE)
-                    if not kept:
+                        pending = self._fetch(pool, after, raw)
+                    writer.submit(body if raw else records, self.position,
+                                  self.pipeline_id, self.owner, after, more, utcnow(), LEASE)
+                    sent = True
+                    if more:
+                        continue
+                    if not self._done(writer.result()):
                         log.info("index build of a pipeline lost its lease; stopping")
                         return
-                    if not more and self.expected is not None and position > self.expected:
+                    if self.expected is not None and self.position > self.expected:
                         # More rows than the API counted: results were deleted (retention
                         # takes a pipeline's oldest, already indexed) or arrived meanwhile.
                         # Not ready: the next request compares with a fresh count (fewer:
@@ -148,39 +196,55 @@ class Build:
                             store.release(conn, self.pipeline_id, self.owner,
                                           "count changed", utcnow())
                         return
-                    if not more:
-                        self._finish(engine)
-                        INDEX_BUILDS.labels("complete").inc()
-                        INDEX_BUILD_SECONDS.observe(time.perf_counter() - started)
-                        return
+                    self._finish(engine, writer.frame())
+                    INDEX_BUILDS.labels("complete").inc()
+                    INDEX_BUILD_SECONDS.observe(time.perf_counter() - started)
+                    return
         except LinkNotFound:
             # The API no longer shows this pipeline through the link: keep nothing of it.
+            if writer is not None:
+                writer.drain()
             with engine.begin() as conn:
                 store.delete(conn, self.pipeline_id)
         except Exception as error:  # any failure: resumable, never fatal
             INDEX_BUILDS.labels("failed").inc()
-            log.warning("index build stopped after %d results: %s", position,
-                        type(error).__name__)
+            name = str(error) if isinstance(error, page_child.PageChildFailed) \
+                else type(error).__name__
+            # Nothing is written once the lease is given up: the page in the child first.
+            drained = writer.drain() if writer is not None else None
+            if drained is not None and drained.kept:
+                self.position += drained.count
+            log.warning("index build stopped after %d results: %s", self.position, name)
             with engine.begin() as conn:
-                store.release(conn, self.pipeline_id, self.owner, type(error).__name__,
-                              utcnow())
+                store.release(conn, self.pipeline_id, self.owner, name, utcnow())
         finally:
+            if writer is not None:
+                writer.close()
             self.chemistry.close()
+
+    def _done(self, page: page_child.Appended) -> bool:
+        """Count an appended page and start its molecules' chemistry; False if it was
+        not kept (the lease was lost)."""
+        if page.kept:
+            self.position += page.count
+            self.chemistry.add_page(page.smiles)
+        return page.kept
 
     def _renew(self, engine) -> bool:
         """Extend the lease (not the index's version); False if it was lost."""
         with engine.begin() as conn:
             return store.renew(conn, self.pipeline_id, self.owner, utcnow(), LEASE)
 
-    def _finish(self, engine) -> None:
-        """Save the frame with its molecules' chemistry, then mark the index ready: no
-        visitor request builds the frame or computes the chemistry."""
+    def _finish(self, engine, built: Frame | None) -> None:
+        """Save the frame (``built`` by the page child, else from the store) with its
+        molecules' chemistry, then mark the index ready: no visitor request builds the
+        frame or computes the chemistry."""
         with engine.connect() as conn:
             done = store.get(conn, self.pipeline_id)
         if done is not None and done.lease_owner == self.owner:
             try:
                 chem_index.save_frame(self.pipeline_id, done.version, done.warning_codes,
-                                      self.chemistry)
+                                      self.chemistry, built)
             except Exception as error:  # the index is complete all the same: the first
                 # request builds the frame and computes the chemistry lazily, as before
                 log.warning("saving the frame of a finished index failed: %s",
@@ -190,6 +254,8 @@ class Build:
 
     def run_in_background(self) -> None:
         """Run in a daemon thread with the app's context (for the store and tokens)."""
+        self.in_child = True
+
         def target() -> None:
             with self.app.app_context():
                 self.run()

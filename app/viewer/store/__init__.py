@@ -53,6 +53,16 @@ def get_engine(app: Flask | None = None) -> Engine:
     return VIEWER_DB.engine(app)
 
 
+def shared_url(engine: Engine) -> str | None:
+    """Return the URL another process opens ``engine``'s database with (password
+    included), or None if it cannot: an in-memory SQLite database is the process's own."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite" and (
+            url.database in (None, "", ":memory:") or "memory" in str(url.query)):
+        return None
+    return url.render_as_string(hide_password=False)
+
+
 def get_conn() -> Connection:
     """Return this request's connection to the viewer store (transaction begun)."""
     return VIEWER_DB.conn()

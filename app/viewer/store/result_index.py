@@ -17,6 +17,7 @@ also drops those of purged pipelines and any made longer ago than the longest re
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -145,9 +146,11 @@ def append(conn: Connection, pipeline_id: str, *, owner: str, rows: list[dict],
     if not kept:
         return False
     if rows:
-        searches = [row.pop("search") for row in rows]
-        _insert_many(conn, indexed_results, [{**row, "pipeline_id": pipeline_id}
-                                             for row in rows])
+        searches = []
+        for row in rows:  # the rows are the caller's to give: completed in place
+            searches.append(row.pop("search"))
+            row["pipeline_id"] = pipeline_id
+        _insert_many(conn, indexed_results, rows)
         _insert_many(conn, indexed_records,
                      [{"pipeline_id": pipeline_id, "result_id": rid, "record": text,
                        "search": search}
@@ -155,20 +158,28 @@ def append(conn: Connection, pipeline_id: str, *, owner: str, rows: list[dict],
     return True
 
 
+# (dialect and its driver's style, table, column keys) -> the compiled insert: a build's
+# pages all have one shape.
+_compiled: dict[tuple, sa.engine.Compiled] = {}
+
+
 def _insert_many(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
     """Insert ``rows`` (same keys each) in one driver executemany.
 
-    The statement is compiled once and the rows go to the driver as they are (tuples for
-    SQLite's ``?``, dicts for psycopg's named style): SQLAlchemy's per-row parameter
-    processing was a third of a page's write. The index's columns are text and numbers,
-    which no bind processor of either dialect changes.
+    The statement is compiled once per shape and the rows go to the driver as they are
+    (tuples for SQLite's ``?``, dicts for psycopg's named style): SQLAlchemy's per-row
+    parameter processing was a third of a page's write. The index's columns are text and
+    numbers, which no bind processor of either dialect changes.
     """
-    keys = list(rows[0])
-    compiled = sa.insert(table).compile(dialect=conn.dialect, column_keys=keys)
+    keys = tuple(rows[0])
+    shape = (type(conn.dialect), conn.dialect.paramstyle, table.name, keys)
+    compiled = _compiled.get(shape)
+    if compiled is None:
+        compiled = sa.insert(table).compile(dialect=conn.dialect, column_keys=list(keys))
+        _compiled[shape] = compiled
     if compiled.positiontup is not None:
-        order = compiled.positiontup
-        conn.exec_driver_sql(compiled.string, [tuple(row[key] for key in order)
-                                               for row in rows])
+        row_tuple = operator.itemgetter(*compiled.positiontup)
+        conn.exec_driver_sql(compiled.string, [row_tuple(row) for row in rows])
     else:
         conn.exec_driver_sql(compiled.string, rows)
 

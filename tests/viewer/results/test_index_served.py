@@ -45,9 +45,9 @@ def calls(monkeypatch):
     made: list[str] = []
     original = api_client.ComputeApi._get
 
-    def spy(self, path, bearer, params=None):
+    def spy(self, path, bearer, params=None, raw=False):
         made.append("results" if path.endswith("/results") else "share")
-        return original(self, path, bearer, params)
+        return original(self, path, bearer, params, raw)
 
     monkeypatch.setattr(api_client.ComputeApi, "_get", spy)
     return made

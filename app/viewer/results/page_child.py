@@ -1,0 +1,240 @@
+"""An index build's page work in a child process: each page parsed, indexed and appended there.
+
+With the embedded API (the default deployment) the API serving a page and the build
+reading it share one GIL: per record the build's own work (parsing the page,
+``index_rows.index_values``, the stored record, the protein columns, the insert) cost
+twice what the API took to serve it, all in that one interpreter. ``PageChild`` moves
+that work to a child process on the other core: the build thread (``indexer.Build``)
+reads only the next page's cursor from the body (``envelope``), asks for that page and
+hands the body over as bytes, while the child parses, indexes and writes the one before.
+
+The child writes with an engine of its own to the same viewer store (SQLite in WAL mode
+or PostgreSQL; an in-memory SQLite database cannot be shared: ``store.shared_url``)
+through ``result_index.append``, which checks the build's lease in the same transaction
+as before: a child whose parent lost its lease writes nothing. It checks that the page
+says what the build thread read of it (``_check``) before writing anything. One page is
+in the child at a time (``submit`` then ``result``), so a failure stops the build after at
+most that page and the rows written are a prefix of the pipeline's results, resumable
+from ``last_id``.
+
+The child also builds the index's frame from the rows as it appends them (``frame.build``
+reads its pages as they come, ``_pages``): a cold build's end saves it (``PageChild.frame``)
+instead of reading every row back from the store (a third of a second per 30,000 rows).
+
+The child is forked from the chemistry's ``forkserver`` (``chem.budget``: the app and its
+libraries imported once, when a gunicorn worker starts), so a build's child starts in
+milliseconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import re
+import signal
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from app.db import json_loads, make_engine
+from app.viewer.chem import budget
+from app.viewer.results import frame
+from app.viewer.results.frame import Frame
+
+# The parent's request for the frame, after the last page.
+_FRAME = "frame"
+# How long ``close`` lets a child finish before it is killed.
+_CLOSE_SECONDS = 10.0
+# What ``envelope`` reads without parsing the records: the page's head (is ``data`` empty?)
+_HEAD = re.compile(rb'\{\s*"data"\s*:\s*\[\s*(\]?)')
+_TAIL_KEYS = {"first_id", "last_id", "has_more"}
+
+
+class PageChildFailed(Exception):
+    """The child could not index or write a page (its message: the error's class name)."""
+
+
+@dataclass(frozen=True)
+class Appended:
+    """A page's answer: appended (False: the lease was lost), how many records it held,
+    and their SMILES (for the build's chemistry)."""
+
+    kept: bool
+    count: int
+    smiles: list[str]
+
+
+def page_smiles(records: list[dict]) -> list[str]:
+    """Return the records' SMILES (those that are text)."""
+    return [r["smiles"] for r in records if isinstance(r.get("smiles"), str)]
+
+
+def envelope(body: bytes) -> dict:
+    """Return a results page's ``last_id``, ``has_more`` and whether its ``data`` is
+    ``empty``, reading only its ends when the body is the service's own shape,
+    ``{"data":[...],"first_id":...,"last_id":...,"has_more":...}``.
+
+    The build thread needs only the cursor to ask for the next page; parsing a page of
+    1,000 records in it was most of what it added to the API's own work. Any other shape
+    is parsed whole. The child parses the page whole and checks what was read here
+    (``_check``): a page misread writes nothing and stops the build.
+    """
+    head = _HEAD.match(body)
+    at = body.rfind(b'"first_id"')
+    if head and at > 0:
+        before = body[max(at - 256, 0):at].rstrip()  # not a copy of the whole page
+        if before.endswith(b",") and before[:-1].rstrip().endswith(b"]"):
+            try:
+                tail = json_loads(b"{" + body[at:])
+            except ValueError:
+                tail = None
+            if isinstance(tail, dict) and set(tail) == _TAIL_KEYS:
+                return {"last_id": tail["last_id"], "has_more": tail["has_more"],
+                        "empty": bool(head.group(1))}
+    page = json_loads(body)
+    return {"last_id": page.get("last_id"), "has_more": page.get("has_more"),
+            "empty": not page.get("data")}
+
+
+def _check(page: dict, last_id: str | None, more: bool) -> list[dict]:
+    """Return the page's records if it says what the build thread read of it."""
+    records = page.get("data") or []
+    if page.get("last_id") not in (None, last_id) \
+            or bool(page.get("has_more") and records) != more:
+        raise PageChildFailed("PageMisread")
+    return records
+
+
+def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
+           ) -> Iterator[dict]:
+    """Serve the parent's pages, answering each ``(Appended, error)``; yield the columns
+    of each one appended, in order from the index's first row (``frame.build`` reads
+    them). Returns at the parent's ``_FRAME`` (``asked``; ``codes`` then holds the
+    index's warning codes, sorted as the store keeps them), at ``None`` or when the
+    parent is gone; a page not appended, or a first page after the first row,
+    ``spoiled`` the frame."""
+    from app.viewer.results import index_rows
+    from app.viewer.store import result_index as store
+
+    found: set[str] = set()
+    expected = 0  # the position of the next page's first row, if the frame holds them all
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        if message is None:
+            spoiled.append("closed")
+            return
+        if message == _FRAME:
+            codes.extend(sorted(found))
+            asked.append(True)
+            return
+        body, position, pipeline_id, owner, last_id, more, now, lease = message
+        try:
+            records = _check(json_loads(body), last_id, more)
+            rows, stored, page_codes = index_rows.page_rows(records, position)
+            with engine.begin() as db:
+                kept = store.append(db, pipeline_id, owner=owner, rows=rows,
+                                    records=stored, last_id=last_id, codes=page_codes,
+                                    now=now, lease=lease)
+            conn.send((Appended(kept, len(records), page_smiles(records)), None))
+        except Exception as error:  # the parent stops the build (resumable)
+            conn.send((None, str(error) if isinstance(error, PageChildFailed)
+                       else type(error).__name__))
+            spoiled.append("failed")
+            continue
+        if not kept or position != expected:
+            spoiled.append("not the whole index")
+        expected += len(records)
+        found |= page_codes
+        if rows and not spoiled:  # the row dicts as the store has them, column by column
+            yield {key: [row[key] for row in rows] for key in rows[0]}
+
+
+def _serve(conn, url: str) -> None:
+    """The child's loop (``_pages``), building the index's frame from the pages as they
+    are appended; sent to the parent when it asks (``PageChild.frame``)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # its parent stops it (``close``)
+    # A page is ~100,000 new objects, none in a cycle: the collector's passes over the
+    # app's own objects (inherited from the forkserver) cost more than the page's work.
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
+    engine = make_engine(url)
+    codes: list[str] = []
+    spoiled: list[str] = []
+    asked: list[bool] = []
+    try:
+        # ``codes`` is read at the end of the build, once ``_pages`` has filled it.
+        built = frame.build(_pages(conn, engine, codes, spoiled, asked), codes)
+        if asked:
+            conn.send(None if spoiled else built)
+            with contextlib.suppress(EOFError):
+                conn.recv()  # None: closed
+    finally:
+        engine.dispose()
+
+
+class PageChild:
+    """One build's child process (module doc): ``submit`` a page, then take its ``result``."""
+
+    # Each append renews the build's lease in its transaction.
+    renews = True
+
+    def __init__(self, url: str):
+        context = budget._context  # the chemistry's forkserver: imports done once
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=_serve, args=(child, url), daemon=True,
+                                        name="index-pages")
+        self._process.start()
+        child.close()
+        self._busy = False
+
+    def submit(self, body: bytes, position: int, pipeline_id: str, owner: str,
+               last_id: str | None, more: bool, now: datetime, lease: timedelta) -> None:
+        """Send one page's body as the API sent it (numbered from ``position``; its
+        ``last_id`` and whether more follow, as ``envelope`` read them) to be indexed
+        and appended. Bytes, not records: pickling those cost more than parsing."""
+        self._conn.send((body, position, pipeline_id, owner, last_id, more, now, lease))
+        self._busy = True
+
+    def result(self) -> Appended:
+        """Wait for the page sent last and return its answer. Raises ``PageChildFailed``
+        if it could not be read, indexed or written (nothing of it is then written)."""
+        self._busy = False
+        try:
+            done, error = self._conn.recv()
+        except (EOFError, OSError):
+            raise PageChildFailed("ChildDied") from None
+        if error is not None:
+            raise PageChildFailed(error)
+        return done
+
+    def frame(self) -> Frame | None:
+        """Return the frame of every page appended, built as they came (what
+        ``frame.build`` makes from the store's rows), or None if this child did not
+        append the whole index (a resumed build) or a page failed."""
+        self._conn.send(_FRAME)
+        try:
+            return self._conn.recv()
+        except (EOFError, OSError):
+            return None
+
+    def drain(self) -> Appended | None:
+        """Wait for a page still in the child and return its answer, None if none or it
+        failed (before giving up the lease: nothing is written after the build stopped)."""
+        if self._busy:
+            with contextlib.suppress(PageChildFailed):
+                return self.result()
+        return None
+
+    def close(self) -> None:
+        """Stop the child once its page is done (killed if it does not stop in time)."""
+        self.drain()
+        with contextlib.suppress(OSError):
+            self._conn.send(None)
+        self._process.join(_CLOSE_SECONDS)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join(5)
+        self._conn.close()
