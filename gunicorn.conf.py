@@ -147,8 +147,9 @@ def pre_request(worker, req):
 
 
 def post_worker_init(worker):
-    """Start the chemistry children (``app.viewer.chem.budget``); print the demo links once
-    the first worker can answer (``make run`` asks for it).
+    """Start the chemistry children (``app.viewer.chem.budget``), freeze what exists then
+    out of the garbage collector's walks; print the demo links once the first worker can
+    answer (``make run`` asks for it).
 
     ``SHARE_VIEWER_ANNOUNCE`` names the demo file ``flask refresh-demo`` keeps. Printed here
     rather than before gunicorn starts, so the link works the moment it appears, and for
@@ -159,6 +160,11 @@ def post_worker_init(worker):
 
     _wake_on_signals(worker)
     budget.warm_up()  # the chemistry children, before the first drawing needs one
+    # The app's own objects (modules, routes, templates, caches made at start) live as long
+    # as the worker: out of the collector's sight, a full collection no longer walks them
+    # while a request parses a page of 1,000 records (30-50 ms a page parse in the app,
+    # against 7 ms alone, was mostly those collections).
+    gc.freeze()
     announce = os.environ.get("SHARE_VIEWER_ANNOUNCE")
     if not announce or worker.age != 1:
         return

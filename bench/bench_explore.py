@@ -136,12 +136,14 @@ def main() -> None:
                       "EXPLORE_SYNC_LIMIT": 0},
                      instance_path=str(workdir / "instance"))
     client = app.test_client()
-    # As a deployed worker does on start (gunicorn.conf.py, ``budget.warm_up``): the
+    # As a deployed worker does on start (gunicorn.conf.py, ``post_worker_init``): the
     # forkserver of the chemistry and the build's page child imports RDKit and the app
-    # once, so the build below starts its child in milliseconds.
+    # once, so the build below starts its child in milliseconds; then what exists is
+    # frozen out of the garbage collector's walks.
     chemistry = budget.worker("drawings")
     with chemistry._lock:
         chemistry._ensure_child()
+    gc.freeze()
     link = demo["share_links"]["public"]["id"]
     pipeline = demo["pipelines"][options.kind]
     base = f"/share/{link}/pipelines/{pipeline}"
