@@ -12,21 +12,6 @@ const version = JSON.parse(readFileSync(join(here, 'node_modules/molstar/package
 const out = join(here, '../../static/vendor', `molstar-share-${version}`);
 
 const MOLSTAR_EDITS = {
-  // Shaders compiled and programs linked on first use, not when a pass or a
-  // representation is created: Mol*'s canvas creates ~30 programs for passes this page
-  // never runs (occlusion, outline, bloom, depth of field, path tracing, ...) and every
-  // representation a shader per variant (pick, depth, marking, ...). In software WebGL
-  // each compile and link is CPU time of the GPU process that the first frame waits for.
-  'mol-gl/webgl/shader.js': [
-    ['let shader = getShader(gl, props);', 'let shader = null;'],
-    ['            gl.attachShader(program, shader);',
-     '            if (shader === null)\n                shader = getShader(gl, props);\n            gl.attachShader(program, shader);'],
-    ['            shader = getShader(gl, props);\n        },', '            shader = null;\n        },'],
-    ['            gl.deleteShader(shader);', '            if (shader !== null)\n                gl.deleteShader(shader);\n            shader = null;'],
-  ],
-  'mol-gl/webgl/program.js': [
-    ["    if (variant === 'compute')\n        link();\n", ''],
-  ],
   'mol-model/structure/model/types.js': [
     [/const _esCache = \(function \(\) \{[\s\S]*?\n\}\(\)\);/, 'const _esCache = Object.create(null);'],
     ['return _esCache[s] || s.toUpperCase();', 'return _esCache[s] || (_esCache[s] = s.toUpperCase());'],
