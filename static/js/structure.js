@@ -1,7 +1,7 @@
 /* The 3D page: one Mol* viewer, fed MolViewSpec scenes made on the server.
    External file: the page's Content-Security-Policy allows no inline script.
 
-   Loaded with `defer`; Mol*'s bundle (5 MB) is only preloaded by the page (<link
+   Loaded with `defer`; Mol*'s bundle (3.7 MB) is only preloaded by the page (<link
    id="molstar-bundle" rel="preload">, downloading while the HTML parses) and run from here
    after the first paint, so the page's text, legend and PAE map are on screen and usable
    before Mol* takes the main thread for its start-up.
@@ -16,7 +16,9 @@
    data-drawn="true". Tests and the benchmark wait for these; the toolbar
    and the PAE selection act from data-loaded on.
 
-   Rendering is kept flat and cheap (no ambient occlusion, bloom or multi-sampling; SMAA stays):
+   Mol* is our own build of it (tools/molstar-build/: the viewer with only MolViewSpec).
+   Rendering is kept flat and cheap (no ambient occlusion, bloom or multi-sampling; SMAA
+   stays, switched on once the first picture is drawn; plain blending, as nothing is transparent):
    the colours must match the legend (occlusion darkens them), and on a machine without
    a GPU those passes cost seconds per frame. The PAE heatmap (pae.js) asks for residues to be
    selected with a "structure:select" event; this script also answers it. */
@@ -71,13 +73,22 @@
     camera: { helper: { axes: { name: "off", params: {} } } },
     postprocessing: {
       occlusion: { name: "off", params: {} },
-      bloom: { name: "off", params: {} }
+      bloom: { name: "off", params: {} },
+      antialiasing: { name: "off", params: {} }  // until the first picture is on screen
     }
   };
 
+  // Mol*'s edge smoothing (SMAA: three more shader passes) is switched on after the first
+  // picture is on screen: in software WebGL each pass costs its compilation on the first
+  // frame. The picture is the same, its edges smoothed a moment later.
+  var smoothing = null;
   function start(v) {
     viewer = v;
-    if (viewer.plugin.canvas3d) { viewer.plugin.canvas3d.setProps(FLAT); }
+    var canvas = viewer.plugin.canvas3d;
+    if (canvas) {
+      smoothing = canvas.props.postprocessing.antialiasing;
+      canvas.setProps(FLAT);
+    }
     var initial = host.getAttribute("data-initial");
     if (scenes[initial]) { return show(initial, false); }
     return viewer.loadStructureFromUrl(host.getAttribute("data-url"),
@@ -129,6 +140,12 @@
 
   function create() {
     return window.molstar.Viewer.create(host, {
+      // The scenes are opaque: plain blending draws them as weighted blended
+      // transparency (Mol*'s default) does, with two passes less on every frame.
+      transparency: "blended",
+      // Mol* draws into its own buffers and smooths edges itself (SMAA): a multisampled
+      // canvas would only cost its resolve on every frame.
+      disableAntialiasing: true,
       layoutIsExpanded: false,
       layoutShowControls: false,
       layoutShowRemoteState: false,
@@ -145,7 +162,6 @@
       // Nothing may be fetched from a third-party host.
       pdbProvider: "pdbe",
       emdbProvider: "pdbe",
-      disableAntialiasing: false
     });
   }
 
@@ -195,6 +211,9 @@
         return painted();
       }).then(function () {
         host.setAttribute("data-drawn", "true");
+        if (smoothing && smoothing.name !== "off") {
+          viewer.plugin.canvas3d.setProps({ postprocessing: { antialiasing: smoothing } });
+        }
       }, failed);
     }, 0);
   });

@@ -59,7 +59,7 @@ def test_prediction_structure_page_loads_the_file_through_the_viewer(client, dem
     body = response.get_data(as_text=True)
     assert f'data-url="{base}/predictions/{pid}/artifacts/structure"' in body
     assert 'data-format="mmcif"' in body
-    assert "/static/vendor/molstar-5.11.0/molstar.js" in body
+    assert "/static/vendor/molstar-share-5.11.0/molstar.js" in body
     assert f'href="{base}/predictions/{pid}?embed=1"' in body  # breadcrumb keeps embed
     csp = response.headers["Content-Security-Policy"]
     assert "script-src 'self' 'unsafe-eval' 'sha256-" in csp

@@ -96,27 +96,33 @@ def _assert_loads_molstar(body: str) -> None:
     its style, and the deferred script that runs and drives it."""
     found = re.findall(r'(?:src|href)="/static/(vendor/molstar-[^/]+/molstar\.(?:js|css)'
                        r'|js/structure\.js|css/structure\.css)\?v=', body)
-    assert sorted(found) == sorted(["vendor/molstar-5.11.0/molstar.css", "css/structure.css",
-                                    "vendor/molstar-5.11.0/molstar.js", "js/structure.js"])
+    assert sorted(found) == sorted(["vendor/molstar-share-5.11.0/molstar.css",
+                                    "css/structure.css",
+                                    "vendor/molstar-share-5.11.0/molstar.js",
+                                    "js/structure.js"])
     assert re.search(r'<link rel="preload" as="script" id="molstar-bundle" '
-                     r'href="/static/vendor/molstar-5\.11\.0/molstar\.js\?v=', body)
+                     r'href="/static/vendor/molstar-share-5\.11\.0/molstar\.js\?v=', body)
     assert re.search(r'<script src="/static/js/structure\.js\?v=\w+" defer>', body)
     assert body.index("molstar.js") < body.index("js/structure.js")
 
 
-def test_molstar_bundle_has_no_inline_webassembly_nor_makes_it_at_load():
-    """The vendored bundle creates its MP4 encoder (unused here) only when asked, and names
-    its WebAssembly module as a file beside it: nothing decoded or compiled on every
-    load, no 0.9 MB base64 string to download and parse, no data: URL for the page's CSP
-    to allow (docs/viewer.md)."""
-    folder = Path(__file__).resolve().parents[3] / "static/vendor/molstar-5.11.0"
+def test_molstar_bundle_is_our_build_of_the_npm_package():
+    """The 3D pages run Mol* built from its npm package by the committed recipe
+    (tools/molstar-build/): the version the folder names, with its licence, and only what
+    the pages use. The full viewer bundle carried a dozen unused extensions, among them the
+    MP4 export's WebAssembly module (0.7 MB, as a data: URL), all run on every load."""
+    root = Path(__file__).resolve().parents[3]
+    recipe = json.loads((root / "tools/molstar-build/package.json").read_text())
+    version = recipe["devDependencies"]["molstar"]
+    folder = root / f"static/vendor/molstar-share-{version}"
     bundle = (folder / "molstar.js").read_bytes()
-    assert b"base64,AGFzbQ" not in bundle  # "\0asm", a WebAssembly module's magic
-    assert bundle.count(b'xn="h264-mp4-encoder.wasm"') == 1
-    assert b"let i=r.n(n)()()" not in bundle
-    assert bundle.count(b"let i=null,a=null,A=()=>o(void 0,void 0,void 0,(function*()"
-                        b"{i||(i=r.n(n)()(),") == 1
-    assert (folder / "h264-mp4-encoder.wasm").read_bytes()[:4] == b"\0asm"
+    assert b"Copyright (c) 2017 - now, Mol* contributors" in (folder / "LICENSE").read_bytes()
+    assert (folder / "molstar.css").stat().st_size > 10_000
+    assert b"\0asm" not in bundle and b"AGFzbQ" not in bundle  # no WebAssembly module
+    for unused in (b"h264-mp4-encoder", b"dnatco", b"tunnels"):
+        assert unused not in bundle, unused
+    assert bundle.count(b"MolViewSpec") > 0
+    assert len(bundle) < 4_000_000
 
 
 def test_pae_json_is_the_archives_matrix(app, client, demo):

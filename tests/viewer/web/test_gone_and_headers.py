@@ -144,7 +144,7 @@ def test_only_the_structure_page_relaxes_the_policy_for_mol_star(client, shared)
     assert response.headers["X-Frame-Options"] == "DENY"
     assert response.headers["Referrer-Policy"] == "no-referrer"
     body = response.get_data(as_text=True)
-    assert "/static/vendor/molstar-5.11.0/molstar.js" in body
+    assert "/static/vendor/molstar-share-5.11.0/molstar.js" in body
     assert f'data-url="/share/{shared.link_id}/pipelines/{pd}/results/{rid}/artifacts/structure"' \
         in body
     # The very next page is strict again.
