@@ -91,9 +91,11 @@ test-sqlite:
 	$(BIN)/python -m pytest -n 2 --dist loadfile -q --durations=25 --ignore=tests/cluster
 
 # Beside the service and its store: the viewer's index built while the API serves pages
-# (the same answers as the API's), the index-served page and exports, and shared frames.
+# (the same answers as the API's), by the page child, the index-served page and exports,
+# and shared frames.
 PG_VIEWER_TESTS := tests/viewer/results/test_index_build.py \
-	tests/viewer/results/test_index_served.py tests/viewer/results/test_frame_files.py
+	tests/viewer/results/test_page_child.py tests/viewer/results/test_index_served.py \
+	tests/viewer/exports/test_index_exports.py tests/viewer/results/test_frame_files.py
 
 test-postgres:
 	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 --dist loadfile -q \

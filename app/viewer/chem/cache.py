@@ -1,4 +1,4 @@
-"""A small thread-safe LRU map with a fixed bound, for drawings and parsed molecules.
+"""A small thread-safe LRU map with a fixed bound: drawings, parsed molecules, kept pages.
 
 ``functools.lru_cache`` keys on the arguments themselves; this one keys on whatever the
 caller gives (the depiction cache uses a SHA-256 of SMILES, highlight and size, so a

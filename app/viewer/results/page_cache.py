@@ -28,17 +28,17 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import Flask, current_app, g
 from pydantic_core import to_json
 
+from app.viewer.chem.cache import BoundedCache
 from app.viewer.web import compression
 
 MAX_BYTES = 24 * 1024 * 1024  # ~90 pages of 100 rows (markup + gzip) per worker
+MAX_PAGES = 1024  # small pages (a filter matching a few rows) are bounded by count
 
 
 @dataclass(frozen=True)
@@ -48,41 +48,16 @@ class KeptPage:
     body: bytes
     gzipped: bytes
 
-    @property
-    def size(self) -> int:
-        """Bytes this page holds in memory."""
+    def __len__(self) -> int:
+        """Bytes this page holds in memory (``BoundedCache``'s weight)."""
         return len(self.body) + len(self.gzipped)
 
 
-class _Pages:
-    """One app's kept pages (an LRU bounded in bytes)."""
-
-    def __init__(self) -> None:
-        self.items: OrderedDict[tuple, KeptPage] = OrderedDict()
-        self.size = 0
-        self.lock = threading.Lock()
-
-    def get(self, page_key: tuple) -> KeptPage | None:
-        with self.lock:
-            page = self.items.get(page_key)
-            if page is not None:
-                self.items.move_to_end(page_key)
-            return page
-
-    def put(self, page_key: tuple, page: KeptPage) -> None:
-        with self.lock:
-            old = self.items.pop(page_key, None)
-            self.size -= old.size if old else 0
-            self.items[page_key] = page
-            self.size += page.size
-            while self.size > MAX_BYTES and len(self.items) > 1:
-                self.size -= self.items.popitem(last=False)[1].size
-
-
-def _pages(app: Flask) -> _Pages:
+def _pages(app: Flask) -> BoundedCache[KeptPage]:
     pages = app.extensions.get("results_page_cache")
     if pages is None:
-        pages = app.extensions.setdefault("results_page_cache", _Pages())
+        pages = app.extensions.setdefault("results_page_cache",
+                                          BoundedCache(MAX_PAGES, MAX_BYTES))
     return pages
 
 

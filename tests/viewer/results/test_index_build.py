@@ -64,20 +64,27 @@ def test_an_index_built_while_pages_are_served_answers_as_the_api(app, client, o
     assert _state(app, pipeline_id).version == 240 // 40  # one version per page appended
 
 
-def test_a_partial_index_never_shows_a_result_the_api_would_not(app, client, org,
-                                                                monkeypatch):
-    monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
-    link_id, pipeline_id = _pipeline(app, org, n=200, seed=6)
+def down_after_two_pages(app, monkeypatch):
+    """Make the API's results pages of 40 fail from the third on; return the API client
+    and its own ``results`` (to put back)."""
     api = app.extensions["compute_api"]
     real, calls = api.results, []
 
-    def down_after_two_pages(*args, **kwargs):
+    def results(*args, **kwargs):
         calls.append(kwargs.get("after_id"))
         if kwargs.get("limit") == 40 and len(calls) >= 3:
             raise ConnectionError("API down")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(api, "results", down_after_two_pages)
+    monkeypatch.setattr(api, "results", results)
+    return api, real
+
+
+def test_a_partial_index_never_shows_a_result_the_api_would_not(app, client, org,
+                                                                monkeypatch):
+    monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
+    link_id, pipeline_id = _pipeline(app, org, n=200, seed=6)
+    api, real = down_after_two_pages(app, monkeypatch)
     path = f"/share/{link_id}/pipelines/{pipeline_id}"
     body = client.get(f"{path}?sort=-iptm").get_data(as_text=True)
     # 80 of 200 read: the sorted view shows no row of them (a ranking of a part would

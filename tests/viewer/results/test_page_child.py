@@ -20,6 +20,7 @@ from app.viewer.results import frame, indexer, page_child
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import index_queries, result_index, shared_url
 from tests.viewer.results.test_explore import _pipeline, api_records, viewer_ids
+from tests.viewer.results.test_index_build import down_after_two_pages
 
 
 def _bodies(client, link_id, pipeline_id, limit):
@@ -172,16 +173,7 @@ def test_a_build_resumed_in_the_background_saves_the_frame_of_every_row(app, cli
     monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
     app.config["EXPLORE_SYNC_LIMIT"] = 0
     link_id, pipeline_id = _pipeline(app, org, n=150, seed=9)
-    api = app.extensions["compute_api"]
-    real, calls = api.results, []
-
-    def down_after_two_pages(*args, **kwargs):
-        calls.append(kwargs.get("after_id"))
-        if kwargs.get("limit") == 40 and len(calls) >= 3:
-            raise ConnectionError("API down")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(api, "results", down_after_two_pages)
+    api, real = down_after_two_pages(app, monkeypatch)
     path = f"/share/{link_id}/pipelines/{pipeline_id}"
     client.get(f"{path}?sort=-iptm")
     deadline = time.monotonic() + 60
