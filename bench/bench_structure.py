@@ -20,8 +20,9 @@ WebGL as in the browser tests):
   molstar.js: its code and what it calls, WebGL included; the bundle's compile is not a
   JS frame and counts in "(program)", which is reported beside it);
 - bytes = the sum of ``encodedDataLength`` of every response as Chromium received it
-  (compressed size plus headers; a cache hit counts 0; data: URLs, which Mol* uses for
-  its WebAssembly module, are not network and not counted), from the DevTools protocol.
+  (compressed size plus headers; a cache hit counts 0; data: and blob: URLs, which the
+  stock Mol* bundle used for its WebAssembly module, are not network and not counted),
+  from the DevTools protocol.
 
 It also prints where a first visit's time goes: HTML received, Mol* bundle received,
 DOMContentLoaded (before: after Mol*'s synchronous bundle ran; after: the bundle is only
@@ -172,7 +173,7 @@ def visit(context, url: str, profile: bool = False) -> dict:
     cpu = _molstar_time(cdp.send("Profiler.stop")["profile"]) if profile else {}
     time.sleep(0.3)  # let the last loadingFinished events arrive
     page.close()
-    # data: and blob: URLs (Mol*'s WebAssembly module) never touch the network.
+    # data: and blob: URLs (the stock bundle's WebAssembly module) never touch the network.
     network = sum(size for rid, size in received.items()
                   if not urls.get(rid, "").startswith(("data:", "blob:")))
     return {"ready": phases["ready"], "bytes": network, "phases": phases, **cpu}
