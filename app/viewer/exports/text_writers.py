@@ -128,7 +128,15 @@ def _key_metrics(kind: domain.Kind, record: dict) -> list[str]:
 
 
 def _safe(value) -> str:
-    return _HEADER_UNSAFE.sub("_", str(value)).strip("_")
+    """Return a header word's text: runs of unsafe characters one ``_`` (module docstring).
+
+    A printable text (which holds no control character nor any whitespace but the space)
+    without ``|``, ``>`` or two spaces in a row has only single spaces to replace: the
+    usual label and id take that path, without the regular expression."""
+    text = value if type(value) is str else str(value)
+    if text.isprintable() and "|" not in text and ">" not in text and "  " not in text:
+        return text.replace(" ", "_").strip("_")
+    return _HEADER_UNSAFE.sub("_", text).strip("_")
 
 
 def fasta_header(kind: domain.Kind, record: dict, chain: str, entity: dict) -> str:
