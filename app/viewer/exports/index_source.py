@@ -12,9 +12,9 @@ view's order. Where the frame has no files of that version on this machine (the 
 cache off or unwritable), each chunk is asked of the store by its ids instead.
 
 Each page is an ``IndexPage``: the texts in the view's order, parsed into records
-(pydantic-core parsing the page as one JSON array, then ``rank`` and ``label`` put in
-front of each record's top level: cheaper than writing them into each text) only when a
-writer iterates them (CSV, FASTA), and the rows' computed values (chemistry, protein properties)
+(``rank`` and ``label`` written in front of each text, so that they come first without a
+copy of the record, pydantic-core parsing the page as one JSON array) only when a writer
+iterates them (CSV, FASTA), and the rows' computed values (chemistry, protein properties)
 taken from the index's columns (``IndexPage.computed``) instead of being computed again
 per row. The JSON writer splices its lines from the texts (``stored_json``) and parses
 nothing. A record whose own fields are named ``rank`` or ``label`` is rebuilt the slow
@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import numpy as np
-from pydantic_core import from_json
+from pydantic_core import from_json, to_json
 
 from app.viewer.chem.properties import PROPERTIES
 from app.viewer.exports import precision, stored_json
@@ -115,13 +115,14 @@ def _computed(numbers: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, lis
 
 def _parsed(texts: list[str], first_rank: int, labels: list[str]) -> list[dict]:
     """Return the records of ``texts`` (stored JSON) with ``rank`` and ``label`` first."""
-    joined = ",".join(texts)  # one array: pydantic-core parses the page in one call
-    records = from_json("[" + joined + "]", cache_strings="keys")
-    if '"rank"' not in joined and '"label"' not in joined:
-        # The view's two keys put in front of each record: a copy of its top level only.
-        return [{"rank": first_rank + at, "label": label, **record}
-                for at, (label, record) in enumerate(zip(labels, records, strict=True))]
+    if not any('"rank"' in text or '"label"' in text for text in texts):
+        return from_json("[" + ",".join(
+            f'{{"rank":{first_rank + at},"label":{to_json(labels[at]).decode()},{text[1:]}'
+            if len(text) > 2 else
+            f'{{"rank":{first_rank + at},"label":{to_json(labels[at]).decode()}}}'
+            for at, text in enumerate(texts)) + "]", cache_strings="keys")
     # A record with fields of those names: rebuilt so the view's own rank and label win.
+    records = from_json("[" + ",".join(texts) + "]")
     return [{"rank": first_rank + n, "label": labels[n],
              **{k: v for k, v in record.items() if k not in ("rank", "label")}}
             for n, record in enumerate(records)]
