@@ -99,14 +99,17 @@ def _sequence_cells(entities) -> tuple:
     first = None
     for entity in entities or ():
         kind, value = entity.get("type"), entity.get("value") or ""
-        ids = [str(c) for c in entity.get("chain_ids") or []]
+        ids = entity.get("chain_ids") or ()
         if not isinstance(value, str) or not (kind is None or isinstance(kind, str)):
             return _sequence_cells_slowly(entities)
+        try:  # chain ids are texts: joined as they are, without a ``str`` each
+            named = ",".join(ids) or "?"
+        except TypeError:
+            return _sequence_cells_slowly(entities)
         chains += ids
-        named = ",".join(ids) or "?"
         if kind == "protein":
             first = value if first is None else first
-            parts.append(f"{named}:{value}")
+            parts.append(named + ":" + value)
         else:
             parts.append(f"{named}:{kind or ''}:{value}")
     return (None if first is None else len(first), ",".join(chains), first or "",
@@ -179,14 +182,29 @@ def _field(value) -> str:
     return '"' + text.replace('"', '""') + '"' if _QUOTED.search(text) else text
 
 
+def _column_fields(values: list, safe: frozenset, quoted) -> list:
+    """Return one column's CSV fields: a column of one type (floats, whole numbers, or
+    texts that need no defusing) in one call over the column, any other value by value."""
+    kinds = set(map(type, values))
+    if kinds == {float}:  # a metric's column
+        return list(map(repr, values))
+    if kinds == {int}:  # a count's column (not ``bool``: ``type`` is exact)
+        return list(map(str, values))
+    if kinds == {str} and {v[:1] for v in values} <= safe:
+        if not quoted("\0".join(values)):  # nothing to quote (the usual text column)
+            return values
+        return ['"' + v.replace('"', '""') + '"' if quoted(v) else v for v in values]
+    return [repr(v) if type(v) is float
+            else v if type(v) is str and v[:1] in safe and not quoted(v) else _field(v)
+            for v in values]
+
+
 def csv_text(columns_: list[list]) -> str:
     """Return the CSV text of a page's ``columns`` (at least two): the rows ``csv.writer``
     (comma, minimal quoting, ``\\r\\n``) writes of their ``cell_text``, made a column at a
     time: a float is its ``repr``, a text that neither needs defusing nor quoting is
     itself, anything else is looked at closely (``_field``)."""
     safe, quoted = _SAFE_FIRST, _QUOTED.search
-    fields = [[repr(v) if type(v) is float
-               else v if type(v) is str and v[:1] in safe and not quoted(v) else _field(v)
-               for v in values] for values in columns_]
+    fields = [_column_fields(values, safe, quoted) for values in columns_]
     rows = "\r\n".join(map(",".join, zip(*fields, strict=True)))
     return rows + "\r\n" if rows else ""

@@ -84,9 +84,10 @@ def json_chunks(pipeline: dict, kind: domain.Kind, pages: Iterable[list[dict]],
 
 def designed_chains(record: dict) -> list[tuple[str, str, dict]]:
     """Return ``(chain id, sequence, entity)`` of each designed chain (module docstring)."""
-    entity = next((e for e in record.get("entities") or [] if e.get("type") == "protein"),
-                  None)
-    if entity is None:
+    for entity in record.get("entities") or []:
+        if entity.get("type") == "protein":
+            break
+    else:
         return []
     chains = [str(c) for c in entity.get("chain_ids") or []] or ["?"]
     return [(chain, entity.get("value") or "", entity) for chain in chains]
@@ -101,7 +102,8 @@ def sequence_text(value: str) -> str:
                    if not ch.isspace() and unicodedata.category(ch)[0] not in "CZ")
 
 
-# The grading metrics of each shape's metric keys: (key, the value at its decimals).
+# The grading metrics of each shape's metric keys: (key, ``key=`` and the value at its
+# decimals).
 _GRADING: dict[tuple[str, ...], tuple[tuple[str, Callable[[float], str]], ...]] = {}
 
 
@@ -109,11 +111,16 @@ def _grading(keys: tuple[str, ...]) -> tuple[tuple[str, Callable[[float], str]],
     found = _GRADING.get(keys)
     if found is None:
         metrics = [(key, domain.metric(key)) for key in keys]
-        found = tuple((key, f"{{:.{m.decimals}f}}".format) for key, m in metrics
-                      if m.direction is not None)
+        found = tuple((key, (_literal(key) + f"={{:.{m.decimals}f}}").format)
+                      for key, m in metrics if m.direction is not None)
         if len(_GRADING) < 256:
             _GRADING[keys] = found
     return found
+
+
+def _literal(text: str) -> str:
+    """Return ``text`` as literal text of a ``str.format`` template."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def _key_metrics(kind: domain.Kind, record: dict) -> list[str]:
@@ -123,17 +130,29 @@ def _key_metrics(kind: domain.Kind, record: dict) -> list[str]:
     for key, text in _grading(kind.metrics_for(record.get("type"))):
         value = metrics.get(key)
         if type(value) in (int, float):
-            found.append(f"{key}={text(value)}")
+            found.append(text(value))
     return found
 
 
 def _safe(value) -> str:
-    return _HEADER_UNSAFE.sub("_", str(value)).strip("_")
+    """Return a header word's text: runs of unsafe characters one ``_`` (module docstring).
+
+    A printable text (which holds no control character nor any whitespace but the space)
+    without ``|``, ``>`` or two spaces in a row has only single spaces to replace: the
+    usual label and id take that path, without the regular expression."""
+    text = value if type(value) is str else str(value)
+    if text.isprintable() and "|" not in text and ">" not in text and "  " not in text:
+        return text.replace(" ", "_").strip("_")
+    return _HEADER_UNSAFE.sub("_", text).strip("_")
 
 
 def fasta_header(kind: domain.Kind, record: dict, chain: str, entity: dict) -> str:
     """Return the header line of one designed chain (without the newline)."""
-    name = [_safe(record["rank"]), _safe(record.get("label"))] if "rank" in record else []
+    if "rank" in record:  # a whole number's text is already safe
+        rank = record["rank"]
+        name = [str(rank) if type(rank) is int else _safe(rank), _safe(record.get("label"))]
+    else:
+        name = []
     name += [_safe(record.get("id")), f"chain={_safe(chain)}"]
     words = [">" + "|".join(name), *_key_metrics(kind, record)]
     if record.get("type"):

@@ -15,7 +15,8 @@ from pydantic_core import from_json, to_json
 
 from app.db import get_engine
 from app.store import schema
-from app.viewer.exports import csv_cells, index_source, sources
+from app.viewer.core import formatting
+from app.viewer.exports import csv_cells, index_source, sources, text_writers
 from app.viewer.results import frame_files, freshness
 from tests.service import factories
 
@@ -104,10 +105,37 @@ def test_rows_take_the_frame_order_and_skip_what_the_frame_lacks():
 def test_csv_text_is_what_the_csv_module_writes():
     values = [None, "", "a", "a,b", 'q"t', "l\nb", "c\rr", "\x00", " s", 1, -0.0, 1.5,
               float("nan"), float("inf"), 10**20, True, [1, "a"], {"a": "b,c"}, *HOSTILE]
+    # Columns of one type (floats, whole numbers, texts) are written a column at a time.
+    kinds = [values, [v for v in values if type(v) is float], [1, -2, 0, 10**20],
+             [v for v in values if type(v) is str], ["a", "MKT", "A,B", "x" * 9, "ok"]]
     rng = random.Random(3)
-    for _ in range(500):
-        columns = [[rng.choice(values) for _ in range(4)] for _ in range(rng.randint(2, 5))]
+    for _ in range(1500):
+        columns = [[rng.choice(pool) for _ in range(4)]
+                   for pool in rng.choices(kinds, k=rng.randint(2, 5))]
         out = io.StringIO()
         csv.writer(out, lineterminator="\r\n").writerows(
             zip(*[[csv_cells.cell_text(v) for v in column] for column in columns]))
         assert csv_cells.csv_text(columns) == out.getvalue()
+
+
+def test_sequence_cells_are_the_table_summary_and_entities_text():
+    odd_ids = [["A", "B"], "AB", [1, 2], {"C": 1}, [], None, [["A"]], ["A,B", "é"]]
+    for chain_ids in odd_ids:
+        entities = [{"type": "protein", "chain_ids": chain_ids, "value": "MKT"},
+                    {"type": "ligand_ccd", "chain_ids": ["Z"], "value": "NAG"},
+                    {"type": None, "chain_ids": chain_ids, "value": None}]
+        summary = formatting.entity_summary(entities)
+        assert csv_cells._sequence_cells(entities) == (
+            summary["length"], ",".join(summary["chains"]), summary["sequence"],
+            csv_cells.entities_text(entities)), chain_ids
+
+
+def test_fasta_header_words_lose_every_unsafe_run():
+    unsafe = text_writers._HEADER_UNSAFE
+    pieces = ["a", " ", "  ", "_", "|", ">", "\t", "\n", "\x00", "\x7f", "\x85", "\xa0",
+              "\u2028", "\u3000", "\u200b", "é", "#1"]
+    rng = random.Random(5)
+    words = [*HOSTILE, 7, None, 1.5, "#12 AB3", " #1 A ", "_x_"]
+    words += ["".join(rng.choices(pieces, k=rng.randint(0, 6))) for _ in range(3000)]
+    for word in words:
+        assert text_writers._safe(word) == unsafe.sub("_", str(word)).strip("_"), word
