@@ -155,6 +155,7 @@ def properties_many(texts: list[str]) -> list[dict[str, float | None]]:
 _LIABILITY_KEYS = ("liability_count", *(columns.LIABILITY_COLUMNS[name] for name in (
     "n_glycosylation", "deamidation", "isomerization", "unpaired_cysteine", "oxidation")))
 _NO_PROPERTIES = (None,) * len(properties.KEYS)
+_KEYS = (*properties.KEYS, *_LIABILITY_KEYS)
 
 
 def _liabilities(sequence: str) -> tuple[int, int, int, int, int, None]:
@@ -168,18 +169,25 @@ def _liabilities(sequence: str) -> tuple[int, int, int, int, int, None]:
     return (sum(counts), *counts, None)
 
 
-def values_many(sequences: list[object]) -> list[dict[str, float | int | None]]:
-    """Return ``columns.values`` of each of ``sequences`` (computed once per distinct one)."""
+def columns_many(sequences: list[object]) -> dict[str, list[float | int | None]]:
+    """Return ``columns.values`` of each of ``sequences`` as columns: a list per key of
+    ``columns.KEYS`` (computed once per distinct sequence)."""
     capped = [s[:liabilities.MAX_RESIDUES] if isinstance(s, str) and s else None
               for s in sequences]
     distinct = list(dict.fromkeys(s for s in capped if s is not None))
     cleaned = [properties.cleaned(s) for s in distinct]
     computed = iter(properties_many([text for text in cleaned if text]))
-    keys = (*properties.KEYS, *_LIABILITY_KEYS)
-    found: dict[str, tuple] = {}
+    found: dict[str | None, tuple] = {None: (None,) * len(_KEYS)}
     for sequence, text in zip(distinct, cleaned, strict=True):
         measured = tuple(next(computed).values()) if text else _NO_PROPERTIES
         found[sequence] = measured + _liabilities(sequence)
-    empty = dict.fromkeys(columns.KEYS)
-    return [dict(zip(keys, found[s], strict=True)) if s is not None else dict(empty)
-            for s in capped]
+    if not capped:
+        return {key: [] for key in _KEYS}
+    return dict(zip(_KEYS, map(list, zip(*map(found.__getitem__, capped), strict=True)),
+                    strict=True))
+
+
+def values_many(sequences: list[object]) -> list[dict[str, float | int | None]]:
+    """Return ``columns.values`` of each of ``sequences`` (computed once per distinct one)."""
+    listed = columns_many(sequences)
+    return [dict(zip(listed, row, strict=True)) for row in zip(*listed.values(), strict=True)]
