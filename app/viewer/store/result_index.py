@@ -148,7 +148,11 @@ def append(conn: Connection, pipeline_id: str, *, owner: str, columns: dict[str,
         return False
     if size:
         pipeline = [pipeline_id] * size
-        values = {key: column for key, column in columns.items() if key != "search"}
+        # A column with no value on this page is left out of the insert (its rows read
+        # NULL all the same): a protein page has no chemistry, ADME or SMILES, and each
+        # value bound costs the driver as much as a number does.
+        values = {key: column for key, column in columns.items()
+                  if key != "search" and column.count(None) != size}
         values["pipeline_id"] = pipeline
         _insert_many(conn, indexed_results, values)
         rids, texts = zip(*records, strict=True)
@@ -175,6 +179,8 @@ def _insert_many(conn: Connection, table: sa.Table, columns: dict[str, list]) ->
     shape = (type(conn.dialect), conn.dialect.paramstyle, table.name, keys)
     compiled = _compiled.get(shape)
     if compiled is None:
+        if len(_compiled) >= 256:  # pages of unusual shapes: never an unbounded cache
+            _compiled.clear()
         compiled = sa.insert(table).compile(dialect=conn.dialect, column_keys=list(keys))
         _compiled[shape] = compiled
     if compiled.positiontup is not None:
