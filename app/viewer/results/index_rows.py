@@ -157,8 +157,10 @@ def page_rows(records: list[dict], position: int
             *(entity.get("value") for entity in entities)) if part).lower())
         codes_column.append((";" + ";".join(codes) + ";" if codes else "")[:2000])
         counts.append(len(record.get("warnings") or []))
-        lengths.append(len(designed.get("value") or "") if designed else None)
-        sequences.append(protein_columns.designed_sequence(record))
+        # ``designed_sequence``'s chain: every entity before it was read as a dict above.
+        chain = designed.get("value") if designed else None
+        lengths.append(len(chain or "") if designed else None)
+        sequences.append(chain if isinstance(chain, str) else None)
     columns: dict[str, list] = {
         "result_id": ids,
         "created_at": [r.get("created_at") for r in records],
