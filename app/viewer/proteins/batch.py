@@ -26,7 +26,7 @@ the two-letter motifs (they cannot overlap themselves) and the sequon regex of
 
 from __future__ import annotations
 
-import math
+from itertools import repeat
 
 import numpy as np
 from Bio.Data import IUPACData
@@ -137,47 +137,57 @@ def properties_many(texts: list[str]) -> list[dict[str, float | None]]:
         "extinction_coefficient": counts[:, _AT["W"]] * 5500 + counts[:, _AT["Y"]] * 1490
         + (counts[:, _AT["C"]] // 2) * 125,
     }
-    listed = {key: values.tolist() for key, values in columns_.items()}
-    out = []
-    for i, text in enumerate(texts):
-        row = {}
-        for key in properties.KEYS:
-            value = listed[key][i]
-            if key == "instability_index" and len(text) < 2:
-                value = None  # no dipeptide
-            row[key] = round(value, 4) if value is not None and math.isfinite(value) else None
-        out.append(row)
-    return out
+    # Column by column: Python's ``round`` (correctly rounded, as ``properties.compute``
+    # rounds; NumPy's is not) mapped over each column's floats, no per-value branching.
+    rounded = []
+    for key in properties.KEYS:
+        values = columns_[key]
+        finite = np.isfinite(values)
+        out = list(map(round, values.tolist(), repeat(4)))
+        if key == "instability_index":
+            finite &= lengths >= 2  # no dipeptide
+        for i in np.flatnonzero(~finite).tolist():
+            out[i] = None
+        rounded.append(out)
+    return [dict(zip(properties.KEYS, row, strict=True)) for row in zip(*rounded, strict=True)]
 
 
-def _liabilities(sequence: str) -> dict[str, int]:
-    """``liabilities.counts`` without oxidation (read from the structure later)."""
+_LIABILITY_KEYS = ("liability_count", *(columns.LIABILITY_COLUMNS[name] for name in (
+    "n_glycosylation", "deamidation", "isomerization", "unpaired_cysteine", "oxidation")))
+_NO_PROPERTIES = (None,) * len(properties.KEYS)
+_KEYS = (*properties.KEYS, *_LIABILITY_KEYS)
+
+
+def _liabilities(sequence: str) -> tuple[int, int, int, int, int, None]:
+    """``liabilities.counts`` without oxidation (read from the structure later): the
+    total, then N-glycosylation, deamidation, isomerization, unpaired cysteine, None."""
     text = liabilities.clean(sequence)
-    return {
-        "n_glycosylation": len(_GLYCOSYLATION.findall(text)),  # lookahead: overlaps count
-        "deamidation": text.count("NG") + text.count("NS"),
-        "isomerization": text.count("DG") + text.count("DS"),
-        "unpaired_cysteine": text.count("C") % 2,
-    }
+    counts = (len(_GLYCOSYLATION.findall(text)),  # lookahead: overlaps count
+              text.count("NG") + text.count("NS"),
+              text.count("DG") + text.count("DS"),
+              text.count("C") % 2)
+    return (sum(counts), *counts, None)
+
+
+def columns_many(sequences: list[object]) -> dict[str, list[float | int | None]]:
+    """Return ``columns.values`` of each of ``sequences`` as columns: a list per key of
+    ``columns.KEYS`` (computed once per distinct sequence)."""
+    capped = [s[:liabilities.MAX_RESIDUES] if isinstance(s, str) and s else None
+              for s in sequences]
+    distinct = list(dict.fromkeys(s for s in capped if s is not None))
+    cleaned = [properties.cleaned(s) for s in distinct]
+    computed = iter(properties_many([text for text in cleaned if text]))
+    found: dict[str | None, tuple] = {None: (None,) * len(_KEYS)}
+    for sequence, text in zip(distinct, cleaned, strict=True):
+        measured = tuple(next(computed).values()) if text else _NO_PROPERTIES
+        found[sequence] = measured + _liabilities(sequence)
+    if not capped:
+        return {key: [] for key in _KEYS}
+    return dict(zip(_KEYS, map(list, zip(*map(found.__getitem__, capped), strict=True)),
+                    strict=True))
 
 
 def values_many(sequences: list[object]) -> list[dict[str, float | int | None]]:
     """Return ``columns.values`` of each of ``sequences`` (computed once per distinct one)."""
-    distinct = list(dict.fromkeys(
-        s[:liabilities.MAX_RESIDUES] for s in sequences if isinstance(s, str) and s))
-    cleaned = {s: properties.cleaned(s) for s in distinct}
-    computed = dict(zip((s for s in distinct if cleaned[s]),
-                        properties_many([cleaned[s] for s in distinct if cleaned[s]]),
-                        strict=True))
-    found: dict[str, dict] = {}
-    for sequence in distinct:
-        out: dict[str, float | int | None] = dict.fromkeys(properties.KEYS)
-        out.update(computed.get(sequence) or {})
-        counts = _liabilities(sequence)
-        out["liability_count"] = sum(counts.values())
-        out.update({columns.LIABILITY_COLUMNS[name]: n for name, n in counts.items()})
-        out[columns.LIABILITY_COLUMNS["oxidation"]] = None
-        found[sequence] = out
-    empty = dict.fromkeys(columns.KEYS)
-    return [dict(found[s[:liabilities.MAX_RESIDUES]]) if isinstance(s, str) and s
-            else dict(empty) for s in sequences]
+    listed = columns_many(sequences)
+    return [dict(zip(listed, row, strict=True)) for row in zip(*listed.values(), strict=True)]

@@ -79,10 +79,10 @@ class _HereWriter:
     def submit(self, records: list[dict], position: int, pipeline_id: str, owner: str,
                last_id: str | None, _more: bool, now, lease: timedelta) -> None:
         """Index and append the page now (its answer: ``result``)."""
-        rows, stored, codes = index_rows.page_rows(records, position)
+        columns, stored, codes = index_rows.page_rows(records, position)
         with self._engine.begin() as conn:
-            kept = store.append(conn, pipeline_id, owner=owner, rows=rows, records=stored,
-                                last_id=last_id, codes=codes, now=now, lease=lease)
+            kept = store.append(conn, pipeline_id, owner=owner, columns=columns,
+                                records=stored, last_id=last_id, codes=codes, now=now, lease=lease)
         self._done = page_child.Appended(kept, len(records), page_child.page_smiles(records))
 
     def result(self) -> page_child.Appended:

@@ -133,9 +133,9 @@ def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
         body, position, pipeline_id, owner, last_id, more, now, lease = message
         try:
             records = _check(json_loads(body), last_id, more)
-            rows, stored, page_codes = index_rows.page_rows(records, position)
+            columns, stored, page_codes = index_rows.page_rows(records, position)
             with engine.begin() as db:
-                kept = store.append(db, pipeline_id, owner=owner, rows=rows,
+                kept = store.append(db, pipeline_id, owner=owner, columns=columns,
                                     records=stored, last_id=last_id, codes=page_codes,
                                     now=now, lease=lease)
             conn.send((Appended(kept, len(records), page_smiles(records)), None))
@@ -148,8 +148,8 @@ def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
             spoiled.append("not the whole index")
         expected += len(records)
         found |= page_codes
-        if rows and not spoiled:  # the row dicts as the store has them, column by column
-            yield {key: [row[key] for row in rows] for key in rows[0]}
+        if records and not spoiled:  # the columns as the store has them
+            yield columns
 
 
 def _serve(conn, url: str) -> None:

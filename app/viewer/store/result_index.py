@@ -17,7 +17,6 @@ also drops those of purged pipelines and any made longer ago than the longest re
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -121,40 +120,44 @@ def claim(conn: Connection, pipeline_id: str, *, kind: str, target_count: int, s
     return get(conn, pipeline_id) if claimed else None
 
 
-def append(conn: Connection, pipeline_id: str, *, owner: str, rows: list[dict],
+def append(conn: Connection, pipeline_id: str, *, owner: str, columns: dict[str, list],
            records: list[tuple[str, str]], last_id: str, codes: set[str], now: datetime,
            lease: timedelta) -> bool:
     """Add one API page to the index and renew the lease; False if the lease was lost.
 
-    ``rows`` are ``index_rows.index_values`` dicts (with ``position``; their ``search``
-    text goes with the record), ``records`` the (result id, stored record) pairs. The
-    lease check comes first, in this transaction.
+    ``columns`` are ``index_rows.page_rows``' columns (a list of values per key, with
+    ``position``; their ``search`` text goes with the record; left as they are),
+    ``records`` the (result id, stored record) pairs. The lease check comes first, in
+    this transaction.
     """
     current = get(conn, pipeline_id)
     if current is None or current.lease_owner != owner:
         return False
+    size = len(records)
     seen = set(current.warning_codes)
     merged = ";".join(sorted(seen | codes))
     kept = conn.execute(
         sa.update(result_indexes)
         .where(result_indexes.c.pipeline_id == pipeline_id)
         .where(result_indexes.c.lease_owner == owner)
-        .values(indexed=result_indexes.c.indexed + len(rows), last_id=last_id,
+        .values(indexed=result_indexes.c.indexed + size, last_id=last_id,
                 version=result_indexes.c.version + 1, warning_codes=merged,
                 lease_until=now + lease, updated_at=now)
     ).rowcount
     if not kept:
         return False
-    if rows:
-        searches = []
-        for row in rows:  # the rows are the caller's to give: completed in place
-            searches.append(row.pop("search"))
-            row["pipeline_id"] = pipeline_id
-        _insert_many(conn, indexed_results, rows)
-        _insert_many(conn, indexed_records,
-                     [{"pipeline_id": pipeline_id, "result_id": rid, "record": text,
-                       "search": search}
-                      for (rid, text), search in zip(records, searches, strict=True)])
+    if size:
+        pipeline = [pipeline_id] * size
+        # A column with no value on this page is left out of the insert (its rows read
+        # NULL all the same): a protein page has no chemistry, ADME or SMILES, and each
+        # value bound costs the driver as much as a number does.
+        values = {key: column for key, column in columns.items()
+                  if key != "search" and column.count(None) != size}
+        values["pipeline_id"] = pipeline
+        _insert_many(conn, indexed_results, values)
+        rids, texts = zip(*records, strict=True)
+        _insert_many(conn, indexed_records, {"pipeline_id": pipeline, "result_id": rids,
+                                             "record": texts, "search": columns["search"]})
     return True
 
 
@@ -163,25 +166,29 @@ def append(conn: Connection, pipeline_id: str, *, owner: str, rows: list[dict],
 _compiled: dict[tuple, sa.engine.Compiled] = {}
 
 
-def _insert_many(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
-    """Insert ``rows`` (same keys each) in one driver executemany.
+def _insert_many(conn: Connection, table: sa.Table, columns: dict[str, list]) -> None:
+    """Insert the rows of ``columns`` (a list of values per key) in one driver executemany.
 
     The statement is compiled once per shape and the rows go to the driver as they are
-    (tuples for SQLite's ``?``, dicts for psycopg's named style): SQLAlchemy's per-row
-    parameter processing was a third of a page's write. The index's columns are text and
-    numbers, which no bind processor of either dialect changes.
+    (tuples for SQLite's ``?``, dicts for psycopg's named style), zipped from the
+    columns: SQLAlchemy's per-row parameter processing was a third of a page's write.
+    The index's columns are text and numbers, which no bind processor of either dialect
+    changes.
     """
-    keys = tuple(rows[0])
+    keys = tuple(columns)
     shape = (type(conn.dialect), conn.dialect.paramstyle, table.name, keys)
     compiled = _compiled.get(shape)
     if compiled is None:
+        if len(_compiled) >= 256:  # pages of unusual shapes: never an unbounded cache
+            _compiled.clear()
         compiled = sa.insert(table).compile(dialect=conn.dialect, column_keys=list(keys))
         _compiled[shape] = compiled
     if compiled.positiontup is not None:
-        row_tuple = operator.itemgetter(*compiled.positiontup)
-        conn.exec_driver_sql(compiled.string, [row_tuple(row) for row in rows])
+        conn.exec_driver_sql(compiled.string, list(zip(
+            *(columns[key] for key in compiled.positiontup), strict=True)))
     else:
-        conn.exec_driver_sql(compiled.string, rows)
+        conn.exec_driver_sql(compiled.string, [dict(zip(keys, row, strict=True))
+                                               for row in zip(*columns.values(), strict=True)])
 
 
 def renew(conn: Connection, pipeline_id: str, owner: str, now: datetime,
