@@ -9,7 +9,8 @@ legend on the page and the picture are made from the same numbers:
 - ``chain``: each chain its own colour, binder and target named in the legend.
 
 Interface residues get a ball-and-stick layer over the cartoon in the same colours;
-ligands are ball-and-stick in one colour. The compare page's scene holds two results
+ligands are ball-and-stick in one colour; spheres and sticks are drawn as meshes (``MESH``:
+the first frame compiles fewer shader programs). The compare page's scene holds two results
 (``compare.Side``), the second moved by the fit. URLs in the trees are same-origin paths;
 the page's script makes them absolute before loading.
 """
