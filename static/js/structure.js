@@ -84,11 +84,7 @@
   var smoothing = null;
   function start(v) {
     viewer = v;
-    var canvas = viewer.plugin.canvas3d;
-    if (canvas) {
-      smoothing = canvas.props.postprocessing.antialiasing;
-      canvas.setProps(FLAT);
-    }
+    smoothing = window.molstar.antialiasing || null;
     var initial = host.getAttribute("data-initial");
     if (scenes[initial]) { return show(initial, false); }
     return viewer.loadStructureFromUrl(host.getAttribute("data-url"),
@@ -140,6 +136,8 @@
 
   function create() {
     return window.molstar.Viewer.create(host, {
+      // Flat from the canvas's creation on (it draws, empty, from then).
+      canvas3d: FLAT,
       // The scenes are opaque: plain blending draws them as weighted blended
       // transparency (Mol*'s default) does, with two passes less on every frame.
       transparency: "blended",
@@ -211,7 +209,7 @@
         return painted();
       }).then(function () {
         host.setAttribute("data-drawn", "true");
-        if (smoothing && smoothing.name !== "off") {
+        if (smoothing && smoothing.name !== "off" && viewer.plugin.canvas3d) {
           viewer.plugin.canvas3d.setProps({ postprocessing: { antialiasing: smoothing } });
         }
       }, failed);
