@@ -17,8 +17,10 @@
    and the PAE selection act from data-loaded on.
 
    Mol* is our own build of it (tools/molstar-build/: the viewer with only MolViewSpec).
-   Rendering is kept flat and cheap (no ambient occlusion, bloom or multi-sampling; SMAA
-   stays, switched on once the first picture is drawn; plain blending, as nothing is transparent):
+   Rendering is kept flat and cheap from the canvas's creation on (no ambient occlusion,
+   bloom or multi-sampling; SMAA stays, switched on once the first picture is drawn; plain
+   blending, as nothing is transparent; set after creation, the canvas's empty first draws
+   would compile those passes):
    the colours must match the legend (occlusion darkens them), and on a machine without
    a GPU those passes cost seconds per frame. The PAE heatmap (pae.js) asks for residues to be
    selected with a "structure:select" event; this script also answers it. */
