@@ -17,8 +17,10 @@
    and the PAE selection act from data-loaded on.
 
    Mol* is our own build of it (tools/molstar-build/: the viewer with only MolViewSpec).
-   Rendering is kept flat and cheap (no ambient occlusion, bloom or multi-sampling; SMAA
-   stays, switched on once the first picture is drawn; plain blending, as nothing is transparent):
+   Rendering is kept flat and cheap from the canvas's creation on (no ambient occlusion,
+   bloom or multi-sampling; SMAA stays, switched on once the first picture is drawn; plain
+   blending, as nothing is transparent; set after creation, the canvas's empty first draws
+   would compile those passes):
    the colours must match the legend (occlusion darkens them), and on a machine without
    a GPU those passes cost seconds per frame. The PAE heatmap (pae.js) asks for residues to be
    selected with a "structure:select" event; this script also answers it. */
@@ -84,11 +86,7 @@
   var smoothing = null;
   function start(v) {
     viewer = v;
-    var canvas = viewer.plugin.canvas3d;
-    if (canvas) {
-      smoothing = canvas.props.postprocessing.antialiasing;
-      canvas.setProps(FLAT);
-    }
+    smoothing = window.molstar.antialiasing || null;
     var initial = host.getAttribute("data-initial");
     if (scenes[initial]) { return show(initial, false); }
     return viewer.loadStructureFromUrl(host.getAttribute("data-url"),
@@ -140,6 +138,8 @@
 
   function create() {
     return window.molstar.Viewer.create(host, {
+      // Flat from the canvas's creation on (it draws, empty, from then).
+      canvas3d: FLAT,
       // The scenes are opaque: plain blending draws them as weighted blended
       // transparency (Mol*'s default) does, with two passes less on every frame.
       transparency: "blended",
@@ -211,7 +211,7 @@
         return painted();
       }).then(function () {
         host.setAttribute("data-drawn", "true");
-        if (smoothing && smoothing.name !== "off") {
+        if (smoothing && smoothing.name !== "off" && viewer.plugin.canvas3d) {
           viewer.plugin.canvas3d.setProps({ postprocessing: { antialiasing: smoothing } });
         }
       }, failed);

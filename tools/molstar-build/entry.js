@@ -13,6 +13,8 @@ import { MolViewSpec } from 'molstar/lib/extensions/mvs/behavior.js';
 import { loadMvsData, loadStructureFromUrl } from 'molstar/lib/extensions/plugin/loaders.js';
 import { applyStructureInteractivity } from 'molstar/lib/extensions/plugin/interactivity.js';
 import { PLUGIN_VERSION } from 'molstar/lib/mol-plugin/version.js';
+import { PostprocessingParams } from 'molstar/lib/mol-canvas3d/passes/postprocessing.js';
+import { ParamDefinition } from 'molstar/lib/mol-util/param-definition.js';
 import 'molstar/lib/mol-util/polyfill.js';
 
 function spec(o) {
@@ -20,6 +22,9 @@ function spec(o) {
   return {
     ...base,
     behaviors: [...base.behaviors, PluginSpec.Behavior(MolViewSpec)],
+    // The canvas's props from its creation on: the canvas draws from then (empty), and a
+    // pass it draws once is compiled (in software WebGL, seconds) even if later turned off.
+    canvas3d: { illumination: { enabled: false }, ...o.canvas3d },
     layout: {
       initial: {
         isExpanded: false,
@@ -51,7 +56,6 @@ class Viewer {
   constructor(plugin) { this.plugin = plugin; }
   static async create(target, options) {
     const plugin = await createPluginUI({ target, spec: spec(options || {}), render: renderReact18 });
-    if (plugin.canvas3d) plugin.canvas3d.setProps({ illumination: { enabled: false } });  // as Mol*'s Viewer
     return new Viewer(plugin);
   }
   loadMvsData(data, format, options) { return loadMvsData(this.plugin, data, format, options); }
@@ -61,4 +65,7 @@ class Viewer {
   structureInteractivity(options) { return applyStructureInteractivity(this.plugin, options); }
 }
 
-window.molstar = { Viewer, version: PLUGIN_VERSION };
+// Mol*'s default edge smoothing (SMAA), for a page that creates the canvas without it.
+const antialiasing = ParamDefinition.getDefaultValues(PostprocessingParams).antialiasing;
+
+window.molstar = { Viewer, version: PLUGIN_VERSION, antialiasing };

@@ -9,7 +9,8 @@ legend on the page and the picture are made from the same numbers:
 - ``chain``: each chain its own colour, binder and target named in the legend.
 
 Interface residues get a ball-and-stick layer over the cartoon in the same colours;
-ligands are ball-and-stick in one colour. The compare page's scene holds two results
+ligands are ball-and-stick in one colour; spheres and sticks are drawn as meshes (``MESH``:
+the first frame compiles fewer shader programs). The compare page's scene holds two results
 (``compare.Side``), the second moved by the fit. URLs in the trees are same-origin paths;
 the page's script makes them absolute before loading.
 """
@@ -89,6 +90,22 @@ def _node(kind: str, children: list | None = None, **params) -> dict:
     return node
 
 
+# Mol* draws spheres and sticks as impostors (shader programs of their own, compiled on
+# the first frame: in software WebGL, where the 3D page's first frame is bound by shader
+# compilation, seconds). As meshes they share the cartoon's program; the few residues of
+# the interface, ligand and epitope make small meshes.
+MESH = {"molstar_representation_params": {"tryUseImpostor": False}}
+
+
+def _representation(kind: str, colours: list[dict]) -> dict:
+    """Return a representation node of ``kind`` with ``colours``; spheres and sticks as
+    meshes (``MESH``)."""
+    node = _node("representation", colours, type=kind)
+    if kind != "cartoon":
+        node["custom"] = MESH
+    return node
+
+
 def structure_node(url: str, fmt: str, components: list[dict],
                    transform: dict | None = None) -> dict:
     """Return download -> parse -> structure (-> transform) with ``components`` under it."""
@@ -109,17 +126,17 @@ def components(model: Model, mode: str, chains: list[ChainInfo],
                  selector="polymer")]
     if model.interface:
         out.append(_node("component", [
-            _node("representation", list(colours), type="ball_and_stick"),
+            _representation("ball_and_stick", list(colours)),
         ], selector=_selector(ranges(sorted(model.interface)))))
     if model.ligands:
         out.append(_node("component", [
-            _node("representation", [_node("color", color=LIGAND)], type="ball_and_stick"),
+            _representation("ball_and_stick", [_node("color", color=LIGAND)]),
         ], selector="ligand"))
     if epitope:
         label = {auth: chain for chain, auth in model.auth.items()}
         keys = sorted((label.get(chain, chain), number) for chain, number in epitope)
         out.append(_node("component", [
-            _node("representation", [_node("color", color=EPITOPE)], type="spacefill"),
+            _representation("spacefill", [_node("color", color=EPITOPE)]),
         ], selector=_selector(ranges(keys))))
     return out
 

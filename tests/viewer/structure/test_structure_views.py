@@ -64,6 +64,12 @@ def _colours(node: dict, out: dict) -> dict:
     return out
 
 
+def _representations(node: dict) -> list[dict]:
+    """Return the representation nodes of an MVS tree."""
+    own = [node] if node.get("kind") == "representation" else []
+    return own + [r for child in node.get("children", []) for r in _representations(child)]
+
+
 def test_result_page_colours_every_residue_by_its_band_and_names_the_chains(app, client, demo):
     link = demo["share_links"]["public"]["id"]
     pipeline = demo["pipelines"]["protein_design"]
@@ -79,6 +85,12 @@ def test_result_page_colours_every_residue_by_its_band_and_names_the_chains(app,
     expected = {(ch.name, res.seqid.num): PLDDT_BANDS[band(res[0].b_iso)][2]
                 for ch in st[0] for res in ch}
     assert _colours(scenes["plddt"]["root"], {}) == expected
+    # The interface's sticks are meshes, as the cartoon (software WebGL compiles one
+    # program for both on the first frame, not an impostor program more for each).
+    extras = [r for r in _representations(scenes["plddt"]["root"])
+              if r["params"]["type"] != "cartoon"]
+    assert extras and all(r["custom"]["molstar_representation_params"]["tryUseImpostor"]
+                          is False for r in extras)
     download = scenes["plddt"]["root"]["children"][1]
     assert download["params"]["url"] == f"{base}/artifacts/structure"
     assert "<strong>Binder</strong> · chain A · designed binder" in body
