@@ -25,15 +25,20 @@ class TablePage(list):
     """A page's stored records, in the view's order, with ``index_values[id][key]``: the
     index's value of protein column ``key`` for the record ``id`` (None: it has none)."""
 
-    index_values: dict[str, dict[str, float | None]]
+    index_values: dict[str, dict[str, float | int | None]]
+
+
+# Site counts are whole numbers (``proteins.columns.values`` gives ints); the frame keeps
+# every number as float64: a cell's ``data-sort`` must read "8", not "8.0".
+_COUNTS = frozenset({"liability_count", *protein_columns.LIABILITY_COLUMNS.values()})
 
 
 def _values(numbers: dict[str, np.ndarray], rows: np.ndarray, ids: list[str]
-            ) -> dict[str, dict[str, float | None]]:
+            ) -> dict[str, dict[str, float | int | None]]:
     keys = [key for key in protein_columns.KEYS if key in numbers]
-    columns = {key: numbers[key][rows].tolist() for key in keys}
-    return {result_id: {key: None if columns[key][n] != columns[key][n]  # NaN: none
-                        else columns[key][n] for key in keys}
+    columns = {key: [None if v != v else round(v) if key in _COUNTS else v  # NaN: none
+                     for v in numbers[key][rows].tolist()] for key in keys}
+    return {result_id: {key: columns[key][n] for key in keys}
             for n, result_id in enumerate(ids)}
 
 
