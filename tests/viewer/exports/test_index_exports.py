@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import random
 
 import numpy as np
@@ -49,6 +50,15 @@ def _hostile_pipeline(app, org, n=24):
     return factories.make_link(app, org, pipeline_ids=[pipeline_id]).id, pipeline_id
 
 
+# The hostile records carry metrics beyond the SDK's declared ones (named "rank", "label"):
+# the SDK-fields-only API double (tests/sdk_double.py) answers them with a 502, so these
+# comparisons with the API-served files run against the embedded service only.
+BEYOND_SDK = pytest.mark.skipif(
+    os.environ.get("SHARE_VIEWER_API_DOUBLE") == "sdk",
+    reason="hostile records hold metrics the SDK does not declare; its double refuses them")
+
+
+@BEYOND_SDK
 @pytest.mark.parametrize("query", ["", "sort=-iptm,external_id", "sort=external_id&limit=7"])
 def test_index_served_exports_equal_the_api_served_ones_on_hostile_values(
         app, client, org, monkeypatch, query):
@@ -81,6 +91,7 @@ def test_index_served_exports_equal_the_api_served_ones_on_hostile_values(
         assert next(iter(from_json(record))) == "rank"
 
 
+@BEYOND_SDK
 def test_an_export_reads_the_records_beside_the_frame(app, client, org, monkeypatch):
     link_id, pipeline_id = _hostile_pipeline(app, org, n=12)
     path = f"/share/{link_id}/pipelines/{pipeline_id}"
