@@ -31,8 +31,8 @@ _CSP = (
 # The Mol* page only: Mol* compiles code with ``new Function`` ('unsafe-eval'), and its
 # React UI and WebGL canvas need inline styles and blob: images. Scripts still come only
 # from this origin (no inline script but the import map, by its hash), and nothing may be
-# fetched from another host; every other page keeps the strict policy above. (Mol*'s one WebAssembly
-# module, its MP4 encoder, is a file beside the bundle, not a data: URL: docs/viewer.md.)
+# fetched from another host; every other page keeps the strict policy above. (Our Mol*
+# build has no WebAssembly module and needs no data: URL: docs/viewer.md.)
 _STRUCTURE = (
     _CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-eval'")
     .replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
