@@ -8,7 +8,10 @@ the scan's lease, it claims the lease and starts a daemon thread that:
 - asks the API for their records through the link (fresh artifact URLs; the visitor's
   proof, a new token per batch for an email-mode link, as the index build does);
 - reads their structure files, ``FETCHES`` at a time, each up to ``STRUCTURE_BYTES``
-  (a bigger file is "unreadable", not read);
+  (a bigger file is "unreadable", not read); each fetch (and each batch's API call) first
+  waits, up to ``YIELD_SECONDS``, until the worker serves no request
+  (``core.requests_in_flight``): through the embedded API a fetch is ~1 ms of the
+  worker's GIL, which its requests would otherwise share;
 - computes contacts and exposure (``contacts.read``: at most ``contacts.MAX_ATOMS``
   atoms) in a child process (``chem.budget``'s worker ``CHILD``, forked from the
   chemistry's forkserver), a batch at a time, each file within ``READ_SECONDS`` (one
@@ -40,7 +43,7 @@ from flask import Flask, current_app
 from app import share_tokens
 from app.timeutil import utcnow
 from app.viewer.chem import budget
-from app.viewer.core import identity
+from app.viewer.core import identity, requests_in_flight
 from app.viewer.core.api_client import ComputeApi, api
 from app.viewer.core.artifacts import read_artifact, result_locator
 from app.viewer.epitope import contacts
@@ -59,6 +62,9 @@ STRUCTURE_BYTES = 20 * 1024 * 1024
 LEASE = timedelta(seconds=60)
 CHILD = "epitope"  # the budgeted child process that reads the files
 READ_SECONDS = 60.0  # one file's reading (a model of MAX_ATOMS atoms takes seconds)
+# How long a fetch waits for the worker's requests to end (``requests_in_flight``): under
+# constant traffic the scan still reads FETCHES files a second.
+YIELD_SECONDS = 1.0
 
 
 def chains_of(record: dict, pipeline: dict) -> tuple[set[str], set[str]]:
@@ -91,6 +97,7 @@ class Scan:
         artifact = ((record or {}).get("artifacts") or {}).get("structure")
         if not artifact:
             return store.Design(result_id, "no_structure")
+        requests_in_flight.wait_idle(YIELD_SECONDS)
         with self.app.app_context():  # a pool thread: the API client is the app's
             binders, targets = chains_of(record, self.pipeline)
             locate = result_locator(self.link_id, self.pipeline["id"], result_id,
@@ -132,6 +139,7 @@ class Scan:
                         ids = store.missing(conn, pid, BATCH)
                     if not ids:
                         break
+                    requests_in_flight.wait_idle(YIELD_SECONDS)
                     page = self.api.results(self.link_id, pid, self._bearer(),
                                             ids=ids, limit=len(ids))
                     records = {str(r.get("id")): r for r in page.get("data") or []}

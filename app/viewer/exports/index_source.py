@@ -14,7 +14,9 @@ cache off or unwritable), each chunk is asked of the store by its ids instead.
 Each page is an ``IndexPage``: the texts in the view's order, parsed into records
 (``rank`` and ``label`` written in front of each text, so that they come first without a
 copy of the record, pydantic-core parsing the page as one JSON array) only when a writer
-iterates them (CSV, FASTA), and the rows' computed values (chemistry, protein properties)
+iterates them; the CSV and FASTA writers read the texts parsed as they are (``bare``)
+with the page's ``ranks``, ``labels`` and view's numbers (``view_column``) beside them,
+which spares the splice; and the rows' computed values (chemistry, protein properties)
 taken from the index's columns (``IndexPage.computed``) instead of being computed again
 per row. The JSON writer splices its lines from the texts (``stored_json``) and parses
 nothing. A record whose own fields are named ``rank`` or ``label`` is rebuilt the slow
