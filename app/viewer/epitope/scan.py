@@ -14,11 +14,12 @@ the scan's lease, it claims the lease and starts a daemon thread that:
   worker's GIL, which its requests would otherwise share;
 - computes contacts and exposure (``contacts.read``: at most ``contacts.MAX_ATOMS``
   atoms) in a child process (``chem.budget``'s worker ``CHILD``, forked from the
-  chemistry's forkserver), a batch at a time, each file within ``READ_SECONDS`` (one
-  that overruns is "unreadable"). The gemmi parse and the NumPy work are ~3.6 ms of CPU
-  per design: in the worker's own threads they held its GIL for two minutes per 30,000
-  designs, and every request of the worker (pages, exports) ran at a fraction of its
-  speed meanwhile; the worker now only fetches the files;
+  chemistry's forkserver, at a lower CPU priority: ``CHILD_NICENESS``), a batch at a
+  time, each file within ``READ_SECONDS`` (one that overruns is "unreadable"). The
+  gemmi parse and the NumPy work are ~3.6 ms of CPU per design: in the worker's own
+  threads they held its GIL for two minutes per 30,000 designs, and every request of
+  the worker (pages, exports) ran at a fraction of its speed meanwhile; the worker now
+  only fetches the files;
 - saves the batch and renews the lease (``store.epitopes.save``).
 
 Pipelines above ``MAX_RESULTS`` results are not scanned. A failure (API down, worker
@@ -61,6 +62,7 @@ FETCHES = 4  # structure files read at once
 STRUCTURE_BYTES = 20 * 1024 * 1024
 LEASE = timedelta(seconds=60)
 CHILD = "epitope"  # the budgeted child process that reads the files
+CHILD_NICENESS = 10  # background work: on a busy machine the workers' requests come first
 READ_SECONDS = 60.0  # one file's reading (a model of MAX_ATOMS atoms takes seconds)
 # How long a fetch waits for the worker's requests to end (``requests_in_flight``): under
 # constant traffic the scan still reads FETCHES files a second.
@@ -111,7 +113,7 @@ class Scan:
         """Return each design's reading: the files of ``fetched`` read in the child process
         (``contacts.read_item``, ``READ_SECONDS`` each), the rest as ``_fetch`` gave them."""
         files = [item for item in fetched if isinstance(item, tuple)]
-        answers = iter(budget.worker(CHILD).run_each(
+        answers = iter(budget.worker(CHILD, CHILD_NICENESS).run_each(
             "epitope", files, item_seconds=READ_SECONDS,
             total_seconds=READ_SECONDS * max(len(files), 1)) if files else ())
         designs = []
