@@ -13,7 +13,7 @@ from flask import Config, Flask
 
 from app import base_app, cli
 from app.viewer import signin, store
-from app.viewer.core import api_client, cache_sweep, formatting
+from app.viewer.core import api_client, cache_sweep, formatting, requests_in_flight
 from app.viewer.depictions import markup as depiction_markup
 from app.viewer.depictions import views as depiction_views
 from app.viewer.exports import views as export_views
@@ -80,4 +80,6 @@ def create_viewer_app(
         app.register_blueprint(blueprint)
     cli.add_schema(app, "viewer store", lambda: store.migrate(store.get_engine(app)))
     cli.add_purge(app, lambda context: cache_sweep.viewer_step(app, context))
+    # Counted: background work (the epitope scan's fetches) waits while a request runs.
+    app.wsgi_app = requests_in_flight.Counted(app.wsgi_app)
     return app

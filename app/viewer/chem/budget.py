@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import os
 import signal
 import threading
 import time
@@ -57,9 +58,11 @@ _context = multiprocessing.get_context("forkserver")
 _context.set_forkserver_preload([_TASKS_MODULE])
 
 
-def _serve(conn) -> None:
+def _serve(conn, niceness: int = 0) -> None:
     """The child's loop: run each task's items, send ``(start, answers)`` batches, then
     ``(None, count)`` when the task is done. ``precise`` tasks flush after every item.
+    ``niceness`` lowers the child's CPU priority (background work: the workers' requests
+    come first on a busy machine).
 
     Ctrl-C in a terminal reaches the whole process group: the child ignores it (no
     KeyboardInterrupt traceback); its parent stops it (``daemon``, ``_kill``).
@@ -67,6 +70,8 @@ def _serve(conn) -> None:
     import importlib
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if niceness:
+        os.nice(niceness)
     tasks = importlib.import_module(_TASKS_MODULE).TASKS
     conn.send(_READY)
     while True:
@@ -90,8 +95,8 @@ def _serve(conn) -> None:
 class ChemistryWorker:
     """One child process that runs chemistry tasks under a time budget (module doc)."""
 
-    def __init__(self, name: str):
-        self.name = name
+    def __init__(self, name: str, niceness: int = 0):
+        self.name, self.niceness = name, niceness
         self._lock = threading.Lock()
         self._process = None
         self._conn = None
@@ -99,7 +104,8 @@ class ChemistryWorker:
     def _ensure_child(self):
         if self._process is None or not self._process.is_alive():
             parent, child = _context.Pipe()
-            self._process = _context.Process(target=_serve, args=(child,), daemon=True,
+            self._process = _context.Process(target=_serve, args=(child, self.niceness),
+                                             daemon=True,
                                              name=f"chemistry-{self.name}")
             self._process.start()
             child.close()
@@ -179,11 +185,12 @@ _workers: dict[str, ChemistryWorker] = {}
 _workers_lock = threading.Lock()
 
 
-def worker(name: str) -> ChemistryWorker:
-    """Return this process's ``ChemistryWorker`` called ``name`` (made on first use)."""
+def worker(name: str, niceness: int = 0) -> ChemistryWorker:
+    """Return this process's ``ChemistryWorker`` called ``name`` (made on first use, its
+    child at ``niceness``: see ``_serve``)."""
     with _workers_lock:
         if name not in _workers:
-            _workers[name] = ChemistryWorker(name)
+            _workers[name] = ChemistryWorker(name, niceness)
         return _workers[name]
 
 

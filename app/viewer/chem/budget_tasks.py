@@ -1,12 +1,15 @@
 """The tasks a budgeted chemistry child runs (``budget``): imported once by its forkserver.
 
 Each task takes one item and the task's fixed arguments, and returns something small and
-picklable: a match answer, an SVG text, the alerts of a molecule.
+picklable: a match answer, an SVG text, the alerts of a molecule. ``epitope`` is not
+chemistry: the epitope scan's reading of a structure file (``epitope.scan``), run here so
+that its CPU work never holds a worker's GIL.
 """
 
 from __future__ import annotations
 
 from app.viewer.chem import alerts, depict, index_chemistry, scaffolds, similarity, substructure
+from app.viewer.epitope import contacts
 
 
 def contains(smiles: str, query_text: str) -> bool:
@@ -29,4 +32,5 @@ def structural_alerts(smiles: str) -> tuple[tuple[str, str | None], ...] | None:
 TASKS = {"contains": contains, "draw": draw, "alerts": structural_alerts,
          "scaffold": scaffolds.scaffold_now, "fingerprint": similarity.fingerprint_now,
          "molecule": index_chemistry.molecule_now, "screen": index_chemistry.screen_now,
-         "confirm": substructure.confirm_one, "query_pattern": substructure.query_pattern}
+         "confirm": substructure.confirm_one, "query_pattern": substructure.query_pattern,
+         "epitope": contacts.read_item}

@@ -19,6 +19,10 @@ model) and returns a ``Reading``:
 
 Hostile files are bounded by the caller's byte limit and by ``MAX_ATOMS`` here: a larger
 model raises ``TooLarge`` and is recorded as unreadable, never computed.
+
+``read_item`` is ``read`` as the scan's child process runs it (``chem.budget_tasks``):
+its answer is the ``Reading``, or the name of the error class that made the file
+unreadable (an exception would end the child's loop).
 """
 
 from __future__ import annotations
@@ -139,3 +143,15 @@ def read(data: bytes, fmt: str, binder_chains: set[str], target_chains: set[str]
     contacts = contacts_of(model, binder_chains, target_chains)
     designed = next((c for c in model if c.name in binder_chains), None)
     return Reading(contacts, exposure.exposed(designed) if designed is not None else None)
+
+
+# What makes a file unreadable (``read``'s errors); anything else is a bug, and raises.
+UNREADABLE = (RuntimeError, ValueError, IndexError, KeyError)
+
+
+def read_item(item: tuple[bytes, str, set[str], set[str]]) -> Reading | str:
+    """Return ``read(*item)``, or the error's class name when the file is unreadable."""
+    try:
+        return read(*item)
+    except UNREADABLE as error:
+        return type(error).__name__

@@ -88,6 +88,7 @@ def alerts_text(smiles: str | None) -> str:
 
 # What makes ``csv.writer`` (minimal quoting) quote a field.
 _QUOTED = re.compile('[",\r\n]')
+_QUOTE_MARKS = ('"', ",", "\r", "\n")
 
 
 def _sequence_cells(entities) -> tuple:
@@ -128,15 +129,20 @@ def _protein_values(records: Sequence[dict]) -> list[dict]:
 
 
 def columns(columns: list[Column], added: list[str], records: Sequence[dict],
-            computed: dict[str, list] | None = None) -> list[list]:
+            computed: dict[str, list] | None = None,
+            head: list[Sequence] | None = None) -> list[list]:
     """Return the page's columns (raw values: ``cell_text`` makes a cell), in the order of
     ``csv_writer.header(columns)`` with the view's ``added`` keys after ``result_id``.
 
     ``computed`` (a page from the index, ``index_source.IndexPage.computed``) holds the
-    computed columns' values of the page's records: read, not computed again.
+    computed columns' values of the page's records: read, not computed again. ``head``
+    (a page from the index) holds its rank, label and ``added`` columns, which are then
+    not read from the records.
     """
-    out = [[r.get("rank") for r in records], [r.get("label") for r in records],
-           [r.get("id") for r in records], *([r.get(key) for r in records] for key in added)]
+    if head is None:
+        head = [[r.get("rank") for r in records], [r.get("label") for r in records],
+                *([r.get(key) for r in records] for key in added)]
+    out = [head[0], head[1], [r.get("id") for r in records], *head[2:]]
     metrics = adme = chemistry = proteins = None
     for column in columns:
         source, key = column.source, column.key
@@ -191,7 +197,11 @@ def _column_fields(values: list, safe: frozenset, quoted) -> list:
     if kinds == {int}:  # a count's column (not ``bool``: ``type`` is exact)
         return list(map(str, values))
     if kinds == {str} and {v[:1] for v in values} <= safe:
-        if not quoted("\0".join(values)):  # nothing to quote (the usual text column)
+        # One look at the whole column for each character that makes a field quoted
+        # (``str.__contains__`` of one character is a memchr; the regular expression
+        # walked every character of a column of sequences).
+        whole = "".join(values)
+        if not any(mark in whole for mark in _QUOTE_MARKS):  # the usual text column
             return values
         return ['"' + v.replace('"', '""') + '"' if quoted(v) else v for v in values]
     return [repr(v) if type(v) is float

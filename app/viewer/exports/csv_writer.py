@@ -75,13 +75,26 @@ def cells(columns: list[Column], record: dict, computed: dict[str, list] | None 
 def warm(pages: Iterable[list[dict]]) -> Iterator[list[dict]]:
     """Yield ``pages``, each after checking its molecules' alerts in one budgeted call."""
     for records in pages:
-        smiles = list(dict.fromkeys(r.get("smiles") for r in records if r.get("smiles")))
+        smiles = list(dict.fromkeys(r.get("smiles") for r in _bare(records)
+                                    if r.get("smiles")))
         if smiles:
             alerts.names_of(smiles)
         yield records
 
 
 _VIEW_KEYS = ("similarity", "family_size")
+
+
+def _bare(records: list[dict]) -> list[dict]:
+    """Return a page's records as the cells read them: a page from the index as stored
+    (``index_source.IndexPage.bare``: its rank, label and view's numbers kept apart)."""
+    return getattr(records, "bare", records)
+
+
+def _has_key(records: list[dict], key: str) -> bool:
+    """Whether the page's first record has ``key`` (the view's numbers included)."""
+    has_key = getattr(records, "has_key", None)
+    return has_key(key) if has_key is not None else bool(records) and key in records[0]
 
 
 def _csv_text(rows: Iterable[Iterable]) -> str:
@@ -98,14 +111,20 @@ def csv_chunks(kind: Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
     """
     pages = warm(pages)  # alerts of a page's molecules in one batch, not one call a row
     first = next(pages, None)
-    columns = columns_for(kind, extras=extra_metrics.of_records(kind, first or []))
+    columns = columns_for(kind, extras=extra_metrics.of_records(kind, _bare(first or [])))
     # The view's own numbers after result_id (``sources`` adds them to records): a
     # similar_to view's similarity, a diverse view's family size.
-    added = [key for key in _VIEW_KEYS if first and key in first[0]]
+    added = [key for key in _VIEW_KEYS if first and _has_key(first, key)]
 
     def rows(records: list[dict]) -> str:
-        computed = getattr(records, "computed", None)  # a page from the index
-        return csv_cells.csv_text(csv_cells.columns(columns, added, records, computed))
+        if not hasattr(records, "bare"):  # the API's records: rank and label in each
+            return csv_cells.csv_text(csv_cells.columns(columns, added, records))
+        # A page from the index: the rank, label and view's numbers of the page, the
+        # computed columns read from the index's (``index_source.IndexPage``).
+        head = [records.ranks, records.labels,
+                *(records.view_column(key) for key in added)]
+        return csv_cells.csv_text(csv_cells.columns(columns, added, records.bare,
+                                                    records.computed, head))
 
     names = header(columns)
     yield _csv_text([[*names[:3], *added, *names[3:]]])

@@ -14,7 +14,9 @@ cache off or unwritable), each chunk is asked of the store by its ids instead.
 Each page is an ``IndexPage``: the texts in the view's order, parsed into records
 (``rank`` and ``label`` written in front of each text, so that they come first without a
 copy of the record, pydantic-core parsing the page as one JSON array) only when a writer
-iterates them (CSV, FASTA), and the rows' computed values (chemistry, protein properties)
+iterates them; the CSV and FASTA writers read the texts parsed as they are (``bare``)
+with the page's ``ranks``, ``labels`` and view's numbers (``view_column``) beside them,
+which spares the splice; and the rows' computed values (chemistry, protein properties)
 taken from the index's columns (``IndexPage.computed``) instead of being computed again
 per row. The JSON writer splices its lines from the texts (``stored_json``) and parses
 nothing. A record whose own fields are named ``rank`` or ``label`` is rebuilt the slow
@@ -56,6 +58,7 @@ class IndexPage(Sequence):
         self.ids, self.texts, self.first_rank, self.labels = ids, texts, first_rank, labels
         self.extras, self._numbers, self._rows = extras, numbers, rows
         self._records: list[dict] | None = None
+        self._bare: list[dict] | None = None
         self._computed: dict[str, list] | None = None
 
     def __len__(self) -> int:
@@ -77,6 +80,34 @@ class IndexPage(Sequence):
                     record[key] = value
             self._records = records
         return self._records
+
+    @property
+    def bare(self) -> list[dict]:
+        """The page's records as stored: without ``rank``, ``label`` and the view's
+        numbers, which the CSV and FASTA writers take from the page itself (``ranks``,
+        ``labels``, ``extras``). One parse of the texts as they are: splicing the rank and
+        label into each text cost more than the parse."""
+        if self._records is not None:  # parsed already: the view's keys are only extra
+            return self._records
+        if self._bare is None:
+            self._bare = from_json("[" + ",".join(self.texts) + "]", cache_strings="keys")
+        return self._bare
+
+    @property
+    def ranks(self) -> range:
+        """The records' ranks (1-based positions in the view)."""
+        return range(self.first_rank, self.first_rank + len(self.texts))
+
+    def view_column(self, key: str) -> list:
+        """Return the column of ``key`` as the full records hold it: the view's number
+        (``extras``) where the view has one, else each record's own value."""
+        if key in self.extras:
+            return self.extras[key]
+        return [record.get(key) for record in self.bare]
+
+    def has_key(self, key: str) -> bool:
+        """Whether the page's first record has ``key`` (as ``key in page[0]``)."""
+        return bool(self.texts) and (key in self.extras or key in self.bare[0])
 
     @property
     def computed(self) -> dict[str, list]:
@@ -156,21 +187,23 @@ def _stored_records(state: IndexState, data: Frame) -> frame_files.RecordTexts |
 
 
 def _in_row_order(ids: np.ndarray, chunks: Iterator[list[tuple[str, str]]]
-                  ) -> Iterator[str]:
+                  ) -> Iterator[list[str]]:
     """Yield the texts of the frame's rows ``ids`` from the store's (id, text) chunks in
-    the same order, skipping any record the frame does not hold (a refresh that started
-    meanwhile); stops short when one of the frame's is missing."""
+    the same order, a list per chunk, skipping any record the frame does not hold (a
+    refresh that started meanwhile); stops short when one of the frame's is missing."""
     at, size = 0, len(ids)
     for rows in chunks:
         expected = [i.decode() for i in ids[at:at + len(rows)].tolist()]
         if [result_id for result_id, _text in rows] == expected:  # the usual case
             at += len(rows)
-            yield from (text for _id, text in rows)
+            yield [text for _id, text in rows]
             continue
+        kept = []
         for result_id, text in rows:
             if at < size and result_id == ids[at].decode():
                 at += 1
-                yield text
+                kept.append(text)
+        yield kept
 
 
 def pages(state: IndexState, query: ExploreQuery, labels: RunLabels, limit: int | None,

@@ -146,11 +146,16 @@ def _safe(value) -> str:
     return _HEADER_UNSAFE.sub("_", text).strip("_")
 
 
-def fasta_header(kind: domain.Kind, record: dict, chain: str, entity: dict) -> str:
-    """Return the header line of one designed chain (without the newline)."""
-    if "rank" in record:  # a whole number's text is already safe
-        rank = record["rank"]
-        name = [str(rank) if type(rank) is int else _safe(rank), _safe(record.get("label"))]
+def fasta_header(kind: domain.Kind, record: dict, chain: str, entity: dict,
+                 place: tuple | None = None) -> str:
+    """Return the header line of one designed chain (without the newline). ``place`` is
+    the record's (rank, label) when the record does not carry them (a page from the index:
+    ``index_source.IndexPage.bare``)."""
+    if place is None and "rank" in record:
+        place = (record["rank"], record.get("label"))
+    if place is not None:  # a whole number's text is already safe
+        rank, label = place
+        name = [str(rank) if type(rank) is int else _safe(rank), _safe(label)]
     else:
         name = []
     name += [_safe(record.get("id")), f"chain={_safe(chain)}"]
@@ -164,11 +169,12 @@ def fasta_header(kind: domain.Kind, record: dict, chain: str, entity: dict) -> s
     return " ".join(words)
 
 
-def fasta_records(kind: domain.Kind, record: dict) -> str:
-    """Return the FASTA text of a result's designed chains (empty if it has none)."""
+def fasta_records(kind: domain.Kind, record: dict, place: tuple | None = None) -> str:
+    """Return the FASTA text of a result's designed chains (empty if it has none);
+    ``place``: its (rank, label), when the record does not carry them."""
     out = []
     for chain, sequence, entity in designed_chains(record):
-        out.append(fasta_header(kind, record, chain, entity))
+        out.append(fasta_header(kind, record, chain, entity, place))
         sequence = sequence_text(sequence)
         out += [sequence[i : i + FASTA_WIDTH] for i in range(0, len(sequence), FASTA_WIDTH)]
     return "\n".join(out) + "\n" if out else ""
@@ -177,7 +183,11 @@ def fasta_records(kind: domain.Kind, record: dict) -> str:
 def fasta_chunks(kind: domain.Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
     """Yield the FASTA file, one chunk per page of records."""
     for records in pages:
-        yield "".join(fasta_records(kind, record) for record in records)
+        if hasattr(records, "bare"):  # a page from the index: rank and label kept apart
+            yield "".join(fasta_records(kind, record, place) for record, place in zip(
+                records.bare, zip(records.ranks, records.labels, strict=True), strict=True))
+        else:
+            yield "".join(fasta_records(kind, record) for record in records)
 
 
 def fasta_incomplete(written: int) -> str:

@@ -42,7 +42,6 @@ import os
 import shutil
 import tempfile
 import time
-from array import array
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -166,10 +165,12 @@ def load_records(root: Path | None, pipeline_id: str, version: int, size: int
 
 
 def save_records(root: Path | None, pipeline_id: str, version: int, size: int,
-                 texts: Iterable[str], count: int) -> RecordTexts | None:
-    """Write ``texts`` (the records of the frame's ``count`` rows, in row order) beside
-    this version's frame and return them mapped; None if the frame has no folder here,
-    ``texts`` stops short of ``count`` or the files cannot be written."""
+                 chunks: Iterable[list[str]], count: int) -> RecordTexts | None:
+    """Write ``chunks`` (lists of the records of the frame's ``count`` rows, in row order)
+    beside this version's frame and return them mapped; None if the frame has no folder
+    here, the texts stop short of ``count`` or the files cannot be written. A chunk is
+    written in one call and its offsets summed by NumPy: one write per text was a third of
+    a first export's cost of the file."""
     if root is None:
         return None
     place = _folder(root, pipeline_id) / _name(version, size)
@@ -177,14 +178,16 @@ def save_records(root: Path | None, pipeline_id: str, version: int, size: int,
         return None
     temporary = Path(tempfile.mkdtemp(prefix=".writing-records-", dir=place))
     try:
-        offsets = array("q", [0])
+        lengths = [np.zeros(1, dtype=np.int64)]
         with open(temporary / "records.bin", "wb") as file:
-            for text in texts:
-                offsets.append(offsets[-1] + file.write(text.encode()))
+            for texts in chunks:
+                encoded = [text.encode() for text in texts]
+                file.write(b"".join(encoded))
+                lengths.append(np.fromiter(map(len, encoded), np.int64, len(encoded)))
+        offsets = np.cumsum(np.concatenate(lengths))
         if len(offsets) != count + 1:
             return None
-        np.save(temporary / "offsets.npy", np.frombuffer(offsets, dtype=np.int64),
-                allow_pickle=False)
+        np.save(temporary / "offsets.npy", offsets, allow_pickle=False)
         try:
             os.rename(temporary, place / _RECORDS)
         except OSError:

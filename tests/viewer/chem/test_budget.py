@@ -8,6 +8,7 @@ order; the next task gets a fresh child; a drawing that overruns is a placeholde
 
 from __future__ import annotations
 
+import os
 import time
 
 from app.viewer.chem import budget, depict, substructure
@@ -86,3 +87,17 @@ def test_a_child_ignores_ctrl_c_its_parent_stops_it():
     assert chemistry.run_one("contains", "CCO", ("c1ccccc1",), seconds=30) is False
     assert chemistry._process is child  # the same child answered
     chemistry._kill()
+
+
+def test_a_background_workers_child_runs_at_a_lower_cpu_priority():
+    """The epitope scan's child (``niceness``) gives way to the workers on a busy machine;
+    the chemistry's children keep the workers' priority."""
+    background = budget.ChemistryWorker("test-background", niceness=7)
+    plain = budget.ChemistryWorker("test-plain")
+    for chemistry in (background, plain):
+        assert chemistry.run_one("contains", "c1ccccc1O", ("[OH]",), seconds=30) is True
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, background._process.pid) == min(own + 7, 19)
+    assert os.getpriority(os.PRIO_PROCESS, plain._process.pid) == own
+    background._kill()
+    plain._kill()

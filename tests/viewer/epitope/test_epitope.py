@@ -223,3 +223,41 @@ def test_the_3d_page_marks_the_designs_epitope(demo_app, recomputed):
         numbers.update(range(int(first), int(last or first) + 1))
     assert numbers == {n for _c, n in residues}
     assert '"spacefill"' in body or "&#34;spacefill&#34;" in body
+
+
+def test_the_files_are_read_outside_the_worker_process(demo_app, monkeypatch):
+    """The scan's CPU work (gemmi, NumPy) runs in a child process, so a worker's requests
+    never wait for the GIL behind it: the readings are the same with ``contacts.read``
+    broken in this process, and a file gemmi cannot read is "unreadable", not an error."""
+    from app.viewer.epitope import contacts
+    from app.viewer.store import epitopes as epitope_store
+
+    app, demo = demo_app
+    link, pid = demo["share_links"]["public"]["id"], demo["pipelines"]["protein_design"]
+    with app.test_request_context():
+        records = api().results(link, pid, limit=6)["data"]
+        pipeline = next(p for p in api().share(link)["pipelines"] if p["id"] == pid)
+        with get_engine(app).connect() as conn:
+            stored = {r["id"]: epitope_store.design(conn, pid, r["id"]) for r in records}
+        one = scan.Scan(app, api(), link, pipeline, None, "test", len(records))
+        fetched = [one._fetch(r["id"], {r["id"]: r}) for r in records]
+        assert all(isinstance(item, tuple) for item in fetched)
+        expected = [contacts.read(*item) for item in fetched]
+        fetched.append((b"data_x\nnot a structure", "cif", {"A"}, {"B"}))
+
+        def broken(*_args):
+            raise AssertionError("read in the worker process")
+
+        monkeypatch.setattr(contacts, "read", broken)
+        ids = [r["id"] for r in records] + ["res_hostile"]
+        designs = one._readings(ids, fetched)
+    assert [d.result_id for d in designs] == ids
+    assert [(d.contacts, d.exposed) for d in designs[:-1]] == [
+        (tuple(f"{c}:{n}" for c, n in reading.contacts), reading.exposed)
+        for reading in expected]
+    assert all(d.state == "ok" for d in designs[:-1])
+    assert designs[-1].state == "unreadable"
+    for design in designs[:-1]:  # and as the background scan saved them
+        saved = stored[design.result_id]
+        assert (saved.state, saved.contacts, saved.exposed) == (
+            design.state, design.contacts, design.exposed)
