@@ -62,7 +62,8 @@ class Viewer {
   // to Mol*'s defaults (ambient occlusion on) and only then applies the scene's canvas, so
   // a frame drawn in between renders the old or empty scene with occlusion (in software
   // WebGL, about a second of compiling and drawing passes the picture never shows). The
-  // loop starts again, and draws the new scene, when the load has finished or failed.
+  // loop starts again, and draws the new scene, when the load has finished or failed (as
+  // Mol*'s own screenshot helper stops and restarts it).
   async loadMvsData(data, format, options) {
     const loop = this.plugin.animationLoop;
     loop.stop({ noDraw: true });
