@@ -26,8 +26,11 @@ WebGL as in the browser tests):
 
 It also prints where a first visit's time goes: HTML received, Mol* bundle received,
 DOMContentLoaded (before: after Mol*'s synchronous bundle ran; after: the bundle is only
-preloaded then), the PAE map drawn, the structure file requested (the viewer exists) and
-received, ready, drawn.
+preloaded then), the first contentful paint (the page's text and legend on screen), the
+PAE map drawn, Mol*'s bundle run and the viewer being created ("create", the performance
+mark ``structure:create`` of static/js/structure.js) and the scene's load started
+("load", ``structure:load``; a checkout without these marks shows nan), the structure
+file requested and received, ready, drawn.
 
 Run: ``.venv/bin/python bench/bench_structure.py BEFORE_ROOT [AFTER_ROOT] [--rounds 5]``
 (``--only before`` or ``--only after`` measures one checkout). The checkouts run with this
@@ -91,8 +94,14 @@ _PHASES = """
   const bundle = find((n) => n.includes('molstar') && n.includes('.js'));
   const data = find((n) => /\\/(artifacts\\/structure|structure\\.(bcif|cif))|\\.cif/.test(n)
                       || n.includes('/structure/file'));
+  const at = (name) => {
+    const entry = performance.getEntriesByName(name)[0];
+    return entry ? entry.startTime : null;
+  };
   return {
     html: nav.responseEnd, bundle: bundle ? bundle.responseEnd : null,
+    fcp: at('first-contentful-paint'), create: at('structure:create'),
+    load: at('structure:load'),
     dcl: nav.domContentLoadedEventEnd,
     data_start: data ? data.startTime : null, data_end: data ? data.responseEnd : null,
     pae: window.__pae === undefined ? null : window.__pae,
@@ -270,7 +279,8 @@ def _report(runs: dict, roots: dict, rounds: int) -> None:
     print("(blocked: long tasks of a cold visit until drawn; Mol* ms, (program): a sampled"
           " warm visit)")
     print("\nwhere a first visit's time goes (median ms since navigation start):")
-    keys = ("html", "bundle", "dcl", "pae", "data_start", "data_end", "ready", "drawn")
+    keys = ("html", "bundle", "dcl", "fcp", "pae", "create", "load", "data_start", "data_end",
+            "ready", "drawn")
     print(f"{'checkout':8} " + " ".join(f"{k:>10}" for k in keys))
     for name, visits in runs.items():
         print(f"{name:8} " + " ".join(f"{med(visits['first'], k):10.0f}" for k in keys))

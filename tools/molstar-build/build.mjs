@@ -1,7 +1,13 @@
 // Builds static/vendor/molstar-share-<version>/molstar.js from entry.js (see README.md).
-// One source edit, made while bundling (MOLSTAR_EDITS): Mol*'s element-symbol cache is
-// filled on use instead of precomputed for every 1-3 letter string (238,328 entries,
-// 0.1-0.3 s of every page load); ElementSymbol() returns the same strings either way.
+// Two source edits, made while bundling (MOLSTAR_EDITS; the build fails if one no longer
+// applies):
+// - Mol*'s element-symbol cache is filled on use instead of precomputed for every 1-3
+//   letter string (238,328 entries, 0.1-0.3 s of every page load); ElementSymbol() returns
+//   the same strings either way.
+// - A shader program compiles its two shaders when it is first linked, not when it is
+//   created: Mol* creates six variants of every program (colour, picking, depth, marking,
+//   emissive, tracing) and links only those a frame needs, but compiled all twelve
+//   shaders at once (in software WebGL the GPU process's time, on the first frame).
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,6 +21,14 @@ const MOLSTAR_EDITS = {
   'mol-model/structure/model/types.js': [
     [/const _esCache = \(function \(\) \{[\s\S]*?\n\}\(\)\);/, 'const _esCache = Object.create(null);'],
     ['return _esCache[s] || s.toUpperCase();', 'return _esCache[s] || (_esCache[s] = s.toUpperCase());'],
+  ],
+  'mol-gl/webgl/program.js': [
+    ["const vertShader = getShader('vert', shaderCode.vert);\n    const fragShader = getShader('frag', shaderCode.frag);",
+     'let vertShader = null;\n    let fragShader = null;'],
+    ['    function link() {\n        vertShader.attach(program);',
+     "    function link() {\n        if (vertShader === null) {\n            vertShader = getShader('vert', shaderCode.vert);\n            fragShader = getShader('frag', shaderCode.frag);\n        }\n        vertShader.attach(program);"],
+    ['            vertShader.destroy();\n            fragShader.destroy();',
+     '            if (vertShader !== null) {\n                vertShader.destroy();\n                fragShader.destroy();\n            }'],
   ],
 };
 

@@ -58,7 +58,21 @@ class Viewer {
     const plugin = await createPluginUI({ target, spec: spec(options || {}), render: renderReact18 });
     return new Viewer(plugin);
   }
-  loadMvsData(data, format, options) { return loadMvsData(this.plugin, data, format, options); }
+  // Nothing is drawn while a scene loads: Mol*'s MolViewSpec loader first resets the canvas
+  // to Mol*'s defaults (ambient occlusion on) and only then applies the scene's canvas, so
+  // a frame drawn in between renders the old or empty scene with occlusion (in software
+  // WebGL, about a second of compiling and drawing passes the picture never shows). The
+  // loop starts again, and draws the new scene, when the load has finished or failed (as
+  // Mol*'s own screenshot helper stops and restarts it).
+  async loadMvsData(data, format, options) {
+    const loop = this.plugin.animationLoop;
+    loop.stop({ noDraw: true });
+    try {
+      return await loadMvsData(this.plugin, data, format, options);
+    } finally {
+      loop.start();
+    }
+  }
   loadStructureFromUrl(url, format, isBinary, options) {
     return loadStructureFromUrl(this.plugin, url, format, isBinary, options);
   }

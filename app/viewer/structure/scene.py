@@ -141,10 +141,21 @@ def components(model: Model, mode: str, chains: list[ChainInfo],
     return out
 
 
+# Mol*'s MolViewSpec loader resets the canvas to Mol*'s defaults on every load, which turns
+# ambient occlusion (SSAO) back on whatever the page created the canvas with; a canvas node
+# says otherwise only through these keys. Flat: occlusion darkens the colours the legend
+# explains, and without a GPU its three passes cost most of every frame.
+FLAT = {"molstar_postprocessing": {"enable_ssao": False, "enable_bloom": False,
+                                   "enable_outline": False, "enable_shadow": False,
+                                   "enable_depth_of_field": False}}
+
+
 def scene(roots: list[dict]) -> dict:
-    """Return an MVS state (version 1) of a white canvas and ``roots``."""
+    """Return an MVS state (version 1) of a white, flat canvas (``FLAT``) and ``roots``."""
+    canvas = _node("canvas", background_color="#ffffff")
+    canvas["custom"] = FLAT
     return {"metadata": {"version": "1", "title": "Share Viewer"},
-            "root": _node("root", [_node("canvas", background_color="#ffffff"), *roots])}
+            "root": _node("root", [canvas, *roots])}
 
 
 def result_scenes(url: str, fmt: str, model: Model, chains: list[ChainInfo],

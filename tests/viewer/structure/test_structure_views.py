@@ -91,6 +91,12 @@ def test_result_page_colours_every_residue_by_its_band_and_names_the_chains(app,
               if r["params"]["type"] != "cartoon"]
     assert extras and all(r["custom"]["molstar_representation_params"]["tryUseImpostor"]
                           is False for r in extras)
+    # Flat: Mol*'s MolViewSpec loader turns ambient occlusion back on at every load unless
+    # the scene's canvas node switches it off (it darkens the legend's colours).
+    for scene in scenes.values():
+        canvas = scene["root"]["children"][0]
+        assert canvas["kind"] == "canvas"
+        assert canvas["custom"]["molstar_postprocessing"]["enable_ssao"] is False
     download = scenes["plddt"]["root"]["children"][1]
     assert download["params"]["url"] == f"{base}/artifacts/structure"
     assert "<strong>Binder</strong> · chain A · designed binder" in body
