@@ -177,12 +177,13 @@ def _stored_records(state: IndexState, data: Frame) -> frame_files.RecordTexts |
         key = queries.saved_frame_key(conn, state.pipeline_id)
     if root is None or key is None or key[0] != state.version:
         return None
-    found = frame_files.load_records(root, state.pipeline_id, *key)
+    found = frame_files.load_records(root, state.pipeline_id, *key, state.generation)
     if found is None:
         with get_engine().connect() as conn:
             texts = _in_row_order(data.ids, queries.ordered_record_texts(conn,
                                                                           state.pipeline_id))
-            found = frame_files.save_records(root, state.pipeline_id, *key, texts, data.size)
+            found = frame_files.save_records(root, state.pipeline_id, *key, state.generation,
+                                             texts, data.size)
     return found if found is not None and found.count == data.size else None
 
 

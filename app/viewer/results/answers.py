@@ -85,7 +85,7 @@ def clear_caches() -> None:
 
 
 def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
-               older_ok: bool = False) -> tuple[int, Frame]:
+               generation: int, older_ok: bool = False) -> tuple[int, Frame]:
     """Return (version, frame) of the index: the saved frame, else one built and saved.
 
     ``older_ok`` takes a saved frame of an earlier version as it is: while a refresh
@@ -100,7 +100,7 @@ def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
     with get_engine().connect() as conn:
         key = queries.saved_frame_key(conn, pipeline_id)
     if key is not None and (key[0] == version or older_ok):
-        mapped = frame_files.load(root, pipeline_id, *key)
+        mapped = frame_files.load(root, pipeline_id, *key, generation)
         if mapped is not None:
             return key[0], mapped
         with get_engine().connect() as conn:
@@ -108,24 +108,25 @@ def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
         if saved is not None and (saved[0] == version or older_ok):
             loaded = frame.from_bytes(saved[1])
             return saved[0], frame_files.save(root, pipeline_id, saved[0], len(saved[1]),
-                                              loaded) or loaded
+                                              generation, loaded) or loaded
     with get_engine().connect() as conn:
         built = frame.build(queries.column_chunks(conn, pipeline_id), codes)
     data = frame.to_bytes(built)
     with get_engine().begin() as conn:
         queries.save_frame(conn, pipeline_id, version, data)
-    return version, frame_files.save(root, pipeline_id, version, len(data), built) or built
+    return version, frame_files.save(root, pipeline_id, version, len(data), generation,
+                                     built) or built
 
 
 def current_frame(state: IndexState) -> Frame:
     """Return the frame of the index's current version (see ``load_frame``)."""
     refreshing = state.building(utcnow())
-    key = (state.pipeline_id, f"refresh to {state.target_count}" if refreshing
-           else state.version)
+    key = (state.pipeline_id, state.generation,
+           f"refresh to {state.target_count}" if refreshing else state.version)
 
     def load() -> Frame:
         data = load_frame(state.pipeline_id, state.version, state.warning_codes,
-                          older_ok=refreshing)[1]
+                          generation=state.generation, older_ok=refreshing)[1]
         chem_index.remember(data)  # the build's alerts: badges ask the child nothing
         return data
 
@@ -154,7 +155,8 @@ def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
             release()
         return molecules.rows_matching(found)
 
-    return _answers.get((state.pipeline_id, state.version, "smarts", smarts), compute)
+    return _answers.get((state.pipeline_id, state.generation, state.version, "smarts",
+                         smarts), compute)
 
 
 def view_frame(state: IndexState, query: ExploreQuery) -> Frame:
@@ -213,7 +215,8 @@ def _key(state: IndexState, query: ExploreQuery, what: str) -> tuple:
     # A contacts filter changes as the epitope scan reads more designs.
     scanned = epitope_answers.progress_key(state.pipeline_id) \
         if epitope_answers.wanted(query) else None
-    return (state.pipeline_id, state.version, query.selection_key(), scanned, what)
+    return (state.pipeline_id, state.generation, state.version, query.selection_key(),
+            scanned, what)
 
 
 def extra_keys(state: IndexState, kind: domain.Kind) -> tuple[str, ...]:
@@ -225,7 +228,8 @@ def extra_keys(state: IndexState, kind: domain.Kind) -> tuple[str, ...]:
                  if key not in kind.metrics and data.has_values(key)]
         return extra_metrics.ordered(kind, known, data.extras)
 
-    return _answers.get((state.pipeline_id, state.version, "extras", kind.key), compute)
+    return _answers.get((state.pipeline_id, state.generation, state.version, "extras",
+                         kind.key), compute)
 
 
 def check_keys(state: IndexState, query: ExploreQuery) -> None:

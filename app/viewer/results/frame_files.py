@@ -9,10 +9,12 @@ copy per machine whatever the number of workers. The viewer store's copy
 (``viewer_index_frames``) stays the source shared by every node; a node without the files
 writes them from it.
 
-- **Which version.** A folder is named by the index's version and the saved frame's size
+- **Which version.** A folder is named by the index's version, the saved frame's size
   in bytes (a frame saved again at the same version, e.g. with its chemistry, differs in
-  size), under a folder per pipeline (a hash of its id: no data in a path). Array names
-  (warning codes are data) are in ``arrays.json``; files are numbered.
+  size) and the index's generation (its creation time: an index deleted and made anew
+  counts its versions from 0 again, ``IndexState.generation``), under a folder per
+  pipeline (a hash of its id: no data in a path). Array names (warning codes are data)
+  are in ``arrays.json``; files are numbered.
 - **Concurrent writers.** Each writes to its own temporary folder and renames it into
   place; the rename is atomic, and a writer that finds the folder there already drops its
   own and maps the one that won.
@@ -81,15 +83,17 @@ def _folder(root: Path, pipeline_id: str) -> Path:
     return root / hashlib.sha256(pipeline_id.encode()).hexdigest()[:32]
 
 
-def _name(version: int, size: int) -> str:
-    return f"v{int(version)}-{int(size)}"
+def _name(version: int, size: int, generation: int) -> str:
+    return f"v{int(version)}-{int(size)}-g{int(generation)}"
 
 
-def load(root: Path | None, pipeline_id: str, version: int, size: int) -> Frame | None:
-    """Return the mapped frame of this version and saved size, or None if not written."""
+def load(root: Path | None, pipeline_id: str, version: int, size: int, generation: int
+         ) -> Frame | None:
+    """Return the mapped frame of this version and saved size of the index made at
+    ``generation`` (``IndexState.generation``), or None if not written."""
     if root is None:
         return None
-    place = _folder(root, pipeline_id) / _name(version, size)
+    place = _folder(root, pipeline_id) / _name(version, size, generation)
     try:
         names = json.loads((place / _MANIFEST).read_text())
         arrays = {}
@@ -105,14 +109,14 @@ def load(root: Path | None, pipeline_id: str, version: int, size: int) -> Frame 
     return loaded
 
 
-def save(root: Path | None, pipeline_id: str, version: int, size: int,
+def save(root: Path | None, pipeline_id: str, version: int, size: int, generation: int,
          data: Frame) -> Frame | None:
     """Write ``data`` as this version's files and return it mapped from them; None if the
     cache is off or cannot be written (the caller keeps ``data`` in memory)."""
     if root is None:
         return None
     folder = _folder(root, pipeline_id)
-    place = folder / _name(version, size)
+    place = folder / _name(version, size, generation)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         if not place.exists():
@@ -122,7 +126,7 @@ def save(root: Path | None, pipeline_id: str, version: int, size: int,
     except OSError as error:
         _warn_once(root, error)
         return None
-    return load(root, pipeline_id, version, size)
+    return load(root, pipeline_id, version, size, generation)
 
 
 class RecordTexts:
@@ -146,12 +150,12 @@ class RecordTexts:
             self._data.madvise(mmap.MADV_DONTNEED)
 
 
-def load_records(root: Path | None, pipeline_id: str, version: int, size: int
-                 ) -> RecordTexts | None:
+def load_records(root: Path | None, pipeline_id: str, version: int, size: int,
+                 generation: int) -> RecordTexts | None:
     """Return the stored records saved beside this version's frame, or None if not there."""
     if root is None:
         return None
-    place = _folder(root, pipeline_id) / _name(version, size) / _RECORDS
+    place = _folder(root, pipeline_id) / _name(version, size, generation) / _RECORDS
     try:
         offsets = np.load(place / "offsets.npy", allow_pickle=False)
         with open(place / "records.bin", "rb") as file:
@@ -165,7 +169,8 @@ def load_records(root: Path | None, pipeline_id: str, version: int, size: int
 
 
 def save_records(root: Path | None, pipeline_id: str, version: int, size: int,
-                 chunks: Iterable[list[str]], count: int) -> RecordTexts | None:
+                 generation: int, chunks: Iterable[list[str]], count: int
+                 ) -> RecordTexts | None:
     """Write ``chunks`` (lists of the records of the frame's ``count`` rows, in row order)
     beside this version's frame and return them mapped; None if the frame has no folder
     here, the texts stop short of ``count`` or the files cannot be written. A chunk is
@@ -173,7 +178,7 @@ def save_records(root: Path | None, pipeline_id: str, version: int, size: int,
     a first export's cost of the file."""
     if root is None:
         return None
-    place = _folder(root, pipeline_id) / _name(version, size)
+    place = _folder(root, pipeline_id) / _name(version, size, generation)
     if not place.is_dir():
         return None
     temporary = Path(tempfile.mkdtemp(prefix=".writing-records-", dir=place))
@@ -198,7 +203,7 @@ def save_records(root: Path | None, pipeline_id: str, version: int, size: int,
         return None
     finally:
         shutil.rmtree(temporary, ignore_errors=True)
-    return load_records(root, pipeline_id, version, size)
+    return load_records(root, pipeline_id, version, size, generation)
 
 
 def _write(folder: Path, place: Path, arrays: dict[str, np.ndarray]) -> None:

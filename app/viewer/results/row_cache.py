@@ -41,7 +41,8 @@ def cacheable(kind: domain.Kind, query: ExploreQuery) -> bool:
 def key(link_id: str, state: IndexState, kind: domain.Kind, query: ExploreQuery,
         extras: tuple[str, ...]) -> tuple:
     """Return what a kept page of this view depends on (module docstring)."""
-    return (link_id, state.pipeline_id, state.version, state.indexed, state.last_id,
+    return (link_id, state.pipeline_id, state.generation, state.version, state.indexed,
+            state.last_id,
             kind.key, query.sort_text(), query.page, query.limit, query.ids, extras)
 
 

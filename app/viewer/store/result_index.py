@@ -17,6 +17,7 @@ also drops those of purged pipelines and any made longer ago than the longest re
 
 from __future__ import annotations
 
+import calendar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -57,6 +58,8 @@ class IndexState:
     last_used_at: datetime
     # The API's ``progress.latest_result_id`` the index is (or is being) brought up to.
     latest_result_id: str | None = None
+    # When this index of the pipeline was made (``generation``).
+    created_at: datetime | None = None
 
     @property
     def ready(self) -> bool:
@@ -71,6 +74,19 @@ class IndexState:
                 and self.latest_result_id == latest_result_id
                 and (result_count is None or self.indexed >= result_count))
 
+    @property
+    def generation(self) -> int:
+        """Which index of the pipeline this is: its creation time in microseconds.
+
+        ``version`` starts at 0 again when an index is deleted and made anew (results
+        deleted by retention, an unused index swept): the caches of a worker (frames,
+        answers, kept pages) and the frame files of a machine are keyed by this too, so
+        a new index never meets what an earlier one of the same pipeline left."""
+        if self.created_at is None:
+            return 0
+        return calendar.timegm(self.created_at.utctimetuple()) * 1_000_000 \
+            + self.created_at.microsecond
+
     def building(self, now: datetime) -> bool:
         """Whether a worker holds a live lease on it."""
         return self.lease_until is not None and self.lease_until > now
@@ -81,7 +97,7 @@ def _state(row) -> IndexState:
     return IndexState(
         row.pipeline_id, row.kind, row.state, row.target_count, row.pipeline_status,
         row.indexed, row.last_id, row.version, codes, row.lease_owner, row.lease_until,
-        row.failure, row.last_used_at, row.latest_result_id,
+        row.failure, row.last_used_at, row.latest_result_id, row.created_at,
     )
 
 

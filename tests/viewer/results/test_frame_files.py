@@ -53,8 +53,8 @@ def same_answers(a: frame.Frame, b: frame.Frame) -> None:
 
 def test_a_saved_version_is_mapped_by_every_later_load_and_answers_alike(tmp_path):
     built = small_frame()
-    shared = frame_files.save(tmp_path, "pipe_1", 3, 1234, built)
-    again = frame_files.load(tmp_path, "pipe_1", 3, 1234)
+    shared = frame_files.save(tmp_path, "pipe_1", 3, 1234, 1, built)
+    again = frame_files.load(tmp_path, "pipe_1", 3, 1234, 1)
     for loaded in (shared, again):
         assert mapped(loaded.numbers["iptm"]) and mapped(loaded.ids)
         assert not loaded.numbers["iptm"].flags.writeable
@@ -62,23 +62,26 @@ def test_a_saved_version_is_mapped_by_every_later_load_and_answers_alike(tmp_pat
     # Names are data (a warning code): they stay in the manifest, never in a path.
     assert {p.name for p in tmp_path.rglob("*") if p.is_file()} <= {
         "arrays.json", *(f"{i}.npy" for i in range(200))}
-    assert frame_files.load(tmp_path, "pipe_1", 4, 1234) is None  # another version
-    assert frame_files.load(tmp_path, "pipe_1", 3, 999) is None  # saved again, other bytes
-    assert frame_files.load(tmp_path, "pipe_2", 3, 1234) is None
+    assert frame_files.load(tmp_path, "pipe_1", 4, 1234, 1) is None  # another version
+    assert frame_files.load(tmp_path, "pipe_1", 3, 999, 1) is None  # saved again, other bytes
+    assert frame_files.load(tmp_path, "pipe_2", 3, 1234, 1) is None
+    # The pipeline's index deleted and made anew reaches version 3 again, maybe with a
+    # frame of the same size: the earlier index's files are not it.
+    assert frame_files.load(tmp_path, "pipe_1", 3, 1234, 2) is None
 
 
 def test_a_new_version_removes_the_old_and_a_late_writer_keeps_the_winner(tmp_path):
     built = small_frame(100)
-    frame_files.save(tmp_path, "pipe_1", 1, 10, built)
-    frame_files.save(tmp_path, "pipe_1", 2, 10, built)
-    assert frame_files.load(tmp_path, "pipe_1", 1, 10) is None
+    frame_files.save(tmp_path, "pipe_1", 1, 10, 1, built)
+    frame_files.save(tmp_path, "pipe_1", 2, 10, 1, built)
+    assert frame_files.load(tmp_path, "pipe_1", 1, 10, 1) is None
     [folder] = list(tmp_path.iterdir())
-    assert [p.name for p in folder.iterdir()] == ["v2-10"]
+    assert [p.name for p in folder.iterdir()] == ["v2-10-g1"]
     # A second worker writing the same version after the first renamed it into place.
-    place = folder / "v2-10"
+    place = folder / "v2-10-g1"
     frame_files._write(folder, place, frame.to_arrays(small_frame(50)))
-    assert frame_files.load(tmp_path, "pipe_1", 2, 10).size == 100  # the first one's
-    assert [p.name for p in folder.iterdir()] == ["v2-10"]  # its temporary folder gone
+    assert frame_files.load(tmp_path, "pipe_1", 2, 10, 1).size == 100  # the first one's
+    assert [p.name for p in folder.iterdir()] == ["v2-10-g1"]  # its temporary folder gone
 
 
 def test_an_unwritable_cache_falls_back_to_memory_and_says_so_once(tmp_path, caplog,
@@ -87,10 +90,10 @@ def test_an_unwritable_cache_falls_back_to_memory_and_says_so_once(tmp_path, cap
     not_a_folder = tmp_path / "file"
     not_a_folder.write_text("x")
     with caplog.at_level(logging.WARNING):
-        assert frame_files.save(not_a_folder, "pipe_1", 1, 10, small_frame(10)) is None
-        assert frame_files.save(not_a_folder, "pipe_1", 2, 10, small_frame(10)) is None
+        assert frame_files.save(not_a_folder, "pipe_1", 1, 10, 1, small_frame(10)) is None
+        assert frame_files.save(not_a_folder, "pipe_1", 2, 10, 1, small_frame(10)) is None
     assert sum("frame cache" in r.getMessage() for r in caplog.records) == 1
-    assert frame_files.save(None, "pipe_1", 1, 10, small_frame(10)) is None  # turned off
+    assert frame_files.save(None, "pipe_1", 1, 10, 1, small_frame(10)) is None  # turned off
 
 
 @pytest.mark.parametrize("setting", [None, ""])
@@ -105,8 +108,8 @@ def test_load_frame_reads_the_store_once_then_the_files(app, setting, monkeypatc
         original = queries.saved_frame
         monkeypatch.setattr(queries, "saved_frame",
                             lambda *a: reads.append(1) or original(*a))
-        first = answers.load_frame("pipe_s", 7, ())
-        second = answers.load_frame("pipe_s", 7, ())  # a second worker
+        first = answers.load_frame("pipe_s", 7, (), generation=1)
+        second = answers.load_frame("pipe_s", 7, (), generation=1)  # a second worker
     assert first[0] == second[0] == 7
     same_answers(built, second[1])
     if setting is None:  # <instance>/frame-cache: read from the store once, then mapped
@@ -120,17 +123,17 @@ def test_files_no_worker_loaded_for_the_idle_hours_go_when_a_frame_is_written(
         app, tmp_path, monkeypatch):
     monkeypatch.setattr(frame_files, "_last_sweep", [-1e9])
     with app.app_context():
-        frame_files.save(tmp_path, "pipe_idle", 1, 10, small_frame(10))
-        frame_files.save(tmp_path, "pipe_used", 1, 10, small_frame(10))
+        frame_files.save(tmp_path, "pipe_idle", 1, 10, 1, small_frame(10))
+        frame_files.save(tmp_path, "pipe_used", 1, 10, 1, small_frame(10))
         idle = frame_files._folder(tmp_path, "pipe_idle")
         day_ago = time.time() - 25 * 3600  # EXPLORE_INDEX_IDLE_HOURS: 24
         for folder in (frame_files._folder(tmp_path, "pipe_used"), idle):
             for path in (folder, *folder.iterdir()):
                 os.utime(path, (day_ago, day_ago))
-        assert frame_files.load(tmp_path, "pipe_used", 1, 10) is not None  # marks it used
+        assert frame_files.load(tmp_path, "pipe_used", 1, 10, 1) is not None  # marks it used
         monkeypatch.setattr(frame_files, "_last_sweep", [-1e9])
-        frame_files.save(tmp_path, "pipe_new", 1, 10, small_frame(10))
+        frame_files.save(tmp_path, "pipe_new", 1, 10, 1, small_frame(10))
     assert not idle.exists()
-    assert frame_files.load(tmp_path, "pipe_used", 1, 10) is not None
+    assert frame_files.load(tmp_path, "pipe_used", 1, 10, 1) is not None
     frame_files.remove(tmp_path, "pipe_used")  # purge-expired deleted its index
-    assert frame_files.load(tmp_path, "pipe_used", 1, 10) is None
+    assert frame_files.load(tmp_path, "pipe_used", 1, 10, 1) is None

@@ -158,3 +158,37 @@ def test_a_page_slower_than_the_lease_keeps_the_build_to_one_worker(app, client,
     assert taken and not any(taken)  # every take-over attempt failed
     assert state.ready and state.indexed == 40 and state.version == 1  # renewals: no bump
     assert pages == [None]  # read once
+
+
+def test_an_index_made_anew_never_meets_what_the_earlier_one_left(app, client, org,
+                                                                   monkeypatch):
+    """Retention deletes results of a built pipeline: its index is made anew and counts
+    its versions from 0 again, up to the same version as the earlier one. The worker's
+    frame, answers and kept pages of the earlier index must not answer for the new one."""
+    monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
+    link_id, pipeline_id = _pipeline(app, org, n=200, seed=8)
+    path = f"/share/{link_id}/pipelines/{pipeline_id}"
+    before = viewer_ids(client, path, "sort=-iptm")
+    earlier = _state(app, pipeline_id)
+    assert len(before) == 200 and earlier.ready and earlier.version == 5
+
+    oldest = api_records(client, link_id, pipeline_id)[:5]
+    gone = [r["id"] for r in oldest]
+    with get_engine(app).begin() as conn:
+        conn.execute(sa.delete(schema.artifacts).where(schema.artifacts.c.result_id.in_(gone)))
+        conn.execute(sa.delete(schema.results).where(schema.results.c.id.in_(gone)))
+        conn.execute(sa.update(schema.pipelines).where(schema.pipelines.c.id == pipeline_id)
+                     .values(result_count=195))
+    records = api_records(client, link_id, pipeline_id)
+    expected = [r["id"] for r in sorted(records, key=lambda r: (-_key(r, "iptm"), r["id"]))]
+    deadline = time.monotonic() + 60
+    while (shown := viewer_ids(client, path, "sort=-iptm")) != expected:
+        assert not set(gone) & set(shown), "a deleted result was shown"
+        assert time.monotonic() < deadline, "the index was not made anew"
+    again = _state(app, pipeline_id)
+    assert again.version == earlier.version and again.generation != earlier.generation
+    # The counts and facets are the new index's, not the earlier one's (200).
+    data = client.get(f"{path}/explore.json?sort=-iptm").get_json()
+    assert (data["matched"], data["total"]) == (195, 195)
+    assert sum(1 for r in records if not r.get("warnings")) == \
+        data["facets"]["warnings"]["none"]

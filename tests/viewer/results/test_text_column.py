@@ -49,7 +49,7 @@ def test_a_mapped_frames_smiles_stay_in_the_files(tmp_path):
     built = small_frame()
     smiles = [f"c1ccccc1{'C' * (i % 50)}N{i}" for i in range(SIZE)]
     built.molecules = frame.Molecules(np.arange(SIZE, dtype=np.int32), smiles)
-    loaded = frame_files.save(tmp_path, "pipe_1", 1, 999, built)
+    loaded = frame_files.save(tmp_path, "pipe_1", 1, 999, 1, built)
     column = loaded.molecules.smiles
     assert isinstance(column, TextColumn) and mapped(column.blob) and mapped(column.ends)
     assert column == smiles and column[1234] == smiles[1234]
