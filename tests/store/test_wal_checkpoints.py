@@ -62,3 +62,15 @@ def test_without_the_thread_the_log_would_grow(tmp_path):
 def test_postgresql_has_no_checkpoints():
     engine = sa.create_engine("postgresql+psycopg://nobody@127.0.0.1:1/none")
     assert wal_checkpoints.for_engine(engine) is None
+
+
+def test_a_writer_whose_checkpoints_cannot_connect_never_waits(tmp_path):
+    """No connection for the thread (here: a folder that is not there): commits go on,
+    each waits for nothing."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'missing' / 'db.sqlite'}")
+    checkpoints = wal_checkpoints.for_engine(engine)
+    for _ in range(3):
+        checkpoints.writing()
+        checkpoints.committed()
+    checkpoints.close()
+    engine.dispose()

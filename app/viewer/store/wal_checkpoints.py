@@ -16,10 +16,13 @@ PostgreSQL (or any other database) has nothing of this: ``for_engine`` returns N
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+
+log = logging.getLogger(__name__)
 
 
 class Checkpoints:
@@ -36,34 +39,42 @@ class Checkpoints:
         self._thread.start()
 
     def _run(self) -> None:
-        with self._engine.connect() as conn:
-            while True:
-                self._asked.wait()
-                self._asked.clear()
-                if self._closed:
-                    break
-                # PASSIVE: copies what no reader still needs, never waits for one.
-                with contextlib.suppress(Exception):  # the next commit's own chance
-                    conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                    conn.rollback()
-                self._done.set()
-        self._done.set()
+        try:
+            with self._engine.connect() as conn:
+                while True:
+                    self._asked.wait()
+                    self._asked.clear()
+                    if self._closed:
+                        break
+                    # PASSIVE: copies what no reader still needs, never waits for one
+                    # (nor for SQLite's busy timeout).
+                    with contextlib.suppress(Exception):  # the next one's chance
+                        conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                        conn.rollback()
+                    self._done.set()
+        except Exception as error:  # no connection: the writer's commits go on (SQLite's
+            # own checkpoints then run in another connection's commits, not here)
+            log.warning("WAL checkpoints beside the writer stopped: %s", type(error).__name__)
+        finally:  # nobody waits for a thread that has stopped
+            self._done.set()
 
     def committed(self) -> None:
         """Start a checkpoint of what was just committed (in the thread)."""
-        self._done.clear()
-        self._asked.set()
+        if self._thread.is_alive():
+            self._done.clear()
+            self._asked.set()
 
     def writing(self) -> None:
         """Wait for the checkpoint under way, if any (before the next write)."""
-        self._done.wait()
+        while not self._done.wait(1.0) and self._thread.is_alive():
+            pass
 
     def close(self) -> None:
         """Finish the checkpoint under way and stop the thread."""
-        self._done.wait()
+        self.writing()
         self._closed = True
         self._asked.set()
-        self._thread.join()
+        self._thread.join(5.0)
 
 
 def for_engine(engine: Engine) -> Checkpoints | None:
