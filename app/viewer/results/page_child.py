@@ -17,6 +17,10 @@ in the child at a time (``submit`` then ``result``), so a failure stops the buil
 most that page and the rows written are a prefix of the pipeline's results, resumable
 from ``last_id``.
 
+With SQLite, the child's commits no longer copy the log back into the database (a
+checkpoint: writes and two ``fsync``s every few pages): a thread of the child does it
+after each commit while the next page is parsed (``store.wal_checkpoints``).
+
 The child also builds the index's frame from the rows as it appends them (``frame.build``
 reads its pages as they come, ``_pages``): a cold build's end saves it (``PageChild.frame``)
 instead of reading every row back from the store (a third of a second per 30,000 rows).
