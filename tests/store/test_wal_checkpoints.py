@@ -1,4 +1,4 @@
-"""A SQLite writer whose checkpoints run beside it keeps a log of about one commit, and
+"""A SQLite writer whose checkpoints run beside it keeps a log of a few commits, and
 every commit is there for another connection; other databases have none."""
 
 from __future__ import annotations
@@ -36,12 +36,13 @@ def _engine(path):
     return make_engine(f"sqlite:///{path}")
 
 
-def test_the_log_stays_about_one_commit_and_every_commit_is_read(tmp_path):
+def test_the_log_stays_a_few_commits_and_every_commit_is_read(tmp_path):
     engine = _engine(tmp_path / "db.sqlite")
     checkpoints = wal_checkpoints.for_engine(engine)
     sizes = _write(engine, checkpoints, 40)  # 16 MB: 4 times SQLite's own checkpoint size
     checkpoints.close()
-    assert max(sizes) < 2 * sizes[0] < 4_000_000
+    # Copied back after every third commit: the log never holds more than three.
+    assert max(sizes) < 3.5 * sizes[0] < 4_000_000
     reader = make_engine(f"sqlite:///{tmp_path / 'db.sqlite'}")
     with reader.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*), max(n) FROM t")).one() == (8000, 7999)

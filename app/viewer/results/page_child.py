@@ -19,7 +19,7 @@ from ``last_id``.
 
 With SQLite, the child's commits no longer copy the log back into the database (a
 checkpoint: writes and two ``fsync``s every few pages): a thread of the child does it
-after each commit while the next page is parsed (``store.wal_checkpoints``).
+after every third commit while the next page is parsed (``store.wal_checkpoints``).
 
 The child also builds the index's frame from the rows as it appends them (``frame.build``
 reads its pages as they come, ``_pages``): a cold build's end saves it (``PageChild.frame``)

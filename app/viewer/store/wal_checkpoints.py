@@ -4,10 +4,11 @@ In WAL mode SQLite copies the log back into the database (a checkpoint: writes a
 ``fsync``s) inside the commit that finds the log past 1,000 pages. An index build's
 page child commits about a megabyte per page, so every few pages one of its commits waited
 for the disk, while its next page could have been parsed. ``Checkpoints`` turns that off
-for one engine's connections and checkpoints in a thread of its own after each commit
-(``committed``); the writer waits for it before its next write (``writing``), so that the
-write finds the log wholly copied back and starts it over from the beginning: the log
-stays about one page's size, as before, and no commit is made without it. Durability is
+for one engine's connections and checkpoints in a thread of its own after every third
+commit (``committed``: about as often as SQLite did, at 1,000 pages of log); the writer
+waits for it before its next write (``writing``), so that the write finds the log wholly
+copied back and starts it over from the beginning: the log stays about three pages'
+size, as before. Durability is
 SQLite's, unchanged: the checkpoint syncs as before (``synchronous=NORMAL``).
 
 PostgreSQL (or any other database) has nothing of this: ``for_engine`` returns None.
@@ -29,8 +30,9 @@ class Checkpoints:
     """One engine's checkpoints in a thread: ``committed`` after each commit, ``writing``
     before each write, ``close`` at the end (waits for the last one)."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, every: int = 3):
         self._engine = engine
+        self._every, self._commits = every, 0
         self._asked = threading.Event()
         self._done = threading.Event()
         self._done.set()
@@ -59,8 +61,10 @@ class Checkpoints:
             self._done.set()
 
     def committed(self) -> None:
-        """Start a checkpoint of what was just committed (in the thread)."""
-        if self._thread.is_alive():
+        """Start a checkpoint of what was committed (in the thread), every ``every``
+        commits."""
+        self._commits += 1
+        if self._commits % self._every == 0 and self._thread.is_alive():
             self._done.clear()
             self._asked.set()
 
