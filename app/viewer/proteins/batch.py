@@ -17,16 +17,18 @@ computes the same numbers for a page's chains in a few array operations:
   start, interval, stopping width and Bjellqvist pKs, terminal pKs by first and last
   residue), run for every chain at once; the net charge at pH 7.4 by the same sum.
 
-Every value is rounded to 4 decimals as ``properties.compute`` rounds them; sums in
+Every value is rounded to 4 decimals as ``properties.compute`` rounds them (Python's
+correctly rounded ``round``, done for a whole column at once by ``_round4``); sums in
 another order can differ from Biopython's in the last bits only (never at 4 decimals in
-``tests/viewer/proteins/test_protein_batch.py``). Liability counts use ``str.count`` for
-the two-letter motifs (they cannot overlap themselves) and the sequon regex of
-``liabilities`` for N-X-S/T.
+``tests/viewer/proteins/test_protein_batch.py``). The chains are cleaned and their
+liabilities counted on one array of their upper-case letters (``_liabilities_many``:
+N-X-S/T at every start, overlapping ones too, as ``liabilities``' lookahead regex; NG,
+NS, DG, DS, which cannot overlap themselves, as ``str.count``; C parity), the letters of
+one chain only. A chain outside ASCII (its upper case may have another length: "ß" is
+"SS") is computed as ``columns.values`` computes it.
 """
 
 from __future__ import annotations
-
-from itertools import repeat
 
 import numpy as np
 from Bio.Data import IUPACData
@@ -53,7 +55,11 @@ _POSITIVE = [(None, iep.positive_pKs["Nterm"])] + [
     (_AT[a], iep.positive_pKs[a]) for a in ("K", "R", "H")]
 _NEGATIVE = [(None, iep.negative_pKs["Cterm"])] + [
     (_AT[a], iep.negative_pKs[a]) for a in ("D", "E", "C", "Y")]
-_GLYCOSYLATION = liabilities._MOTIFS["n_glycosylation"][0]
+_STANDARD = np.zeros(256, bool)
+_STANDARD[[ord(letter) for letter in _LETTERS]] = True
+# Terminal pKs by the first and last residue's code (``IsoelectricPoint`` reads them so).
+_N_PK = np.array([iep.pKnterminal.get(a, iep.positive_pKs["Nterm"]) for a in _LETTERS])
+_C_PK = np.array([iep.pKcterminal.get(a, iep.negative_pKs["Cterm"]) for a in _LETTERS])
 
 
 def _charge(counts: np.ndarray, n_pk: np.ndarray, c_pk: np.ndarray, ph) -> np.ndarray:
@@ -102,31 +108,51 @@ def _biopython_instability(text: str) -> float:
     return (10.0 / len(text)) * score
 
 
-def properties_many(texts: list[str]) -> list[dict[str, float | None]]:
-    """Return ``properties.compute``'s values for cleaned, non-empty ``texts``."""
-    if not texts:
-        return []
-    lengths = np.array([len(text) for text in texts])
-    codes = _CODE[np.frombuffer("".join(texts).encode("ascii"), np.uint8)]
-    owner = np.repeat(np.arange(len(texts)), lengths)
-    counts = np.bincount(owner * 20 + codes, minlength=len(texts) * 20).reshape(-1, 20)
+def _round4(values: np.ndarray) -> list[float]:
+    """Return Python's ``round(value, 4)`` of each of ``values`` (finite), as floats.
+
+    ``round`` is correctly rounded: the double nearest to the decimal with 4 places
+    nearest to the exact value (half to even). ``rint(value * 1e4) / 1e4`` is that
+    double (an integer divided by 10,000 exactly, IEEE division is correctly rounded)
+    whenever the product's rounding error cannot cross a half: a product within a few
+    ulps of one (a tie or nearly) takes ``round`` itself. NumPy's own ``round`` takes no
+    such care (it differs from Python's in the last bit).
+    """
+    scaled = values * 1e4
+    whole = np.rint(scaled)
+    near_half = np.abs(np.abs(scaled - whole) - 0.5) <= 8 * np.spacing(np.abs(scaled))
+    out = (whole / 1e4).tolist()
+    for i in np.flatnonzero(near_half).tolist():
+        out[i] = round(float(values[i]), 4)
+    return out
+
+
+def _properties(codes: np.ndarray, lengths: np.ndarray, text_of
+                ) -> dict[str, list[float | None]]:
+    """Return ``properties.compute``'s values as columns, for chains given as their
+    cleaned residues' codes (``_CODE``, concatenated) and lengths (each > 0);
+    ``text_of(i)`` is chain ``i``'s cleaned text (read for a value on a boundary)."""
+    size = len(lengths)
+    owner = np.repeat(np.arange(size), lengths)
+    counts = np.bincount(owner * 20 + codes, minlength=size * 20).reshape(-1, 20)
     # Exact integer sums (the tables have one and two decimals), so that a value lying on
     # a rounding boundary at 4 decimals is known: only those take Biopython's own additions
     # (``_on_boundary``); any other is rounded the same whatever the order of additions.
     kd_sums = counts.astype(np.int64) @ _KD10
+    ends = np.cumsum(lengths)
     pair_scores = _DIWV1000[codes[:-1] * 20 + codes[1:]]
-    pair_scores[np.cumsum(lengths)[:-1] - 1] = 0  # pairs across two chains weigh nothing
-    scores = np.add.reduceat(np.append(pair_scores, 0), np.cumsum(lengths) - lengths)
+    pair_scores[ends[:-1] - 1] = 0  # pairs across two chains weigh nothing
+    scores = np.add.reduceat(np.append(pair_scores, 0), ends - lengths)
     scores[lengths < 2] = 0
-    n_pk = np.array([iep.pKnterminal.get(t[0], iep.positive_pKs["Nterm"]) for t in texts])
-    c_pk = np.array([iep.pKcterminal.get(t[-1], iep.negative_pKs["Cterm"]) for t in texts])
+    n_pk, c_pk = _N_PK[codes[ends - lengths]], _C_PK[codes[ends - 1]]
     counts = counts.astype(float)
     gravy = kd_sums / (10 * lengths)
     instability = scores / (100 * lengths)  # (10 / length) * score / 1000
     for i in np.flatnonzero(_on_boundary(kd_sums, 10 * lengths)).tolist():
-        gravy[i] = sum(map(ProtParamData.kd.__getitem__, texts[i])) / len(texts[i])
+        text = text_of(i)
+        gravy[i] = sum(map(ProtParamData.kd.__getitem__, text)) / len(text)
     for i in np.flatnonzero(_on_boundary(scores, 100 * lengths)).tolist():
-        instability[i] = _biopython_instability(texts[i])
+        instability[i] = _biopython_instability(text_of(i))
     columns_ = {
         # Weights have 4 decimals: the exact sum lies on the rounding grid, never between.
         "protein_weight": counts @ _WEIGHT - (lengths - 1) * _WATER,
@@ -137,54 +163,97 @@ def properties_many(texts: list[str]) -> list[dict[str, float | None]]:
         "extinction_coefficient": counts[:, _AT["W"]] * 5500 + counts[:, _AT["Y"]] * 1490
         + (counts[:, _AT["C"]] // 2) * 125,
     }
-    # Column by column: Python's ``round`` (correctly rounded, as ``properties.compute``
-    # rounds; NumPy's is not) mapped over each column's floats, no per-value branching.
-    rounded = []
-    for key in properties.KEYS:
+    out = {}
+    for key in properties.KEYS:  # rounded as ``properties.compute`` rounds (``_round4``)
         values = columns_[key]
         finite = np.isfinite(values)
-        out = list(map(round, values.tolist(), repeat(4)))
         if key == "instability_index":
             finite &= lengths >= 2  # no dipeptide
+        out[key] = _round4(np.where(finite, values, 0.0))
         for i in np.flatnonzero(~finite).tolist():
-            out[i] = None
-        rounded.append(out)
-    return [dict(zip(properties.KEYS, row, strict=True)) for row in zip(*rounded, strict=True)]
+            out[key][i] = None
+    return out
 
 
 _LIABILITY_KEYS = ("liability_count", *(columns.LIABILITY_COLUMNS[name] for name in (
     "n_glycosylation", "deamidation", "isomerization", "unpaired_cysteine", "oxidation")))
-_NO_PROPERTIES = (None,) * len(properties.KEYS)
 _KEYS = (*properties.KEYS, *_LIABILITY_KEYS)
+_N, _P, _G, _S, _T, _D, _C = (ord(letter) for letter in "NPGSTDC")
 
 
-def _liabilities(sequence: str) -> tuple[int, int, int, int, int, None]:
-    """``liabilities.counts`` without oxidation (read from the structure later): the
-    total, then N-glycosylation, deamidation, isomerization, unpaired cysteine, None."""
-    text = liabilities.clean(sequence)
-    counts = (len(_GLYCOSYLATION.findall(text)),  # lookahead: overlaps count
-              text.count("NG") + text.count("NS"),
-              text.count("DG") + text.count("DS"),
-              text.count("C") % 2)
-    return (sum(counts), *counts, None)
+def _liabilities_many(text: np.ndarray, owner: np.ndarray, size: int) -> list[list[int]]:
+    """``_liabilities``' counts (without the total and oxidation) of chains given as their
+    upper-case letters (concatenated) and the chain of each: a motif's letters all lie
+    in one chain. N-X-S/T counts every start (overlapping ones too, as the lookahead)."""
+    def per_chain(found: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        return np.bincount(starts[found], minlength=size)
+
+    first, second, one = text[:-1], text[1:], owner[:-1] == owner[1:]
+    after_n = (first == _N) & one
+    g_or_s = (second == _G) | (second == _S)
+    third = text[2:]
+    sequon = (after_n[:-1] & (text[1:-1] != _P) & ((third == _S) | (third == _T))
+              & (owner[:-2] == owner[2:]))
+    return [per_chain(sequon, owner[:-2]).tolist(),
+            per_chain(after_n & g_or_s, owner[:-1]).tolist(),
+            per_chain((first == _D) & one & g_or_s, owner[:-1]).tolist(),
+            (np.bincount(owner[text == _C], minlength=size) % 2).tolist()]
+
+
+def _ascii_columns(distinct: list[str]) -> dict[str, list]:
+    """``columns.values`` of each of ``distinct`` (ASCII text: upper case keeps each
+    letter one letter) as columns, at once."""
+    size = len(distinct)
+    upper = np.frombuffer("".join(distinct).upper().encode("ascii"), np.uint8)
+    owner = np.repeat(np.arange(size), [len(text) for text in distinct])
+    glycosylation, deamidation, isomerization, cysteine = _liabilities_many(upper, owner, size)
+    out = dict.fromkeys(properties.KEYS)
+    standard = _STANDARD[upper]  # ``properties.cleaned``: the 20 residues kept
+    kept = upper[standard]
+    lengths = np.bincount(owner[standard], minlength=size)
+    present = np.flatnonzero(lengths)
+    if len(present):
+        ends = np.cumsum(lengths[present])
+        cleaned = kept.tobytes()
+
+        def text_of(i: int) -> str:
+            return cleaned[ends[i] - lengths[present[i]]:ends[i]].decode("ascii")
+
+        measured = _properties(_CODE[kept], lengths[present], text_of)
+    for key in properties.KEYS:
+        if len(present) == size:
+            out[key] = measured[key]
+        else:
+            out[key] = [None] * size
+            for i, value in zip(present.tolist(), measured[key] if len(present) else (),
+                                strict=True):
+                out[key][i] = value
+    out.update(zip(_LIABILITY_KEYS, (
+        [sum(counts) for counts in zip(glycosylation, deamidation, isomerization, cysteine,
+                                        strict=True)],
+        glycosylation, deamidation, isomerization, cysteine, [None] * size), strict=True))
+    return out
 
 
 def columns_many(sequences: list[object]) -> dict[str, list[float | int | None]]:
     """Return ``columns.values`` of each of ``sequences`` as columns: a list per key of
-    ``columns.KEYS`` (computed once per distinct sequence)."""
+    ``columns.KEYS`` (computed once per distinct sequence; at once for those in ASCII, the
+    rest, whose upper case may change their length, one by one as ``columns.values``)."""
     capped = [s[:liabilities.MAX_RESIDUES] if isinstance(s, str) and s else None
               for s in sequences]
     distinct = list(dict.fromkeys(s for s in capped if s is not None))
-    cleaned = [properties.cleaned(s) for s in distinct]
-    computed = iter(properties_many([text for text in cleaned if text]))
-    found: dict[str | None, tuple] = {None: (None,) * len(_KEYS)}
-    for sequence, text in zip(distinct, cleaned, strict=True):
-        measured = tuple(next(computed).values()) if text else _NO_PROPERTIES
-        found[sequence] = measured + _liabilities(sequence)
-    if not capped:
-        return {key: [] for key in _KEYS}
-    return dict(zip(_KEYS, map(list, zip(*map(found.__getitem__, capped), strict=True)),
-                    strict=True))
+    plain = [s for s in distinct if s.isascii()]
+    found = _ascii_columns(plain) if plain else {key: [] for key in _KEYS}
+    for sequence in distinct:
+        if not sequence.isascii():
+            plain.append(sequence)
+            for key, value in columns.values(sequence).items():
+                found[key].append(value)
+    if len(plain) == len(capped):  # every chain distinct and present: in their order
+        return {key: found[key] for key in _KEYS}
+    at = {sequence: i for i, sequence in enumerate(plain)}
+    rows = [at[s] if s is not None else len(plain) for s in capped]
+    return {key: list(map([*found[key], None].__getitem__, rows)) for key in _KEYS}
 
 
 def values_many(sequences: list[object]) -> list[dict[str, float | int | None]]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from pydantic_core import to_json
 
 from app import domain
@@ -135,6 +136,20 @@ def stored_record(record: dict) -> str:
     return to_json(kept).decode()
 
 
+_FLOAT_OR_NONE = frozenset((float, type(None)))
+
+
+def _metric_column(values: list) -> list[float | None]:
+    """Return ``index_values``' metric values of one column: each a float if a finite
+    number (bool is not one), else None. A column of finite floats and Nones only (the
+    usual one) is checked at once and kept as it is (``float`` of a float is itself)."""
+    if _FLOAT_OR_NONE.issuperset(map(type, values)):
+        finite = np.isfinite(np.array(values, dtype=np.float64))  # None reads as NaN
+        if len(values) - int(np.count_nonzero(finite)) == values.count(None):
+            return values
+    return [float(v) if type(v) in _NUMBERS and _isfinite(v) else None for v in values]
+
+
 def page_rows(records: list[dict], position: int
               ) -> tuple[dict[str, list], list[tuple[str, str]], set[str]]:
     """Return one API page's index columns (``index_values``' keys and ``position``,
@@ -147,17 +162,23 @@ def page_rows(records: list[dict], position: int
     ids, searches, codes_column, counts, lengths, found = [], [], [], [], [], set()
     sequences = []
     for record in records:
-        entities = record.get("entities") or []
-        codes = warning_codes(record)
+        get = record.get
+        entities = get("entities") or []
+        warnings = get("warnings")
+        codes = warning_codes(record) if warnings else []
         found.update(codes)
-        designed = next((e for e in entities if e.get("type") == "protein"), None)
-        rid = record.get("id")
+        designed = None  # the first protein entity
+        values = []
+        for entity in entities:
+            if designed is None and entity.get("type") == "protein":
+                designed = entity
+            values.append(entity.get("value"))
+        rid = get("id")
         ids.append(str(rid))
-        searches.append(" ".join(str(part) for part in (
-            rid, record.get("external_id"), record.get("smiles"),
-            *(entity.get("value") for entity in entities)) if part).lower())
+        searches.append(" ".join([str(part) for part in (
+            rid, get("external_id"), get("smiles"), *values) if part]).lower())
         codes_column.append((";" + ";".join(codes) + ";" if codes else "")[:2000])
-        counts.append(len(record.get("warnings") or []))
+        counts.append(len(warnings or []))
         # ``designed_sequence``'s chain: every entity before it was read as a dict above.
         chain = designed.get("value") if designed else None
         lengths.append(len(chain or "") if designed else None)
@@ -172,20 +193,24 @@ def page_rows(records: list[dict], position: int
     }
     metrics = [m if isinstance(m := r.get("metrics") or {}, dict) else {} for r in records]
     for key in _METRIC_KEYS:
-        columns[key] = [float(v) if type(v := m.get(key)) in _NUMBERS and _isfinite(v)
-                        else None for m in metrics]
+        columns[key] = _metric_column([m.get(key) for m in metrics])
     unknown = [None if _KNOWN_METRICS.issuperset(m) else extra_metrics.unknown_values(m)
                for m in metrics]
     columns["extra_metrics"] = [to_json(u).decode() if u else None for u in unknown]
     adme = [r.get("adme") or {} for r in records]
+    # A page without ADME or SMILES (a protein page) has those columns empty: None each.
+    some = any(adme)
     for key, numeric in _ADME_KEYS:  # numbers, and the solubility class as text
         columns[key] = [None if not a else _number(a.get(key)) if numeric
-                        else _short(a.get(key), 32) for a in adme]
+                        else _short(a.get(key), 32) for a in adme] if some \
+            else [None] * len(records)
     smiles = [s if isinstance(s := r.get("smiles"), str) and s else None for r in records]
     columns["smiles"] = smiles
-    chemistry = [(properties.compute(s) or {}) if s is not None else {} for s in smiles]
+    some = smiles.count(None) != len(smiles)
+    chemistry = [(properties.compute(s) or {}) if s is not None else {} for s in smiles] \
+        if some else []
     for key in _CHEMISTRY_KEYS:
-        columns[key] = [c.get(key) for c in chemistry]
+        columns[key] = [c.get(key) for c in chemistry] if some else [None] * len(records)
     # The page's designed chains at once: a third of Biopython's time per chain.
     columns.update(batch.columns_many(sequences))
     columns["position"] = list(range(position, position + len(records)))

@@ -146,6 +146,9 @@ class Build:
 
         The next page is asked for while this one is indexed and written (by the child in
         a background build, ``page_child``): the API's answer and the page's work overlap.
+        It is asked for as soon as its cursor is read, before the previous page's answer is
+        awaited, so the API is never idle while the child works (at most two pages wait
+        here: one being fetched, one for the child).
         Each appended page's new molecules go to the chemistry child (``chem_index``).
         """
         engine = get_engine(self.app)
@@ -165,8 +168,7 @@ class Build:
                     # a renewal here would wait for the child's write to the same row.
                     if keeper.lost or not (writer.renews or self._renew(engine)):
                         body = None
-                    # The previous page's answer: not kept if its append lost the lease.
-                    if body is None or (sent and not self._done(writer.result())):
+                    if body is None:
                         log.info("index build of a pipeline lost its lease; stopping")
                         return
                     if raw:  # the child reads the records; here, the cursor alone
@@ -177,8 +179,12 @@ class Build:
                         empty = not records
                     after = page.get("last_id") or after
                     more = bool(page.get("has_more")) and not empty
-                    if more:
+                    if more:  # asked before waiting for the child: the API never waits
                         pending = self._fetch(pool, after, raw)
+                    # The previous page's answer: not kept if its append lost the lease.
+                    if sent and not self._done(writer.result()):
+                        log.info("index build of a pipeline lost its lease; stopping")
+                        return
                     writer.submit(body if raw else records, self.position,
                                   self.pipeline_id, self.owner, after, more, utcnow(), LEASE)
                     sent = True

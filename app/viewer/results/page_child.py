@@ -17,6 +17,10 @@ in the child at a time (``submit`` then ``result``), so a failure stops the buil
 most that page and the rows written are a prefix of the pipeline's results, resumable
 from ``last_id``.
 
+With SQLite, the child's commits no longer copy the log back into the database (a
+checkpoint: writes and two ``fsync``s every few pages): a thread of the child does it
+after every third commit while the next page is parsed (``store.wal_checkpoints``).
+
 The child also builds the index's frame from the rows as it appends them (``frame.build``
 reads its pages as they come, ``_pages``): a cold build's end saves it (``PageChild.frame``)
 instead of reading every row back from the store (a third of a second per 30,000 rows).
@@ -40,6 +44,7 @@ from app.db import json_loads, make_engine
 from app.viewer.chem import budget
 from app.viewer.results import frame
 from app.viewer.results.frame import Frame
+from app.viewer.store import wal_checkpoints
 
 # The parent's request for the frame, after the last page.
 _FRAME = "frame"
@@ -105,14 +110,15 @@ def _check(page: dict, last_id: str | None, more: bool) -> list[dict]:
     return records
 
 
-def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
-           ) -> Iterator[dict]:
+def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool],
+           checkpoints=None) -> Iterator[dict]:
     """Serve the parent's pages, answering each ``(Appended, error)``; yield the columns
     of each one appended, in order from the index's first row (``frame.build`` reads
     them). Returns at the parent's ``_FRAME`` (``asked``; ``codes`` then holds the
     index's warning codes, sorted as the store keeps them), at ``None`` or when the
     parent is gone; a page not appended, or a first page after the first row,
-    ``spoiled`` the frame."""
+    ``spoiled`` the frame. ``checkpoints``: SQLite's log copied back beside the next
+    page's work (``store.wal_checkpoints``), not inside a commit."""
     from app.viewer.results import index_rows
     from app.viewer.store import result_index as store
 
@@ -134,10 +140,14 @@ def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
         try:
             records = _check(json_loads(body), last_id, more)
             columns, stored, page_codes = index_rows.page_rows(records, position)
+            if checkpoints is not None:
+                checkpoints.writing()
             with engine.begin() as db:
                 kept = store.append(db, pipeline_id, owner=owner, columns=columns,
                                     records=stored, last_id=last_id, codes=page_codes,
                                     now=now, lease=lease)
+            if checkpoints is not None:
+                checkpoints.committed()
             conn.send((Appended(kept, len(records), page_smiles(records)), None))
         except Exception as error:  # the parent stops the build (resumable)
             conn.send((None, str(error) if isinstance(error, PageChildFailed)
@@ -161,17 +171,20 @@ def _serve(conn, url: str) -> None:
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
     engine = make_engine(url)
+    checkpoints = wal_checkpoints.for_engine(engine)
     codes: list[str] = []
     spoiled: list[str] = []
     asked: list[bool] = []
     try:
         # ``codes`` is read at the end of the build, once ``_pages`` has filled it.
-        built = frame.build(_pages(conn, engine, codes, spoiled, asked), codes)
+        built = frame.build(_pages(conn, engine, codes, spoiled, asked, checkpoints), codes)
         if asked:
             conn.send(None if spoiled else built)
             with contextlib.suppress(EOFError):
                 conn.recv()  # None: closed
     finally:
+        if checkpoints is not None:
+            checkpoints.close()
         engine.dispose()
 
 

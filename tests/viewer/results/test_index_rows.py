@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
+import pytest
+
 from app.viewer.results import index_rows
 
 RECORDS = [
@@ -32,20 +34,49 @@ def _same(left, right) -> bool:
     return both_nan or (left == right and type(left) is type(right))
 
 
-def test_a_pages_columns_are_each_records_index_values():
-    columns, stored, codes = index_rows.page_rows(RECORDS, 40)
+def _columns_are_index_values(records: list[dict]):
+    columns, stored, _codes = index_rows.page_rows(records, 40)
     expected = []
-    for offset, record in enumerate(RECORDS):
+    for offset, record in enumerate(records):
         values = index_rows.index_values(record)
         values["position"] = 40 + offset
         expected.append(values)
     assert list(columns) == list(expected[0])
     for key, column in columns.items():
-        assert len(column) == len(RECORDS)
+        assert len(column) == len(records)
         for got, row in zip(column, expected, strict=True):
             assert _same(got, row[key]), (key, got, row[key])
     assert stored == [(row["result_id"], index_rows.stored_record(record))
-                      for row, record in zip(expected, RECORDS, strict=True)]
+                      for row, record in zip(expected, records, strict=True)]
+    return columns
+
+
+def _protein(rid: str, **metrics) -> dict:
+    return {"id": rid, "entities": [{"type": "protein", "value": "MKV"}], "metrics": metrics}
+
+
+@pytest.mark.parametrize("records", [
+    # A protein page (no ADME, no SMILES), metrics all finite floats, or with gaps.
+    [_protein("a", iptm=0.5, ptm=0.25), _protein("b", iptm=0.75), _protein("c")],
+    # One column's values of every kind: an int, a bool, NaN, infinities, text, None.
+    [_protein("a", iptm=0.5), _protein("b", iptm=1), _protein("c", iptm=True),
+     _protein("d", iptm=float("nan")), _protein("e", iptm=float("inf")),
+     _protein("f", iptm=-float("inf")), _protein("g", iptm="0.5"), _protein("h", iptm=None),
+     _protein("i", iptm=-0.0), _protein("j", iptm=1e308)],
+    # Floats and None only, not all finite.
+    [_protein("a", iptm=0.5), _protein("b", iptm=float("nan")), _protein("c"),
+     _protein("d", iptm=float("-inf"))],
+    # One record of the page has ADME, another a SMILES.
+    [_protein("a"), {"id": "b", "adme": {"lipophilicity": 2}}, {"id": "c", "smiles": "CCO"}],
+])
+def test_every_pages_columns_are_each_records_index_values(records):
+    columns = _columns_are_index_values(records)
+    assert all(type(v) in (float, type(None)) for v in columns["iptm"])
+
+
+def test_a_pages_columns_are_each_records_index_values():
+    columns = _columns_are_index_values(RECORDS)
+    codes = index_rows.page_rows(RECORDS, 40)[2]
     assert codes == {"clash"}
     assert columns["extra_metrics"][0] == '{"zz_unknown":2.5}'
     assert columns["length"][:3] == [18, None, 0]
