@@ -56,13 +56,19 @@ def _metric_tails(kind: domain.Kind, records: Sequence[dict]) -> list[str]:
     for key, text in text_writers._grading(kind.metrics_for(next(iter(shapes)))):
         values = [m.get(key) for m in metrics]
         if set(map(type, values)) == {float}:  # the usual column: every value a number
-            columns.append([" " + word for word in map(text, values)])
+            columns.append(list(map(_spaced(text), values)))
         else:
             columns.append([" " + text(v) if type(v) in (int, float) else ""
                             for v in values])
     if not columns:
         return [""] * len(records)
     return list(map("".join, zip(*columns, strict=True)))
+
+
+def _spaced(text):
+    """Return the ``str.format`` of ``text``'s template (a bound ``format``) with a space
+    in front: one call a value instead of a format and a concatenation."""
+    return (" " + text.__self__).format
 
 
 def _words(name: str, values: Sequence) -> list[str]:
@@ -103,7 +109,8 @@ def page_text(kind: domain.Kind, records: Sequence[dict], ranks: Sequence[int],
             lines = "\n".join([sequence[i:i + FASTA_WIDTH]
                                for i in range(0, len(sequence), FASTA_WIDTH)]) + "\n"
         tail = metric + variant + (" cyclic=true" if entity.get("cyclic") else "") + ext
-        for chain in [str(c) for c in entity.get("chain_ids") or []] or ["?"]:
+        for chain in entity.get("chain_ids") or "?":  # none: one chain named "?"
+            chain = chain if type(chain) is str else str(chain)
             safe_chain = chain_names.get(chain)
             if safe_chain is None:
                 safe_chain = chain_names[chain] = text_writers._safe(chain)

@@ -178,11 +178,13 @@ def test_fasta_page_made_per_column_is_the_per_record_text(kind_key):
     words = [*HOSTILE, None, 7, 1.5, "#3 Q7XZ", "_x_", "a b", "A"]
     keys = [m for shape in (None, "binder", "generic") for m in kind.metrics_for(shape)]
 
+    chain_ids = [["A"], ["A", "B"], [], [1], ["A B"], "AB", None, {"C": 1}, [True, 1]]
+
     def record(at):
         metrics = {key: rng.choice([rng.random(), 3, True, None, "x", 1e-9])
                    for key in rng.sample(keys, min(len(keys), rng.randint(0, 8)))}
         entities = rng.choice([
-            [{"type": "protein", "chain_ids": rng.choice([["A"], ["A", "B"], [], [1], ["A B"]]),
+            [{"type": "protein", "chain_ids": rng.choice(chain_ids),
               "value": rng.choice(["MKT" * rng.randint(0, 50), "MK>T;\n x", None, ""]),
               "cyclic": rng.choice([True, False, None])}],
             [{"type": "ligand_ccd", "chain_ids": ["Z"], "value": "NAG"}], [], None])
