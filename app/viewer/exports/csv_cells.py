@@ -203,6 +203,9 @@ def _column_fields(values: list, safe: frozenset, quoted) -> list:
         whole = "".join(values)
         if not any(mark in whole for mark in _QUOTE_MARKS):  # the usual text column
             return values
+        if '"' not in whole and "\r" not in whole and "\n" not in whole:
+            # Only commas (a column of chain lists): quoted as they are, nothing doubled.
+            return ['"' + v + '"' if "," in v else v for v in values]
         return ['"' + v.replace('"', '""') + '"' if quoted(v) else v for v in values]
     return [repr(v) if type(v) is float
             else v if type(v) is str and v[:1] in safe and not quoted(v) else _field(v)

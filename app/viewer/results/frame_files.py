@@ -175,7 +175,8 @@ def save_records(root: Path | None, pipeline_id: str, version: int, size: int,
     beside this version's frame and return them mapped; None if the frame has no folder
     here, the texts stop short of ``count`` or the files cannot be written. A chunk is
     written in one call and its offsets summed by NumPy: one write per text was a third of
-    a first export's cost of the file."""
+    a first export's cost of the file; an ASCII chunk is encoded whole, its texts' lengths
+    their bytes'."""
     if root is None:
         return None
     place = _folder(root, pipeline_id) / _name(version, size, generation)
@@ -186,6 +187,11 @@ def save_records(root: Path | None, pipeline_id: str, version: int, size: int,
         lengths = [np.zeros(1, dtype=np.int64)]
         with open(temporary / "records.bin", "wb") as file:
             for texts in chunks:
+                whole = "".join(texts)
+                if whole.isascii():  # the usual chunk: a text's bytes are its characters
+                    file.write(whole.encode("ascii"))
+                    lengths.append(np.fromiter(map(len, texts), np.int64, len(texts)))
+                    continue
                 encoded = [text.encode() for text in texts]
                 file.write(b"".join(encoded))
                 lengths.append(np.fromiter(map(len, encoded), np.int64, len(encoded)))

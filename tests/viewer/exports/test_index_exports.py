@@ -14,10 +14,11 @@ import pytest
 import sqlalchemy as sa
 from pydantic_core import from_json, to_json
 
+from app import domain
 from app.db import get_engine
 from app.store import schema
 from app.viewer.core import formatting
-from app.viewer.exports import csv_cells, index_source, sources, text_writers
+from app.viewer.exports import csv_cells, fasta_pages, index_source, sources, text_writers
 from app.viewer.results import frame_files, freshness
 from tests.service import factories
 
@@ -118,6 +119,17 @@ def test_rows_take_the_frame_order_and_skip_what_the_frame_lacks():
     assert list(index_source._in_row_order(ids, iter(missing))) == [["a"]]  # stops short
 
 
+
+def test_records_file_reads_back_every_text_of_ascii_and_other_chunks(tmp_path):
+    place = tmp_path / frame_files._folder(tmp_path, "p").name / frame_files._name(3, 9, 1)
+    place.mkdir(parents=True)
+    chunks = [['{"a":1}', '{"b":"x"}'], ['{"c":"é 漢"}', "{}", '{"d":"\u2028"}'],
+              [], ['{"e":[1,2]}']]
+    found = frame_files.save_records(tmp_path, "p", 3, 9, 1, iter(chunks), 6)
+    texts = [text for chunk in chunks for text in chunk]
+    assert found.texts(np.array([5, 0, 2, 3, 1, 4])) == [texts[at] for at in (5, 0, 2, 3, 1, 4)]
+    assert frame_files.save_records(tmp_path, "p", 3, 9, 1, iter(chunks), 7) is None
+
 def test_csv_text_is_what_the_csv_module_writes():
     values = [None, "", "a", "a,b", 'q"t', "l\nb", "c\rr", "\x00", " s", 1, -0.0, 1.5,
               float("nan"), float("inf"), 10**20, True, [1, "a"], {"a": "b,c"}, *HOSTILE]
@@ -155,3 +167,39 @@ def test_fasta_header_words_lose_every_unsafe_run():
     words += ["".join(rng.choices(pieces, k=rng.randint(0, 6))) for _ in range(3000)]
     for word in words:
         assert text_writers._safe(word) == unsafe.sub("_", str(word)).strip("_"), word
+
+
+@pytest.mark.parametrize("kind_key", ["protein_design", "protein_sequence_redesign"])
+def test_fasta_page_made_per_column_is_the_per_record_text(kind_key):
+    """``fasta_pages.page_text`` writes what ``fasta_records`` writes of each record, on
+    hostile words, mixed variants, metrics that are no numbers and odd entities."""
+    kind = domain.kind(kind_key)
+    rng = random.Random(11)
+    words = [*HOSTILE, None, 7, 1.5, "#3 Q7XZ", "_x_", "a b", "A"]
+    keys = [m for shape in (None, "binder", "generic") for m in kind.metrics_for(shape)]
+
+    chain_ids = [["A"], ["A", "B"], [], [1], ["A B"], "AB", None, {"C": 1}, [True, 1]]
+
+    def record(at):
+        metrics = {key: rng.choice([rng.random(), 3, True, None, "x", 1e-9])
+                   for key in rng.sample(keys, min(len(keys), rng.randint(0, 8)))}
+        entities = rng.choice([
+            [{"type": "protein", "chain_ids": rng.choice(chain_ids),
+              "value": rng.choice(["MKT" * rng.randint(0, 50), "MK>T;\n x", None, ""]),
+              "cyclic": rng.choice([True, False, None])}],
+            [{"type": "ligand_ccd", "chain_ids": ["Z"], "value": "NAG"}], [], None])
+        return {"id": rng.choice(words), "type": rng.choice([None, "binder", "generic"]),
+                "external_id": rng.choice(words), "metrics": metrics, "entities": entities}
+
+    for size in (0, 1, 5, 40):
+        for uniform in (True, False):
+            records = [record(at) for at in range(size)]
+            if uniform:  # one shape, number metrics: the column path
+                for r in records:
+                    r["type"] = "binder"
+                    r["metrics"] = {k: rng.random() for k in keys[:6]}
+            ranks = range(3, 3 + size)
+            labels = [rng.choice(words) for _ in range(size)]
+            expected = "".join(text_writers.fasta_records(kind, r, (rank, label))
+                               for r, rank, label in zip(records, ranks, labels))
+            assert fasta_pages.page_text(kind, records, ranks, labels) == expected
