@@ -12,7 +12,14 @@ WebGL as in the browser tests):
   ``data-loaded="true"`` (recorded in the page by a MutationObserver, so Playwright's
   polling adds nothing), i.e. Mol* has loaded the whole scene; "drawn" = two animation
   frames later, when that picture is on screen; "pae" = when the PAE map is drawn and
-  answers the pointer (``#pae-panel[data-ready]``);
+  answers the pointer (``#pae-panel[data-ready]``); "settled" = when, after drawn, five
+  animation frames in a row came under 50 ms apart: the page's post-draw work (e.g. edge
+  smoothing switched on after the first picture, its passes compiled and drawn) is done,
+  main thread and GPU are free again;
+- each visit's tab is closed only once its page has settled, for both checkouts alike: a
+  visitor's next visit does not start while the previous tab's GPU work still runs (closed
+  0.3 s after drawn, the repeat visit started on a GPU process still drawing the first
+  visit's smoothing frame and measured that too);
 - "blocked" = the main thread's long tasks (over 50 ms, a PerformanceObserver) from
   navigation until drawn: the time the page could not answer a click or a key;
 - "Mol* ms" = main-thread time spent in Mol*'s bundle until drawn, from a third, sampled
@@ -27,10 +34,11 @@ WebGL as in the browser tests):
 It also prints where a first visit's time goes: HTML received, Mol* bundle received,
 DOMContentLoaded (before: after Mol*'s synchronous bundle ran; after: the bundle is only
 preloaded then), the first contentful paint (the page's text and legend on screen), the
-PAE map drawn, Mol*'s bundle run and the viewer being created ("create", the performance
+PAE map drawn, Mol*'s bundle started ("run", the mark ``structure:bundle``: after the first
+paint and the PAE map) and run, the viewer being created ("create", the performance
 mark ``structure:create`` of static/js/structure.js) and the scene's load started
 ("load", ``structure:load``; a checkout without these marks shows nan), the structure
-file requested and received, ready, drawn.
+file requested and received, ready, drawn, settled.
 
 Run: ``.venv/bin/python bench/bench_structure.py BEFORE_ROOT [AFTER_ROOT] [--rounds 5]``
 (``--only before`` or ``--only after`` measures one checkout). The checkouts run with this
@@ -65,6 +73,19 @@ _READY_PROBE = """
       for (const task of list.getEntries()) window.__blocked += task.duration;
     }).observe({type: 'longtask', buffered: true});
   } catch (e) { window.__blocked = null; }
+  // Settled: the work the page does after the first picture (e.g. edge smoothing switched
+  // on, its passes compiled and drawn) is done once frames come on time again: SETTLE_FRAMES
+  // animation frames in a row, each under SETTLE_GAP ms after the one before (a frame waits
+  // for the main thread and for the GPU process's previous frame).
+  const SETTLE_FRAMES = 5, SETTLE_GAP = 50;
+  window.__gaps = [];
+  const settle = (last, run) => requestAnimationFrame((now) => {
+    const gap = now - last;
+    window.__gaps.push(Math.round(gap));
+    run = gap < SETTLE_GAP ? run + 1 : 0;
+    if (run >= SETTLE_FRAMES) window.__settled = now;
+    else settle(now, run);
+  });
   const mark = () => {
     const host = document.getElementById('structure-viewer');
     const pae = document.getElementById('pae-panel');
@@ -77,6 +98,7 @@ _READY_PROBE = """
       // Mol* draws in its own animation frame: two frames on, the picture is on screen.
       requestAnimationFrame(() => requestAnimationFrame(() => {
         window.__drawn = performance.now();
+        settle(window.__drawn, 0);
       }));
     }
   };
@@ -100,13 +122,15 @@ _PHASES = """
   };
   return {
     html: nav.responseEnd, bundle: bundle ? bundle.responseEnd : null,
-    fcp: at('first-contentful-paint'), create: at('structure:create'),
+    fcp: at('first-contentful-paint'), run: at('structure:bundle'),
+    create: at('structure:create'),
     load: at('structure:load'),
     dcl: nav.domContentLoadedEventEnd,
     data_start: data ? data.startTime : null, data_end: data ? data.responseEnd : null,
     pae: window.__pae === undefined ? null : window.__pae,
     ready: window.__ready === undefined ? null : window.__ready,
     drawn: window.__drawn === undefined ? null : window.__drawn,
+    settled: window.__settled === undefined ? null : window.__settled,
     blocked: window.__blocked,
   };
 }
@@ -180,6 +204,11 @@ def visit(context, url: str, profile: bool = False) -> dict:
     page.wait_for_function("window.__drawn !== undefined", timeout=120_000, polling=50)
     phases = page.evaluate(_PHASES)
     cpu = _molstar_time(cdp.send("Profiler.stop")["profile"]) if profile else {}
+    # A visitor's next visit does not start while this tab's GPU work still runs: close
+    # the tab only once the page's post-draw work is done (its frames come on time again).
+    page.wait_for_function("window.__settled !== undefined", timeout=120_000, polling=50)
+    phases["settled"] = page.evaluate("window.__settled")
+    phases["gaps"] = page.evaluate("window.__gaps")
     time.sleep(0.3)  # let the last loadingFinished events arrive
     page.close()
     # data: and blob: URLs (the stock bundle's WebAssembly module) never touch the network.
@@ -279,8 +308,8 @@ def _report(runs: dict, roots: dict, rounds: int) -> None:
     print("(blocked: long tasks of a cold visit until drawn; Mol* ms, (program): a sampled"
           " warm visit)")
     print("\nwhere a first visit's time goes (median ms since navigation start):")
-    keys = ("html", "bundle", "dcl", "fcp", "pae", "create", "load", "data_start", "data_end",
-            "ready", "drawn")
+    keys = ("html", "bundle", "dcl", "fcp", "pae", "run", "create", "load", "data_start",
+            "data_end", "ready", "drawn", "settled")
     print(f"{'checkout':8} " + " ".join(f"{k:>10}" for k in keys))
     for name, visits in runs.items():
         print(f"{name:8} " + " ".join(f"{med(visits['first'], k):10.0f}" for k in keys))

@@ -18,8 +18,8 @@
 
    Mol* is our own build of it (tools/molstar-build/: the viewer with only MolViewSpec).
    Rendering is kept flat and cheap from the canvas's creation on (no ambient occlusion,
-   bloom or multi-sampling; SMAA stays, switched on once the first picture is drawn; plain
-   blending, as nothing is transparent; set after creation, the canvas's empty first draws
+   bloom or multi-sampling; SMAA stays where WebGL has a GPU, switched on once the first
+   picture is drawn; plain blending, as nothing is transparent; set after creation, the canvas's empty first draws
    would compile those passes):
    the colours must match the legend (occlusion darkens them), and on a machine without
    a GPU those passes cost seconds per frame. Mol*'s MolViewSpec loader resets the canvas to
@@ -84,8 +84,25 @@
 
   // Mol*'s edge smoothing (SMAA: three more shader passes) is switched on after the first
   // picture is on screen: in software WebGL each pass costs its compilation on the first
-  // frame. The picture is the same, its edges smoothed a moment later.
+  // frame. The picture is the same, its edges smoothed a moment later. Where WebGL is drawn
+  // by the CPU (SwiftShader, llvmpipe: no GPU, or a blocked one) it stays off: there its
+  // first frame froze the page for 0.7-1.3 s after the picture was shown (the visitor could
+  // not rotate), and its three full-screen passes ran on every frame of a rotation after.
   var smoothing = null;
+  var SOFTWARE = /swiftshader|llvmpipe|softpipe|software|basic render/i;
+  function softwareWebGL(canvas3d) {
+    try {
+      var gl = canvas3d.webgl.gl;
+      var info = gl.getExtension("WEBGL_debug_renderer_info");
+      var renderer = gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER);
+      return SOFTWARE.test(String(renderer));
+    } catch (unknown) { return false; }  // a renderer we cannot name: treat it as a GPU
+  }
+  function smoothEdges(canvas3d) {
+    var on = !!(canvas3d && smoothing && smoothing.name !== "off" && !softwareWebGL(canvas3d));
+    if (on) { canvas3d.setProps({ postprocessing: { antialiasing: smoothing } }); }
+    host.setAttribute("data-smoothing", on ? "on" : "off");
+  }
   function start(v) {
     viewer = v;
     smoothing = window.molstar.antialiasing || null;
@@ -220,9 +237,7 @@
       }).then(function () {
         mark("structure:drawn");
         host.setAttribute("data-drawn", "true");
-        if (smoothing && smoothing.name !== "off" && viewer.plugin.canvas3d) {
-          viewer.plugin.canvas3d.setProps({ postprocessing: { antialiasing: smoothing } });
-        }
+        smoothEdges(viewer.plugin.canvas3d);
       }, failed);
     }, 0);
   });

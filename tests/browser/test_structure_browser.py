@@ -2,7 +2,8 @@
 
 A result's page reaches ready and its picture is in AlphaFold DB's confidence colours (read
 from the screenshot's pixels), the chain toggle recolours it, the PAE heatmap appears and a
-dragged rectangle names residues; ticking two results on the results page offers "Compare
+dragged rectangle names residues; edges are smoothed after the first picture only where
+WebGL names a GPU; ticking two results on the results page offers "Compare
 in 3D", whose page loads both structures with their RMSD; a prediction's sample switcher.
 No JavaScript errors anywhere. With ``UPDATE_SCREENSHOTS=1`` it writes
 ``docs/structure-confidence-pae.png`` (a structure coloured by confidence beside its PAE).
@@ -83,6 +84,9 @@ def test_structure_is_coloured_by_confidence_with_pae_linked(site, visitor, shot
     page.wait_for_selector(READY, timeout=90_000)
     assert page.evaluate("window.__atParsed") == ["undefined", True]
     assert page.get_attribute("#structure-viewer", "data-color-theme") == "plddt"
+    # Software WebGL (SwiftShader here): no edge smoothing after the first picture, whose
+    # passes froze the page for about a second.
+    assert page.get_attribute("#structure-viewer", "data-smoothing") == "off"
     counts = _colour_counts(page, {**BANDS, **CHAINS})
     # The demo binder has helices of high confidence and termini and loops of low.
     assert counts["very high"] > 500 and counts["confident"] > 500 and counts["low"] > 500
@@ -124,6 +128,28 @@ def test_structure_is_coloured_by_confidence_with_pae_linked(site, visitor, shot
     page.locator("#structure-viewer").scroll_into_view_if_needed()
     marked = _colour_counts(page, CHAINS)
     assert marked["binder"] + marked["target"] < (counts["binder"] + counts["target"]) / 2
+
+
+# Makes this page's WebGL name a GPU as a real graphics card's driver does.
+_GPU = """
+for (const api of [WebGLRenderingContext, WebGL2RenderingContext]) {
+  const read = api.prototype.getParameter;
+  api.prototype.getParameter = function (name) {
+    return name === 0x9246 || name === 0x1F01 ? 'ANGLE (NVIDIA, NVIDIA GeForce RTX 3060)'
+                                                : read.call(this, name);
+  };
+}
+"""
+
+
+def test_edges_are_smoothed_where_webgl_runs_on_a_gpu(site, visitor):
+    _server, seed = site
+    result = _first_results(site, "protein_design", 1)[0]
+    visitor.page.add_init_script(_GPU)
+    visitor.goto(f"{_public(site)}/pipelines/{seed['pipelines']['protein_design']}"
+                 f"/results/{result}/structure")
+    visitor.page.wait_for_selector(READY, timeout=90_000)
+    assert visitor.page.get_attribute("#structure-viewer", "data-smoothing") == "on"
 
 
 def test_shortlist_of_two_opens_the_comparison(site, visitor):
