@@ -9,7 +9,8 @@ seeded once). The app runs in this process with its embedded API (the default
 deployment); every figure is measured here, side by side in one run:
 
 - cold index build of the protein_design pipeline in the background, as a visitor starts
-  it (seconds until explore.json says ready, results/s; the chemistry's forkserver
+  it (seconds until the store says the index is ready, ``ready_after``, then
+  explore.json's answer; results/s; the chemistry's forkserver
   started first, as a gunicorn worker starts it), the first answer's time (the
   progress page) and the process's peak memory growth while building (``--only-build``:
   this and the API walk alone);
@@ -77,6 +78,25 @@ def seed(workdir: Path, results: int) -> dict:
     print(f"seed-demo --results {results}: {time.perf_counter() - started:.1f} s")
     summary.write_text(out)
     return json.loads(out)
+
+
+def ready_after(app, pipeline_id: str, every: float = 0.01) -> float:
+    """Return the ``perf_counter`` time at which the store says the pipeline's index is
+    ready, read every ``every`` seconds (a primary-key read, about 0.1 ms).
+
+    Not a poll of explore.json: a visitor's page polls that once a second
+    (``static/js/results/explore_json.js``, ``POLL_MS``), so a poll's interval is not the
+    build's time whatever it is (0.25 s added 0.125 s on average), and each poll is a
+    request served in the build's own process, slowing the API the build reads. From the
+    moment the store says ready, any visitor's request sorts from the index.
+    """
+    engine = viewer_engine(app)
+    while True:
+        with engine.connect() as conn:
+            state = result_index.get(conn, pipeline_id)
+        if state is not None and state.ready:
+            return time.perf_counter()
+        time.sleep(every)
 
 
 def timed(client, url: str) -> float:
@@ -169,10 +189,11 @@ def main() -> None:
     rss_before, peak_before = rss_mb(), peak_mb()
     started = time.perf_counter()
     first = timed(client, f"{base}?sort=-binding_confidence")  # starts the background build
-    while client.get(f"{base}/explore.json").get_json()["state"] != "ready":
-        time.sleep(0.25)
-    build = time.perf_counter() - started
-    print(f"first visit answered (progress page) in {first:.0f} ms")
+    build = ready_after(app, pipeline) - started
+    said = timed(client, f"{base}/explore.json")  # a visitor's next request: ready
+    assert client.get(f"{base}/explore.json").get_json()["state"] == "ready"
+    print(f"first visit answered (progress page) in {first:.0f} ms; "
+          f"explore.json answered ready {said:.0f} ms after")
     if not options.only_exports:
         print(f"build / API read alone: {build / walk:.2f}x")
     print(f"cold index build of {options.results:,} results: {build:.1f} s "

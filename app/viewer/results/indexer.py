@@ -71,10 +71,12 @@ class _HereWriter:
     build inside a request (a few pages, no child to start) or an in-memory store."""
 
     renews = False  # the build renews its lease as each page arrives
+    depth = 1  # ``submit`` does the page's work
 
     def __init__(self, engine):
         self._engine = engine
         self._done: page_child.Appended | None = None
+        self.waiting = 0
 
     def submit(self, records: list[dict], position: int, pipeline_id: str, owner: str,
                last_id: str | None, _more: bool, now, lease: timedelta) -> None:
@@ -84,15 +86,17 @@ class _HereWriter:
             kept = store.append(conn, pipeline_id, owner=owner, columns=columns,
                                 records=stored, last_id=last_id, codes=codes, now=now, lease=lease)
         self._done = page_child.Appended(kept, len(records), page_child.page_smiles(records))
+        self.waiting = 1
 
     def result(self) -> page_child.Appended:
+        self.waiting = 0
         return self._done
 
     def frame(self) -> None:
         return None  # ``_finish`` builds it from the store
 
-    def drain(self) -> None:
-        return None  # ``submit`` did the work: its answer was read with ``result``
+    def drain(self) -> list:
+        return []  # ``submit`` did the work: its answer was read with ``result``
 
     def close(self) -> None:
         pass
@@ -147,8 +151,9 @@ class Build:
         The next page is asked for while this one is indexed and written (by the child in
         a background build, ``page_child``): the API's answer and the page's work overlap.
         It is asked for as soon as its cursor is read, before the previous page's answer is
-        awaited, so the API is never idle while the child works (at most two pages wait
-        here: one being fetched, one for the child).
+        awaited, so the API is never idle while the child works (one page being fetched,
+        at most ``writer.depth`` in the child: it finds the next page there when one is
+        done, without waiting for this thread to wake).
         Each appended page's new molecules go to the chemistry child (``chem_index``).
         """
         engine = get_engine(self.app)
@@ -161,7 +166,7 @@ class Build:
             with (ThreadPoolExecutor(1, thread_name_prefix="index-page") as pool,
                   LeaseKeeper(lambda: self._renew(engine),
                               RENEW_EVERY.total_seconds()) as keeper):
-                pending, sent = self._fetch(pool, after, raw), False
+                pending = self._fetch(pool, after, raw)
                 while True:
                     body = pending.result()
                     # The child's appends renew the lease (and the keeper between them);
@@ -181,18 +186,21 @@ class Build:
                     more = bool(page.get("has_more")) and not empty
                     if more:  # asked before waiting for the child: the API never waits
                         pending = self._fetch(pool, after, raw)
-                    # The previous page's answer: not kept if its append lost the lease.
-                    if sent and not self._done(writer.result()):
-                        log.info("index build of a pipeline lost its lease; stopping")
-                        return
-                    writer.submit(body if raw else records, self.position,
-                                  self.pipeline_id, self.owner, after, more, utcnow(), LEASE)
-                    sent = True
+                    # The earliest pages' answers: not kept if an append lost the lease.
+                    while writer.waiting >= writer.depth:
+                        if not self._done(writer.result()):
+                            log.info("index build of a pipeline lost its lease; stopping")
+                            return
+                    # A page behind another in the child follows it (its count is not known here).
+                    position = None if writer.waiting else self.position
+                    writer.submit(body if raw else records, position, self.pipeline_id,
+                                  self.owner, after, more, utcnow(), LEASE)
                     if more:
                         continue
-                    if not self._done(writer.result()):
-                        log.info("index build of a pipeline lost its lease; stopping")
-                        return
+                    while writer.waiting:
+                        if not self._done(writer.result()):
+                            log.info("index build of a pipeline lost its lease; stopping")
+                            return
                     if self.expected is not None and self.position > self.expected:
                         # More rows than the API counted: results were deleted (retention
                         # takes a pipeline's oldest, already indexed) or arrived meanwhile.
@@ -217,9 +225,9 @@ class Build:
             name = str(error) if isinstance(error, page_child.PageChildFailed) \
                 else type(error).__name__
             # Nothing is written once the lease is given up: the page in the child first.
-            drained = writer.drain() if writer is not None else None
-            if drained is not None and drained.kept:
-                self.position += drained.count
+            for drained in writer.drain() if writer is not None else ():
+                if drained.kept:
+                    self.position += drained.count
             log.warning("index build stopped after %d results: %s", self.position, name)
             with engine.begin() as conn:
                 store.release(conn, self.pipeline_id, self.owner, name, utcnow())

@@ -12,10 +12,12 @@ The child writes with an engine of its own to the same viewer store (SQLite in W
 or PostgreSQL; an in-memory SQLite database cannot be shared: ``store.shared_url``)
 through ``result_index.append``, which checks the build's lease in the same transaction
 as before: a child whose parent lost its lease writes nothing. It checks that the page
-says what the build thread read of it (``_check``) before writing anything. One page is
-in the child at a time (``submit`` then ``result``), so a failure stops the build after at
-most that page and the rows written are a prefix of the pipeline's results, resumable
-from ``last_id``.
+says what the build thread read of it (``_check``) before writing anything. Two pages
+may wait in the child (``DEPTH``): the next one is there when a page is done, without
+waiting for the parent's thread to wake (it shares its GIL with the API serving the
+pages). A thread of the child receives them (``_received``). After a page that failed
+the child refuses every later one, so the rows written stay a prefix of the pipeline's
+results, resumable from ``last_id``.
 
 With SQLite, the child's commits no longer copy the log back into the database (a
 checkpoint: writes and two ``fsync``s every few pages): a thread of the child does it
@@ -34,8 +36,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import queue
 import re
 import signal
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -48,6 +52,10 @@ from app.viewer.store import wal_checkpoints
 
 # The parent's request for the frame, after the last page.
 _FRAME = "frame"
+# How many pages may wait in the child (submitted, their answer not yet read).
+DEPTH = 2
+# A page after a failed one: refused, nothing of it written.
+_REFUSED = "AfterFailedPage"
 # How long ``close`` lets a child finish before it is killed.
 _CLOSE_SECONDS = 10.0
 # What ``envelope`` reads without parsing the records: the page's head (is ``data`` empty?)
@@ -110,6 +118,27 @@ def _check(page: dict, last_id: str | None, more: bool) -> list[dict]:
     return records
 
 
+def _received(conn) -> queue.SimpleQueue:
+    """Return a queue of the parent's messages, received by a thread as they come
+    (a page's body is read while the one before is worked on; ``EOFError`` when the
+    parent is gone). The thread stops after ``None`` or ``_FRAME``."""
+    messages: queue.SimpleQueue = queue.SimpleQueue()
+
+    def receive() -> None:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                messages.put(EOFError)
+                return
+            messages.put(message)
+            if message is None or message == _FRAME:
+                return
+
+    threading.Thread(target=receive, name="index-pages-in", daemon=True).start()
+    return messages
+
+
 def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool],
            checkpoints=None) -> Iterator[dict]:
     """Serve the parent's pages, answering each ``(Appended, error)``; yield the columns
@@ -117,17 +146,20 @@ def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
     them). Returns at the parent's ``_FRAME`` (``asked``; ``codes`` then holds the
     index's warning codes, sorted as the store keeps them), at ``None`` or when the
     parent is gone; a page not appended, or a first page after the first row,
-    ``spoiled`` the frame. ``checkpoints``: SQLite's log copied back beside the next
-    page's work (``store.wal_checkpoints``), not inside a commit."""
+    ``spoiled`` the frame; every page after a failed one is refused. ``checkpoints``:
+    SQLite's log copied back beside the next page's work (``store.wal_checkpoints``),
+    not inside a commit."""
     from app.viewer.results import index_rows
     from app.viewer.store import result_index as store
 
     found: set[str] = set()
     expected = 0  # the position of the next page's first row, if the frame holds them all
+    messages = _received(conn)
+    failed = False
+    following = 0  # the position after the last page appended (a page sent without one)
     while True:
-        try:
-            message = conn.recv()
-        except EOFError:
+        message = messages.get()
+        if message is EOFError:
             return
         if message is None:
             spoiled.append("closed")
@@ -136,7 +168,12 @@ def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
             codes.extend(sorted(found))
             asked.append(True)
             return
+        if failed:  # the build stops at the failed page: nothing after it is written
+            conn.send((None, _REFUSED))
+            continue
         body, position, pipeline_id, owner, last_id, more, now, lease = message
+        if position is None:  # sent before the page ahead of it was counted
+            position = following
         try:
             records = _check(json_loads(body), last_id, more)
             columns, stored, page_codes = index_rows.page_rows(records, position)
@@ -153,10 +190,12 @@ def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
             conn.send((None, str(error) if isinstance(error, PageChildFailed)
                        else type(error).__name__))
             spoiled.append("failed")
+            failed = True
             continue
         if not kept or position != expected:
             spoiled.append("not the whole index")
         expected += len(records)
+        following = position + len(records)
         found |= page_codes
         if records and not spoiled:  # the columns as the store has them
             yield columns
@@ -189,10 +228,12 @@ def _serve(conn, url: str) -> None:
 
 
 class PageChild:
-    """One build's child process (module doc): ``submit`` a page, then take its ``result``."""
+    """One build's child process (module doc): ``submit`` pages (at most ``depth``
+    waiting), take their ``result`` in order."""
 
     # Each append renews the build's lease in its transaction.
     renews = True
+    depth = DEPTH
 
     def __init__(self, url: str):
         context = budget._context  # the chemistry's forkserver: imports done once
@@ -201,20 +242,22 @@ class PageChild:
                                         name="index-pages")
         self._process.start()
         child.close()
-        self._busy = False
+        self.waiting = 0  # pages submitted whose answer was not read yet
 
-    def submit(self, body: bytes, position: int, pipeline_id: str, owner: str,
+    def submit(self, body: bytes, position: int | None, pipeline_id: str, owner: str,
                last_id: str | None, more: bool, now: datetime, lease: timedelta) -> None:
-        """Send one page's body as the API sent it (numbered from ``position``; its
-        ``last_id`` and whether more follow, as ``envelope`` read them) to be indexed
-        and appended. Bytes, not records: pickling those cost more than parsing."""
+        """Send one page's body as the API sent it (numbered from ``position``, None:
+        from the end of the page sent before; its ``last_id`` and whether more follow, as
+        ``envelope`` read them) to be indexed and appended. Bytes, not records: pickling
+        those cost more than parsing."""
         self._conn.send((body, position, pipeline_id, owner, last_id, more, now, lease))
-        self._busy = True
+        self.waiting += 1
 
     def result(self) -> Appended:
-        """Wait for the page sent last and return its answer. Raises ``PageChildFailed``
-        if it could not be read, indexed or written (nothing of it is then written)."""
-        self._busy = False
+        """Wait for the earliest page whose answer was not read and return it. Raises
+        ``PageChildFailed`` if it could not be read, indexed or written (nothing of it,
+        nor of any page after it, is then written)."""
+        self.waiting -= 1
         try:
             done, error = self._conn.recv()
         except (EOFError, OSError):
@@ -233,13 +276,15 @@ class PageChild:
         except (EOFError, OSError):
             return None
 
-    def drain(self) -> Appended | None:
-        """Wait for a page still in the child and return its answer, None if none or it
-        failed (before giving up the lease: nothing is written after the build stopped)."""
-        if self._busy:
+    def drain(self) -> list[Appended]:
+        """Wait for the pages still in the child and return the answers of those
+        appended or refused by the store (not those that failed), in order: before
+        giving up the lease, so nothing is written after the build stopped."""
+        answers = []
+        while self.waiting > 0:
             with contextlib.suppress(PageChildFailed):
-                return self.result()
-        return None
+                answers.append(self.result())
+        return answers
 
     def close(self) -> None:
         """Stop the child once its page is done (killed if it does not stop in time)."""

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from app.timeutil import utcnow
 from app.viewer.results import frame, indexer, page_child
 from app.viewer.store import get_engine as viewer_engine
-from app.viewer.store import index_queries, result_index, shared_url
+from app.viewer.store import index_queries, result_index, schema, shared_url
 from tests.viewer.results.test_explore import _pipeline, api_records, viewer_ids
 from tests.viewer.results.test_index_build import down_after_two_pages
 
@@ -71,38 +71,80 @@ def test_a_page_of_another_shape_is_read_as_parsed(page, indent):
     assert page_child.envelope(body) == _meta(page)
 
 
-def test_a_page_that_says_another_cursor_than_was_read_writes_nothing(app):
-    engine = viewer_engine(app)
+def _claimed(engine, pipeline_id: str, count: int) -> None:
     with engine.begin() as conn:
-        result_index.claim(conn, "pl_child", kind="protein_design", target_count=2,
+        result_index.claim(conn, pipeline_id, kind="protein_design", target_count=count,
                            status="succeeded", owner="me", now=utcnow(),
                            lease=timedelta(seconds=30))
-    body = json.dumps({"data": [{"id": "res_1"}, {"id": "res_2"}], "first_id": "res_1",
-                       "last_id": "res_2", "has_more": False}).encode()
+
+
+def _body(ids: list[str], more: bool) -> bytes:
+    return json.dumps({"data": [{"id": i} for i in ids], "first_id": ids[0],
+                       "last_id": ids[-1], "has_more": more}).encode()
+
+
+def test_a_page_that_says_another_cursor_than_was_read_writes_nothing(app):
+    engine = viewer_engine(app)
+    _claimed(engine, "pl_child", 2)
+    body = _body(["res_1", "res_2"], False)
+    lease = timedelta(seconds=30)
+    for last_id, more in (("res_9", False), ("res_2", True)):  # "more follow": none do
+        child = page_child.PageChild(shared_url(engine))
+        try:
+            child.submit(body, 0, "pl_child", "me", last_id, more, utcnow(), lease)
+            with pytest.raises(page_child.PageChildFailed, match="PageMisread"):
+                child.result()
+        finally:
+            child.close()
+    with engine.connect() as conn:
+        assert result_index.get(conn, "pl_child").indexed == 0
     child = page_child.PageChild(shared_url(engine))
     try:
-        child.submit(body, 0, "pl_child", "me", "res_9", False, utcnow(),
-                     timedelta(seconds=30))
-        with pytest.raises(page_child.PageChildFailed, match="PageMisread"):
-            child.result()
-        child.submit(body, 0, "pl_child", "me", "res_2", True, utcnow(),
-                     timedelta(seconds=30))  # "more follow": it says none do
-        with pytest.raises(page_child.PageChildFailed, match="PageMisread"):
-            child.result()
-        with engine.connect() as conn:
-            assert result_index.get(conn, "pl_child").indexed == 0
-        child.submit(body, 0, "pl_child", "me", "res_2", False, utcnow(),
-                     timedelta(seconds=30))
+        child.submit(body, 0, "pl_child", "me", "res_2", False, utcnow(), lease)
         done = child.result()
         assert (done.kept, done.count) == (True, 2)
-        child.submit(body, 2, "pl_child", "intruder", "res_2", False, utcnow(),
-                     timedelta(seconds=30))
+        child.submit(body, 2, "pl_child", "intruder", "res_2", False, utcnow(), lease)
         assert child.result().kept is False  # not its lease: nothing appended
     finally:
         child.close()
     with engine.connect() as conn:
         state = result_index.get(conn, "pl_child")
         assert (state.indexed, state.last_id) == (2, "res_2")
+
+
+def test_pages_queued_in_the_child_follow_each_other_and_none_after_a_failed_one(app):
+    engine = viewer_engine(app)
+    _claimed(engine, "pl_queue", 6)
+    lease = timedelta(seconds=30)
+    child = page_child.PageChild(shared_url(engine))
+    try:
+        child.submit(_body(["res_1", "res_2"], True), 0, "pl_queue", "me", "res_2", True,
+                     utcnow(), lease)
+        # Sent before the first page's answer: numbered from where that page ends.
+        child.submit(_body(["res_3", "res_4", "res_5"], True), None, "pl_queue", "me",
+                     "res_5", True, utcnow(), lease)
+        assert child.waiting == 2
+        assert [child.result().count, child.result().count] == [2, 3]
+        child.submit(_body(["res_6"], True), None, "pl_queue", "me", "res_9", True,
+                     utcnow(), lease)  # misread: fails
+        child.submit(_body(["res_6"], False), None, "pl_queue", "me", "res_6", False,
+                     utcnow(), lease)  # a good page, but after the failed one
+        with pytest.raises(page_child.PageChildFailed, match="PageMisread"):
+            child.result()
+        with pytest.raises(page_child.PageChildFailed, match="AfterFailedPage"):
+            child.result()
+        child.submit(_body(["res_6"], False), None, "pl_queue", "me", "res_6", False,
+                     utcnow(), lease)
+        assert child.drain() == [] and child.waiting == 0  # refused, nothing kept
+    finally:
+        child.close()
+    with engine.connect() as conn:
+        state = result_index.get(conn, "pl_queue")
+        assert (state.indexed, state.last_id) == (5, "res_5")
+        rows = schema.indexed_results
+        positions = conn.execute(sa.select(rows.c.position).where(
+            rows.c.pipeline_id == "pl_queue").order_by(rows.c.position)).scalars().all()
+    assert positions == [0, 1, 2, 3, 4]
 
 
 @pytest.mark.parametrize(("url", "shared"), [
