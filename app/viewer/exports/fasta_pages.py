@@ -13,7 +13,7 @@ which stay the definition of the file (module docstring there).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from app import domain
 from app.viewer.exports import text_writers
@@ -116,3 +116,14 @@ def page_text(kind: domain.Kind, records: Sequence[dict], ranks: Sequence[int],
                 safe_chain = chain_names[chain] = text_writers._safe(chain)
             out.append(">" + name + "|chain=" + safe_chain + tail + "\n" + lines)
     return "".join(out)
+
+
+def fasta_chunks(kind: domain.Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
+    """Yield the FASTA file, one chunk per page of records: a page from the index (rank
+    and label kept apart) made a column at a time, an API page record by record
+    (``text_writers.fasta_records``, the same text)."""
+    for records in pages:
+        if hasattr(records, "bare"):
+            yield page_text(kind, records.bare, records.ranks, records.labels)
+        else:
+            yield "".join(text_writers.fasta_records(kind, record) for record in records)

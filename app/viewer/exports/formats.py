@@ -16,7 +16,7 @@ from functools import partial
 
 from app import domain
 from app.viewer.core import api_client
-from app.viewer.exports import csv_writer, links, ranking, sdf_writer, text_writers
+from app.viewer.exports import csv_writer, fasta_pages, links, ranking, sdf_writer, text_writers
 from app.viewer.exports.precision import STATEMENT
 from app.viewer.exports.sources import record_pages
 from app.viewer.exports.stream import Walk, result_file_bytes, result_file_chunks
@@ -85,7 +85,7 @@ def _json(source: Source) -> Iterator[str]:
 
 
 def _fasta(source: Source) -> Iterator[str]:
-    return text_writers.fasta_chunks(source.kind, source.walk)
+    return fasta_pages.fasta_chunks(source.kind, source.walk)
 
 
 def _sdf(source: Source) -> Iterator[str]:

@@ -180,17 +180,6 @@ def fasta_records(kind: domain.Kind, record: dict, place: tuple | None = None) -
     return "\n".join(out) + "\n" if out else ""
 
 
-def fasta_chunks(kind: domain.Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
-    """Yield the FASTA file, one chunk per page of records."""
-    for records in pages:
-        if hasattr(records, "bare"):  # a page from the index: rank and label kept apart,
-            # its text made a column at a time (the same text as ``fasta_records``)
-            from app.viewer.exports import fasta_pages
-            yield fasta_pages.page_text(kind, records.bare, records.ranks, records.labels)
-        else:
-            yield "".join(fasta_records(kind, record) for record in records)
-
-
 def fasta_incomplete(written: int) -> str:
     """Return the last record of a FASTA the API broke off: a header saying so."""
     return ">" + incomplete_text(written, "results") + "\n"
