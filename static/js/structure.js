@@ -19,13 +19,14 @@
    Mol* is our own build of it (tools/molstar-build/: the viewer with only MolViewSpec).
    Rendering is kept flat and cheap from the canvas's creation on (no ambient occlusion,
    bloom or multi-sampling; SMAA stays where WebGL has a GPU, switched on once the first
-   picture is drawn; plain blending, as nothing is transparent; set after creation, the canvas's empty first draws
-   would compile those passes):
-   the colours must match the legend (occlusion darkens them), and on a machine without
-   a GPU those passes cost seconds per frame. Mol*'s MolViewSpec loader resets the canvas to
-   Mol*'s defaults (occlusion on) at every load: the scenes' canvas node switches it off
-   again (app/viewer/structure/scene.py, FLAT), and our build draws nothing mid-load. The PAE heatmap (pae.js) asks for residues to be
-   selected with a "structure:select" event; this script also answers it. */
+   picture is drawn; plain blending, as nothing is transparent; set after creation, the
+   canvas's empty first draws would compile those passes): the colours must match the
+   legend (occlusion darkens them), and on a machine without a GPU those passes cost
+   seconds per frame. Mol*'s MolViewSpec loader resets the canvas to Mol*'s defaults
+   (occlusion on) at every load: the scenes' canvas node switches it off again
+   (app/viewer/structure/scene.py, FLAT), and our build draws nothing mid-load. The PAE
+   heatmap (pae.js) asks for residues to be selected with a "structure:select" event; this
+   script also answers it. */
 (function () {
   "use strict";
   var host = document.getElementById("structure-viewer");
