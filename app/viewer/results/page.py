@@ -186,7 +186,8 @@ def _kept(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
     """
     if kind.family == "small_molecule" or identity.verified_email() is not None:
         return markup()
-    page_key = (request.url_root, is_embed(), bool(g.get("share_test_data")),
+    page_key = (request.url_root, request.query_string, is_embed(),
+                bool(g.get("share_test_data")),
                 page_cache.digest(pipeline),
                 row_cache.key(link_id, view.state, kind, view.query, view.extras),
                 page_cache.digest(view.query.args()),

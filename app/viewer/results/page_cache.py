@@ -7,7 +7,9 @@ API's share read, on every request, never cached) it costs the template: ~200 KB
 markup for 100 rows, the epitope strip and the filters, then gzip. So the markup and its
 gzip are kept (``results.page._kept``), keyed by everything the page is made from:
 
-- the request's URL root (the embed code names the page's absolute URL) and ``embed=1``;
+- the request's URL root and query string as sent (the embed code and "Open full view"
+  name the page's absolute URL: two spellings of one view, ``?page=1`` or none, are two
+  pages) and ``embed=1``;
 - whether the link shows test data, and the run record the API just gave (a digest of
   its JSON: status, counts, settings shown in the header);
 - ``row_cache.key``: the link, the index's version and how far it was read, the kind,

@@ -100,3 +100,17 @@ def test_signed_in_visitors_get_their_own_page_never_a_kept_one(app, client, org
     assert "grace@example.com" not in pages["ada@example.com"][1]
     assert all('name="csrf_token"' in body for bodies in pages.values() for body in bodies)
     assert renders[0] == 3  # each visit rendered its own page (the first built the index)
+
+
+def test_an_equivalent_address_gets_a_page_naming_its_own_address(app, client, org, renders):
+    """Two addresses of one view (the default order spelt out, or not) share the view but
+    not the page: its embed code and "Open full view" name the address asked for. A CI
+    run's embed test was once handed the embed code of ``?sort=...`` for the bare page."""
+    path = _pipeline(app, org)
+    client.get(path)
+    spelt = client.get(f"{path}?page=1").get_data(as_text=True)
+    bare = client.get(path).get_data(as_text=True)
+    # The code is shown escaped in a textarea: & is &amp;amp; there, " is &#34;.
+    assert f'{path}?page=1&amp;amp;embed=1&#34;' in spelt
+    assert f'{path}?embed=1&#34;' in bare and "page=1" not in bare
+    assert FIRST_ROW.findall(spelt) == FIRST_ROW.findall(bare)
