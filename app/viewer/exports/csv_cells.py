@@ -18,6 +18,9 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+import numpy as np
+from pydantic_core import to_json
+
 from app.viewer.chem import alerts, identifiers, properties
 from app.viewer.core import formatting
 from app.viewer.exports.precision import rounded_properties
@@ -188,12 +191,28 @@ def _field(value) -> str:
     return '"' + text.replace('"', '""') + '"' if _QUOTED.search(text) else text
 
 
+def _float_fields(values: list) -> list[str]:
+    """Return the ``repr`` of each float of a column.
+
+    ``repr`` of a float costs ~0.2 us, most of a CSV's text (14 metric columns); pydantic-
+    core writes a list of them ~5x faster, with the same text wherever ``repr`` writes
+    plain decimals (no exponent): zero and magnitudes from 1e-4 up to 1e16, where both
+    give the shortest digits that read back the same (checked on millions of random bit
+    patterns and decimals:
+    tests/viewer/exports/test_index_exports.py). A column with any other value
+    (an exponent, NaN, an infinity) is ``repr``'s value by value."""
+    magnitudes = np.abs(np.array(values, dtype=np.float64))
+    if (((magnitudes >= 1e-4) & (magnitudes < 1e16)) | (magnitudes == 0)).all():
+        return to_json(values).decode()[1:-1].split(",")
+    return list(map(repr, values))
+
+
 def _column_fields(values: list, safe: frozenset, quoted) -> list:
     """Return one column's CSV fields: a column of one type (floats, whole numbers, or
     texts that need no defusing) in one call over the column, any other value by value."""
     kinds = set(map(type, values))
     if kinds == {float}:  # a metric's column
-        return list(map(repr, values))
+        return _float_fields(values)
     if kinds == {int}:  # a count's column (not ``bool``: ``type`` is exact)
         return list(map(str, values))
     if kinds == {str} and {v[:1] for v in values} <= safe:
