@@ -119,14 +119,10 @@ class IndexPage(Sequence):
 
     def json_lines(self, splicer: stored_json.Splicer) -> list[str]:
         """Return each record's line of the JSON export (``stored_json``)."""
-        extras = list(self.extras.items())
-        lines = []
-        for at, text in enumerate(self.texts):
-            line = splicer.line(text, self.first_rank + at, self.labels[at], self.ids[at],
-                                [(key, values[at]) for key, values in extras])
-            lines.append(stored_json.long_way(self.records[at], splicer.links)
-                         if line is None else line)
-        return lines
+        lines = splicer.lines(self.texts, self.first_rank, self.labels, self.ids,
+                              list(self.extras.items()))
+        return [stored_json.long_way(self.records[at], splicer.links) if line is None
+                else line for at, line in enumerate(lines)]
 
 
 def _computed(numbers: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, list]:

@@ -18,7 +18,14 @@ from app import domain
 from app.db import get_engine
 from app.store import schema
 from app.viewer.core import formatting
-from app.viewer.exports import csv_cells, fasta_pages, index_source, sources, text_writers
+from app.viewer.exports import (
+    csv_cells,
+    fasta_pages,
+    index_source,
+    sources,
+    stored_json,
+    text_writers,
+)
 from app.viewer.results import frame_files, freshness
 from tests.service import factories
 
@@ -224,3 +231,30 @@ def test_fasta_page_made_per_column_is_the_per_record_text(kind_key):
             expected = "".join(text_writers.fasta_records(kind, r, (rank, label))
                                for r, rank, label in zip(records, ranks, labels))
             assert fasta_pages.page_text(kind, records, ranks, labels) == expected
+
+
+def test_a_pages_json_lines_are_each_records_line():
+    """``Splicer.lines`` (what it checks once per page) gives each text's ``line``, on
+    pages with and without keys named as the view's, hostile labels and odd tails."""
+    splicer = stored_json.Splicer(lambda record: {
+        role: {"url": f"/r/{record['id']}/{role}"} for role in record["artifacts"]})
+    rng = random.Random(13)
+    labels = ["#1 AB", "x", 'q"t', "b\\s", "é", "\x7f", "\n", "", *HOSTILE]
+    tails = [',"artifacts":{"structure":{},"archive":{}}}', ',"artifacts":{}}',
+             ',"artifacts":{"a\\"b":{}}}', ',"artifacts":{"x":{"url":"u"}}}', "}",
+             ',"artifacts":{"x":{}},"more":1}']
+    heads = ['{"id":"r1","metrics":{"iptm":0.5}', '{"id":"r2","rank":3', '{"label":"L"',
+             '{"similarity":2', '{"x":"\\"artifacts\\":{}"', "{"]
+    for _ in range(400):
+        size = rng.randint(0, 6)
+        texts = []
+        for _at in range(size):
+            head, tail = rng.choice(heads), rng.choice(tails)
+            texts.append(head + tail if head != "{" else "{" + tail.lstrip(","))
+        page_labels = [rng.choice(labels) for _ in range(size)]
+        ids = [rng.choice(["res_1", "r 2", "res-3"]) for _ in range(size)]
+        extras = rng.choice([[], [("similarity", [rng.random() for _ in range(size)])]])
+        assert splicer.lines(texts, 5, page_labels, ids, extras) == [
+            splicer.line(text, 5 + at, page_labels[at], ids[at],
+                         [(key, values[at]) for key, values in extras])
+            for at, text in enumerate(texts)]
