@@ -171,7 +171,27 @@ def test_float_columns_are_the_repr_of_each_float():
     # Columns with nothing outside the plain range: the one call's path, not ``repr``'s.
     columns += [[x for x in column if x == 0 or 1e-4 <= abs(x) < 1e16] for column in columns]
     for column in columns:
-        assert csv_cells._float_fields(column) == list(map(repr, column))
+        plain = all(x == 0 or 1e-4 <= abs(x) < 1e16 for x in column)
+        assert csv_cells._number_fields(column) == (list(map(repr, column)) if plain
+                                                    else None)
+
+
+def test_number_columns_are_their_cells_or_left_to_the_value_by_value_path():
+    """A column pydantic-core writes in one call is each value's ``cell_text`` (whole
+    numbers of any size, floats); any other (mixed, none, flags, texts, lists) is not."""
+    pool = [0, 1, -7, 10**30, -(2**64), 0.5, -0.0, 1e-5, 1e16, 123.25, float("nan"),
+            True, False, None, "1.5", "", [1.5], {"a": 1.5}, b"x"]
+    rng = random.Random(17)
+    columns = [[rng.choice(pool) for _ in range(rng.randint(0, 5))] for _ in range(4000)]
+    columns += [[1, 2, 3], [0.5, 2.25, -1.0], [10**30, 0], []]
+    for column in columns:
+        fields = csv_cells._number_fields(column)
+        uniform = {type(v) for v in column} in ({int}, {float}, set())
+        if uniform and all(type(v) is int or v == 0 or 1e-4 <= abs(v) < 1e16
+                           for v in column):
+            assert fields == [csv_cells.cell_text(v) for v in column], column
+        else:
+            assert fields is None, column
 
 
 def test_sequence_cells_are_the_table_summary_and_entities_text():
