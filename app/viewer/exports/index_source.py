@@ -183,7 +183,7 @@ def _stored_records(state: IndexState, data: Frame) -> frame_files.RecordTexts |
     return found if found is not None and found.count == data.size else None
 
 
-def _in_row_order(ids: np.ndarray, chunks: Iterator[list[tuple[str, str]]]
+def _in_row_order(ids: np.ndarray, chunks: Iterator[Sequence[tuple[str, str]]]
                   ) -> Iterator[list[str]]:
     """Yield the texts of the frame's rows ``ids`` from the store's (id, text) chunks in
     the same order, a list per chunk, skipping any record the frame does not hold (a
