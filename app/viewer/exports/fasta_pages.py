@@ -151,6 +151,8 @@ def fasta_chunks(kind: domain.Kind, pages: Iterable[list[dict]]) -> Iterator[str
     (``text_writers.fasta_records``, the same text)."""
     for records in pages:
         if hasattr(records, "bare"):
-            yield page_text(kind, records.bare, records.ranks, records.labels)
+            text = page_text(kind, records.bare, records.ranks, records.labels)
+            records.release()  # its records freed now, not at the next page (``collector``)
+            yield text
         else:
             yield "".join(text_writers.fasta_records(kind, record) for record in records)

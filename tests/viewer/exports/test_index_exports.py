@@ -278,3 +278,17 @@ def test_a_pages_json_lines_are_each_records_line():
             splicer.line(text, 5 + at, page_labels[at], ids[at],
                          [(key, values[at]) for key, values in extras])
             for at, text in enumerate(texts)]
+
+
+def test_a_released_page_reads_its_records_again():
+    """A writer lets go of a page's parsed records once its chunk is made; anything that
+    reads them afterwards gets them parsed anew, the same."""
+    texts = ['{"id":"a","metrics":{"iptm":0.5}}', '{"id":"b","rank":7}']
+    page = index_source.IndexPage(["a", "b"], texts, 3, ["#1 A", "#2 B"],
+                                  {"similarity": [0.5, None]}, {}, np.array([0, 1]))
+    bare, records = page.bare, page.records
+    page.release()
+    assert page.bare is not bare and page.bare == bare
+    page.release()
+    assert page.records is not records and page.records == records
+    assert records[1] == {"rank": 4, "label": "#2 B", "id": "b", "similarity": None}
