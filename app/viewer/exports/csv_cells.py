@@ -207,7 +207,9 @@ def _number_fields(values: list) -> list[str] | None:
     tests/viewer/exports/test_index_exports.py) and ``str``'s of a whole number. Its
     text tells which column it was: none of ``_NOT_PLAIN``, no ``0.0000`` (a magnitude
     below 1e-4, which ``repr`` writes with an exponent), and a point in every field
-    (floats) or in none (whole numbers)."""
+    (floats) or in none (whole numbers). A subclass of float (NumPy's float64) would be
+    written as its number where ``repr`` names its type: none reaches a column, whose
+    values are parsed JSON, the index's ``tolist()`` or the view's ``float``/``int``."""
     try:
         text = to_json(values).decode()[1:-1]
     except Exception:  # a value pydantic-core does not write: the column value by value
