@@ -18,6 +18,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from pydantic_core import to_json
+
 from app.viewer.chem import alerts, identifiers, properties
 from app.viewer.core import formatting
 from app.viewer.exports.precision import rounded_properties
@@ -188,11 +190,47 @@ def _field(value) -> str:
     return '"' + text.replace('"', '""') + '"' if _QUOTED.search(text) else text
 
 
+# What pydantic-core writes of any value but a float in plain decimals or a whole number:
+# a text, null, true and false, a list, an object, an exponent, NaN and the infinities.
+_NOT_PLAIN = ('"', "n", "t", "f", "[", "{", "e", "N", "I")
+
+
+def _number_fields(values: list) -> list[str] | None:
+    """Return the fields of a column of floats, or of whole numbers, written by pydantic-
+    core in one call; None for any other column.
+
+    ``repr`` of a float costs ~0.2 us, and telling a column's types apart another
+    ~0.03 us a value: most of a CSV's text (14 metric columns). pydantic-core writes a
+    list ~5x faster, with ``repr``'s text wherever ``repr`` writes plain decimals (zero
+    and magnitudes from 1e-4 up to 1e16, both the shortest digits that read back the
+    same: checked on millions of random bit patterns and decimals,
+    tests/viewer/exports/test_index_exports.py) and ``str``'s of a whole number. Its
+    text tells which column it was: none of ``_NOT_PLAIN``, no ``0.0000`` (a magnitude
+    below 1e-4, which ``repr`` writes with an exponent), and a point in every field
+    (floats) or in none (whole numbers). A subclass of float (NumPy's float64) would be
+    written as its number where ``repr`` names its type: none reaches a column, whose
+    values are parsed JSON, the index's ``tolist()`` or the view's ``float``/``int``."""
+    try:
+        text = to_json(values).decode()[1:-1]
+    except Exception:  # a value pydantic-core does not write: the column value by value
+        return None
+    if any(mark in text for mark in _NOT_PLAIN) or "0.0000" in text:
+        return None
+    points = text.count(".")
+    if points and points != len(values):  # floats and whole numbers mixed
+        return None
+    return text.split(",") if values else []
+
+
 def _column_fields(values: list, safe: frozenset, quoted) -> list:
     """Return one column's CSV fields: a column of one type (floats, whole numbers, or
     texts that need no defusing) in one call over the column, any other value by value."""
+    if type(values) is list and values and type(values[0]) in (float, int):
+        fields = _number_fields(values)  # a metric's column, a count's
+        if fields is not None:
+            return fields
     kinds = set(map(type, values))
-    if kinds == {float}:  # a metric's column
+    if kinds == {float}:  # a metric's column with an exponent, NaN or an infinity
         return list(map(repr, values))
     if kinds == {int}:  # a count's column (not ``bool``: ``type`` is exact)
         return list(map(str, values))

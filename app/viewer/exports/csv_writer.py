@@ -123,8 +123,10 @@ def csv_chunks(kind: Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
         # computed columns read from the index's (``index_source.IndexPage``).
         head = [records.ranks, records.labels,
                 *(records.view_column(key) for key in added)]
-        return csv_cells.csv_text(csv_cells.columns(columns, added, records.bare,
+        text = csv_cells.csv_text(csv_cells.columns(columns, added, records.bare,
                                                     records.computed, head))
+        records.release()  # its records freed now, not at the next page (``collector``)
+        return text
 
     names = header(columns)
     yield _csv_text([[*names[:3], *added, *names[3:]]])

@@ -13,7 +13,7 @@ which stay the definition of the file (module docstring there).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from app import domain
 from app.viewer.exports import text_writers
@@ -52,23 +52,44 @@ def _metric_tails(kind: domain.Kind, records: Sequence[dict]) -> list[str]:
                     words.append(" " + text(value))
             found.append("".join(words))
         return found
-    columns = []
-    for key, text in text_writers._grading(kind.metrics_for(next(iter(shapes)))):
-        values = [m.get(key) for m in metrics]
-        if set(map(type, values)) == {float}:  # the usual column: every value a number
-            columns.append(list(map(_spaced(text), values)))
-        else:
-            columns.append([" " + text(v) if type(v) in (int, float) else ""
-                            for v in values])
-    if not columns:
+    keys = kind.metrics_for(next(iter(shapes)))
+    grading = text_writers._grading(keys)
+    columns = [[m.get(key) for m in metrics] for key, _text in grading]
+    if columns and all(set(map(type, values)) == {float} for values in columns):
+        # The usual page: every grading value a number, a record's words one ``%``.
+        return list(map(_row_format(keys), zip(*columns, strict=True)))
+    words = []
+    for (_key, text), values in zip(grading, columns, strict=True):
+        words.append([" " + text(v) if type(v) in (int, float) else "" for v in values])
+    if not words:
         return [""] * len(records)
-    return list(map("".join, zip(*columns, strict=True)))
+    return list(map("".join, zip(*words, strict=True)))
 
 
-def _spaced(text):
-    """Return the ``str.format`` of ``text``'s template (a bound ``format``) with a space
-    in front: one call a value instead of a format and a concatenation."""
-    return (" " + text.__self__).format
+_ROW_FORMATS: dict[tuple[str, ...], Callable[[tuple], str]] = {}
+
+
+def _row_format(keys: tuple[str, ...]) -> Callable[[tuple], str]:
+    """Return the ``%`` of a record's grading words (`` key=%.Nf`` each, the metric's
+    decimals: what ``text_writers._grading``'s ``str.format`` writes of a number, one call
+    a record instead of one a value)."""
+    found = _ROW_FORMATS.get(keys)
+    if found is None:
+        found = "".join(f" {key.replace('%', '%%')}=%.{domain.metric(key).decimals}f"
+                        for key, _text in text_writers._grading(keys)).__mod__
+        if len(_ROW_FORMATS) < 256:
+            _ROW_FORMATS[keys] = found
+    return found
+
+
+def _sequences(values: list) -> list[str]:
+    """Return ``sequence_text`` of each value: a page of letters only (the usual one)
+    checked in one look at the whole page, as ``sequence_text`` checks one."""
+    if all(type(v) is str for v in values):
+        whole = "".join(values)
+        if (whole.isascii() and whole.isalpha()) or text_writers._PLAIN_SEQUENCE.fullmatch(whole):
+            return values
+    return [sequence_text(v) for v in values]
 
 
 def _words(name: str, values: Sequence) -> list[str]:
@@ -93,16 +114,22 @@ def page_text(kind: domain.Kind, records: Sequence[dict], ranks: Sequence[int],
     tails = _metric_tails(kind, records)
     variants = _words("variant", [r.get("type") for r in records])
     external = _words("external_id", [r.get("external_id") for r in records])
-    chain_names: dict[str, str] = {}
-    out = []
-    for record, name, metric, variant, ext in zip(records, names, tails, variants, external,
-                                                  strict=True):
+    designed = []
+    for record in records:
         for entity in record.get("entities") or []:
             if entity.get("type") == "protein":
                 break
         else:
-            continue  # no designed chain: no FASTA record
-        sequence = sequence_text(entity.get("value") or "")
+            entity = None  # no designed chain: no FASTA record
+        designed.append(entity)
+    sequences = _sequences([(entity.get("value") or "") if entity is not None else ""
+                            for entity in designed])
+    chain_names: dict[str, str] = {}
+    out = []
+    for entity, sequence, name, metric, variant, ext in zip(
+            designed, sequences, names, tails, variants, external, strict=True):
+        if entity is None:
+            continue
         if len(sequence) <= FASTA_WIDTH:
             lines = sequence + "\n" if sequence else ""
         else:
@@ -124,6 +151,8 @@ def fasta_chunks(kind: domain.Kind, pages: Iterable[list[dict]]) -> Iterator[str
     (``text_writers.fasta_records``, the same text)."""
     for records in pages:
         if hasattr(records, "bare"):
-            yield page_text(kind, records.bare, records.ranks, records.labels)
+            text = page_text(kind, records.bare, records.ranks, records.labels)
+            records.release()  # its records freed now, not at the next page (``collector``)
+            yield text
         else:
             yield "".join(text_writers.fasta_records(kind, record) for record in records)

@@ -28,6 +28,7 @@ _ARTIFACTS = '"artifacts":{'
 # The stored tail: the artifacts object holding only roles with empty objects, closing
 # the record. Keys are JSON strings (any escape), so a role can be any text.
 _TAIL = re.compile(r'"artifacts":(\{(?:"(?:[^"\\]|\\.)*":\{\}(?:,"(?:[^"\\]|\\.)*":\{\})*)?\})\}')
+_UNSEEN = object()
 # A stand-in result id for the URL template of a set of roles (an id of the API's alphabet).
 _MARK = "RESULTIDMARKXQZ"
 
@@ -46,6 +47,9 @@ class Splicer:
     def __init__(self, artifact_links: Callable[[dict], dict]):
         self.links = artifact_links
         self._templates: dict[str, tuple[dict, list[str] | None]] = {}
+        # A stored tail (from ``"artifacts":`` to the end) -> its roles' text, or None when
+        # it is not the stored form: the tails of a pipeline's records are a handful.
+        self._tails: dict[str, str | None] = {}
 
     def _artifacts(self, roles_text: str, result_id: str) -> str:
         """Return the JSON of the viewer's artifacts object of a result whose stored
@@ -64,6 +68,46 @@ class Splicer:
         if parts is None or not ID.fullmatch(result_id):
             return to_json(self.links({"id": result_id, "artifacts": roles})).decode()
         return result_id.join(parts)
+
+    def lines(self, texts: Sequence[str], first_rank: int, labels: Sequence[str],
+              ids: Sequence[str], extras: Sequence[tuple[str, Sequence]]
+              ) -> list[str | None]:
+        """Return the lines of a page's records (``line`` of each: None where it must be
+        made the long way), with what ``line`` looks for in every text looked for once in
+        the whole page: a key named as the view's that no text holds, labels that are
+        their own JSON (printable ASCII without quote or backslash), the tails seen."""
+        whole = "\n".join(texts)  # a key's quoted name holds no line break: none spans two
+        names = ('"rank"', '"label"', *(f'"{key}"' for key, _values in extras))
+        if any(name in whole for name in names):  # a record holds one: each text checked
+            return [self.line(text, first_rank + at, labels[at], ids[at],
+                              [(key, values[at]) for key, values in extras])
+                    for at, text in enumerate(texts)]
+        quoted = "".join(labels)
+        plain = quoted.isascii() and quoted.isprintable() and '"' not in quoted \
+            and "\\" not in quoted
+        tails, artifacts_of = self._tails, self._artifacts
+        out: list[str | None] = []
+        for at, text in enumerate(texts):
+            start = text.rfind(_ARTIFACTS)
+            if start < 1 or text[start - 1] not in ",{":
+                out.append(None)
+                continue
+            tail = text[start:]
+            roles = tails.get(tail, _UNSEEN)
+            if roles is _UNSEEN:
+                found = _TAIL.fullmatch(tail)
+                roles = None if found is None else found.group(1)
+                if len(tails) < 64:
+                    tails[tail] = roles
+            if roles is None:
+                out.append(None)
+                continue
+            label = '"' + labels[at] + '"' if plain else to_json(labels[at]).decode()
+            after = "".join(f',"{key}":{to_json(values[at]).decode()}'
+                            for key, values in extras)
+            out.append(f'{{"rank":{first_rank + at},"label":{label},{text[1:start]}'
+                       f'"artifacts":{artifacts_of(roles, ids[at])}{after}}}')
+        return out
 
     def line(self, text: str, rank: int, label: str, result_id: str,
              extras: Sequence[tuple[str, object]]) -> str | None:

@@ -70,6 +70,7 @@ def json_chunks(pipeline: dict, kind: domain.Kind, pages: Iterable[list[dict]],
         if splicer is not None and hasattr(records, "json_lines"):
             # From the index: the stored texts spliced, the same lines (``stored_json``).
             lines = records.json_lines(splicer)
+            records.release()  # any record parsed the long way, freed now (``collector``)
         elif artifact_links is not None:
             lines = [stored_json.long_way(record, artifact_links) for record in records]
         else:

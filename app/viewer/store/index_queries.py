@@ -9,7 +9,7 @@ link through the API first.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import sqlalchemy as sa
 from pydantic_core import from_json
@@ -94,15 +94,15 @@ def record_texts(conn: Connection, pipeline_id: str, ids: list[str]) -> dict[str
 
 
 def ordered_record_texts(conn: Connection, pipeline_id: str, chunk: int = 5_000
-                         ) -> Iterator[list[tuple[str, str]]]:
-    """Yield the pipeline's stored records as (id, JSON text), ``chunk`` at a time, in the
-    API's order (a frame's row order: ``column_chunks``): one scan, no lookup per id."""
+                         ) -> Iterator[Sequence[tuple[str, str]]]:
+    """Yield the pipeline's stored records as (id, JSON text) rows, ``chunk`` at a time, in
+    the API's order (a frame's row order: ``column_chunks``): one scan, no lookup per id
+    (the driver's rows as they come: a tuple made of each cost a tenth of the scan)."""
     result = conn.execution_options(yield_per=chunk).execute(
         sa.select(indexed_records.c.result_id, indexed_records.c.record)
         .where(indexed_records.c.pipeline_id == pipeline_id)
         .order_by(indexed_records.c.result_id))
-    for rows in result.partitions(chunk):
-        yield [tuple(row) for row in rows]
+    yield from result.tuples().partitions(chunk)
 
 
 def records(conn: Connection, pipeline_id: str, ids: list[str]) -> list[dict]:

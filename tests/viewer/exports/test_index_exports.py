@@ -18,7 +18,14 @@ from app import domain
 from app.db import get_engine
 from app.store import schema
 from app.viewer.core import formatting
-from app.viewer.exports import csv_cells, fasta_pages, index_source, sources, text_writers
+from app.viewer.exports import (
+    csv_cells,
+    fasta_pages,
+    index_source,
+    sources,
+    stored_json,
+    text_writers,
+)
 from app.viewer.results import frame_files, freshness
 from tests.service import factories
 
@@ -146,6 +153,47 @@ def test_csv_text_is_what_the_csv_module_writes():
         assert csv_cells.csv_text(columns) == out.getvalue()
 
 
+def test_float_columns_are_the_repr_of_each_float():
+    """A column of floats written in one call is ``repr`` of each, whatever the floats:
+    random bit patterns (every magnitude, NaN, infinities), decimals, the boundaries."""
+    rng = np.random.default_rng(5)
+    bits = rng.integers(0, 2**63, 200_000, dtype=np.int64).view(np.float64)
+    bits = np.concatenate([bits, -bits]).tolist()
+    decimals = [round(x, d) for x, d in zip(
+        (rng.random(50_000) * 10.0 ** rng.integers(-6, 18, 50_000)).tolist(),
+        rng.integers(0, 12, 50_000).tolist(), strict=True)]
+    edges = [1e-4, 1e16, 0.0, -0.0, 5e-324, float("nan"), float("inf"), -float("inf")]
+    edges += np.nextafter(np.array([1e-4, 1e-4, 1e16, 1e16]),
+                          np.array([0, 1, 0, 1e17])).tolist()
+    columns = [bits[at:at + 1000] for at in range(0, len(bits), 1000)]
+    columns += [decimals[at:at + 1000] for at in range(0, len(decimals), 1000)]
+    columns += [[edge, 0.5] for edge in edges] + [[x, -x] for x in (1e-4, 0.25, 1e15)]
+    # Columns with nothing outside the plain range: the one call's path, not ``repr``'s.
+    columns += [[x for x in column if x == 0 or 1e-4 <= abs(x) < 1e16] for column in columns]
+    for column in columns:
+        plain = all(x == 0 or 1e-4 <= abs(x) < 1e16 for x in column)
+        assert csv_cells._number_fields(column) == (list(map(repr, column)) if plain
+                                                    else None)
+
+
+def test_number_columns_are_their_cells_or_left_to_the_value_by_value_path():
+    """A column pydantic-core writes in one call is each value's ``cell_text`` (whole
+    numbers of any size, floats); any other (mixed, none, flags, texts, lists) is not."""
+    pool = [0, 1, -7, 10**30, -(2**64), 0.5, -0.0, 1e-5, 1e16, 123.25, float("nan"),
+            True, False, None, "1.5", "", [1.5], {"a": 1.5}, b"x"]
+    rng = random.Random(17)
+    columns = [[rng.choice(pool) for _ in range(rng.randint(0, 5))] for _ in range(4000)]
+    columns += [[1, 2, 3], [0.5, 2.25, -1.0], [10**30, 0], []]
+    for column in columns:
+        fields = csv_cells._number_fields(column)
+        uniform = {type(v) for v in column} in ({int}, {float}, set())
+        if uniform and all(type(v) is int or v == 0 or 1e-4 <= abs(v) < 1e16
+                           for v in column):
+            assert fields == [csv_cells.cell_text(v) for v in column], column
+        else:
+            assert fields is None, column
+
+
 def test_sequence_cells_are_the_table_summary_and_entities_text():
     odd_ids = [["A", "B"], "AB", [1, 2], {"C": 1}, [], None, [["A"]], ["A,B", "é"]]
     for chain_ids in odd_ids:
@@ -203,3 +251,44 @@ def test_fasta_page_made_per_column_is_the_per_record_text(kind_key):
             expected = "".join(text_writers.fasta_records(kind, r, (rank, label))
                                for r, rank, label in zip(records, ranks, labels))
             assert fasta_pages.page_text(kind, records, ranks, labels) == expected
+
+
+def test_a_pages_json_lines_are_each_records_line():
+    """``Splicer.lines`` (what it checks once per page) gives each text's ``line``, on
+    pages with and without keys named as the view's, hostile labels and odd tails."""
+    splicer = stored_json.Splicer(lambda record: {
+        role: {"url": f"/r/{record['id']}/{role}"} for role in record["artifacts"]})
+    rng = random.Random(13)
+    labels = ["#1 AB", "x", 'q"t', "b\\s", "é", "\x7f", "\n", "", *HOSTILE]
+    tails = [',"artifacts":{"structure":{},"archive":{}}}', ',"artifacts":{}}',
+             ',"artifacts":{"a\\"b":{}}}', ',"artifacts":{"x":{"url":"u"}}}', "}",
+             ',"artifacts":{"x":{}},"more":1}']
+    heads = ['{"id":"r1","metrics":{"iptm":0.5}', '{"id":"r2","rank":3', '{"label":"L"',
+             '{"similarity":2', '{"x":"\\"artifacts\\":{}"', "{"]
+    for _ in range(400):
+        size = rng.randint(0, 6)
+        texts = []
+        for _at in range(size):
+            head, tail = rng.choice(heads), rng.choice(tails)
+            texts.append(head + tail if head != "{" else "{" + tail.lstrip(","))
+        page_labels = [rng.choice(labels) for _ in range(size)]
+        ids = [rng.choice(["res_1", "r 2", "res-3"]) for _ in range(size)]
+        extras = rng.choice([[], [("similarity", [rng.random() for _ in range(size)])]])
+        assert splicer.lines(texts, 5, page_labels, ids, extras) == [
+            splicer.line(text, 5 + at, page_labels[at], ids[at],
+                         [(key, values[at]) for key, values in extras])
+            for at, text in enumerate(texts)]
+
+
+def test_a_released_page_reads_its_records_again():
+    """A writer lets go of a page's parsed records once its chunk is made; anything that
+    reads them afterwards gets them parsed anew, the same."""
+    texts = ['{"id":"a","metrics":{"iptm":0.5}}', '{"id":"b","rank":7}']
+    page = index_source.IndexPage(["a", "b"], texts, 3, ["#1 A", "#2 B"],
+                                  {"similarity": [0.5, None]}, {}, np.array([0, 1]))
+    bare, records = page.bare, page.records
+    page.release()
+    assert page.bare is not bare and page.bare == bare
+    page.release()
+    assert page.records is not records and page.records == records
+    assert records[1] == {"rank": 4, "label": "#2 B", "id": "b", "similarity": None}
