@@ -180,7 +180,11 @@ def build(chunks: Iterable[dict[str, list]], codes: tuple[str, ...]) -> Frame:
         _collect_extras(extras, columns.get("extra_metrics") or [], size)
         size += len(columns["result_id"])
         for key, parts in number_parts.items():
-            parts.append(np.array(columns[key], dtype=np.float64))  # None reads as NaN
+            column = columns[key]
+            # A column with no value in the chunk (a protein page's chemistry, a metric
+            # of another kind): NaN at once, not read value by value.
+            parts.append(np.full(len(column), np.nan) if column.count(None) == len(column)
+                         else np.array(column, dtype=np.float64))  # None reads as NaN
         for key, parts in text_parts.items():
             parts.append(np.array(["" if v is None else v for v in columns[key]],
                                   dtype="S" if key in _ASCII else str))
