@@ -15,7 +15,9 @@ computes the same numbers for a page's chains in a few array operations:
   ``ProtParamData.kd``/``DIWV``);
 - the isoelectric point by Biopython's own bisection (``IsoelectricPoint.pi``: same
   start, interval, stopping width and Bjellqvist pKs, terminal pKs by first and last
-  residue), run for every chain at once; the net charge at pH 7.4 by the same sum.
+  residue), run for every chain at once, each step going the way Biopython's sum of
+  charges says (read from a sum with one power of ten per chain where its sign is
+  beyond doubt, ``_isoelectric``); the net charge at pH 7.4 by Biopython's sum.
 
 Every value is rounded to 4 decimals as ``properties.compute`` rounds them (Python's
 correctly rounded ``round``, done for a whole column at once by ``_round4``); sums in
