@@ -161,12 +161,18 @@ class Build:
         started = time.perf_counter()
         writer = None
         try:
-            writer = self._writer(engine)
-            raw = not isinstance(writer, _HereWriter)  # the child reads the body
             with (ThreadPoolExecutor(1, thread_name_prefix="index-page") as pool,
                   LeaseKeeper(lambda: self._renew(engine),
                               RENEW_EVERY.total_seconds()) as keeper):
+                # The first page is asked for while the child starts (tens of ms): as
+                # its body, read by the child (``page_child``) unless there is none.
+                raw = self.in_child and shared_url(engine) is not None
                 pending = self._fetch(pool, after, raw)
+                writer = self._writer(engine)
+                if raw and isinstance(writer, _HereWriter):  # no child after all (rare):
+                    # the page asked again as records, the body left unread
+                    raw = False
+                    pending = self._fetch(pool, after, raw)
                 while True:
                     body = pending.result()
                     # The child's appends renew the lease (and the keeper between them);

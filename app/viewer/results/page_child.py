@@ -175,7 +175,7 @@ def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
         if position is None:  # sent before the page ahead of it was counted
             position = following
         try:
-            records = _check(json_loads(body), last_id, more)
+            records = _check(json_loads(body, cache_values=False), last_id, more)
             columns, stored, page_codes = index_rows.page_rows(records, position)
             if checkpoints is not None:
                 checkpoints.writing()
