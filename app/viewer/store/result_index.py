@@ -60,6 +60,9 @@ class IndexState:
     latest_result_id: str | None = None
     # When this index of the pipeline was made (``generation``).
     created_at: datetime | None = None
+    # When its state last changed (for a ready index: when it became ready, or was
+    # brought up to date): a benchmark reads a build's end here, not by polling.
+    updated_at: datetime | None = None
 
     @property
     def ready(self) -> bool:
@@ -97,7 +100,7 @@ def _state(row) -> IndexState:
     return IndexState(
         row.pipeline_id, row.kind, row.state, row.target_count, row.pipeline_status,
         row.indexed, row.last_id, row.version, codes, row.lease_owner, row.lease_until,
-        row.failure, row.last_used_at, row.latest_result_id, row.created_at,
+        row.failure, row.last_used_at, row.latest_result_id, row.created_at, row.updated_at,
     )
 
 
