@@ -20,10 +20,10 @@ counted as non-matching; one candidate over ``ITEM_SECONDS`` (a hostile pair) do
 match, and is logged.
 
 The child confirms ``BLOCK`` candidates per call into RDKit's C++ (``confirm_block``: its
-``SubstructLibrary`` over the records, on ``THREADS`` threads, with ``HasSubstructMatch``'s
-own parameters), not one Python call per molecule: reading a pickle (~30 us for a
-drug-like molecule) and matching it (~7 us) is most of a candidate's cost, and the library
-does both without the interpreter, on both cores. A block takes milliseconds, so one that
+``SubstructLibrary`` over the records, with ``HasSubstructMatch``'s own parameters), not
+one Python call per molecule: reading a pickle (~30 us for a drug-like molecule) and
+matching it (~7 us) is most of a candidate's cost, and the library does both without the
+interpreter between molecules. A block takes milliseconds, so one that
 overruns ``ITEM_SECONDS`` holds a hostile molecule: its candidates are then confirmed one
 by one (``confirm_one``), each with its own budget, the answers unchanged.
 """
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from rdkit import Chem
@@ -56,9 +56,11 @@ PATTERN_SECONDS = 2.0
 # cubane 1.5): not fingerprinted, screened by nothing.
 DENSE_QUERY = 2
 # Candidates per call into RDKit's C++ (``confirm_block``): ~10 ms of work, so a block that
-# overruns ``ITEM_SECONDS`` holds a hostile molecule; and RDKit's threads for one block.
+# overruns ``ITEM_SECONDS`` holds a hostile molecule. One thread: measured on the shared
+# 2-core machine, a second thread per block made a broad query slower (each block waits for
+# its slower thread when other processes hold a core) and would take the visitors' core.
 BLOCK = 256
-THREADS = 2
+THREADS = 1
 
 
 class TooBroad(BadRequest):
@@ -155,8 +157,12 @@ def confirm_block(items: list[bytes | str], query_text: str) -> list[bool]:
     if not positions:
         return out
     library = rdSubstructLibrary.SubstructLibrary(holder)
-    try:  # HasSubstructMatch's parameters: chirality ignored, recursion allowed
-        hits = library.GetMatches(query, Chem.SubstructMatchParameters(), THREADS, -1)
+    # HasSubstructMatch's parameters: chirality ignored, recursion allowed, and one match
+    # is enough (the default 1,000 enumerates every benzene ring's 12 mappings: slower).
+    parameters = Chem.SubstructMatchParameters()
+    parameters.maxMatches = 1
+    try:
+        hits = library.GetMatches(query, parameters, THREADS, -1)
     except RuntimeError:  # a pickle RDKit cannot read: each record read on its own
         return [confirm_one(item, query_text) for item in items]
     for hit in hits:
@@ -186,24 +192,33 @@ def query_bits(query_text: str) -> bytes:
     return found if isinstance(found, bytes) else b""
 
 
-def confirm_within_budget(candidates: int, chunks: Iterable[list], query_text: str
+def confirm_within_budget(candidates: int, chunks: Iterable[list], query_text: str, *,
+                          seconds: float | None = None, worker: str = "substructure",
+                          niceness: int = 0, progress: Callable[[int, int], None] | None = None
                           ) -> list[bool]:
     """Return ``confirm_one`` of each candidate, the ``chunks`` (lists of records or
     SMILES, ``candidates`` items in all) sent to the child one after the other, ``BLOCK``
     at a time (``confirm_block``; a block over ``ITEM_SECONDS``: one by one); raise
-    ``TooBroad`` when ``TOTAL_SECONDS`` run out before the last one is checked."""
-    deadline = time.monotonic() + TOTAL_SECONDS
-    worker = budget.worker("substructure")
+    ``TooBroad`` when ``seconds`` (default ``TOTAL_SECONDS``) run out before the last one
+    is checked. ``worker`` names the child (``budget.worker``: a background count has its
+    own, at ``niceness``); ``progress(checked, matched)`` is told after each chunk."""
+    deadline = time.monotonic() + (TOTAL_SECONDS if seconds is None else seconds)
+    child = budget.worker(worker, niceness)
     found: list[bool] = []
+    matched = 0
     for chunk in chunks:
         blocks = [chunk[start:start + BLOCK] for start in range(0, len(chunk), BLOCK)]
-        answers = _run(worker, "confirm_block", blocks, query_text, deadline, found,
+        answers = _run(child, "confirm_block", blocks, query_text, deadline, found,
                        candidates) if blocks else []
         for block, answer in zip(blocks, answers, strict=True):
             if answer is budget.OVERRUN:  # a hostile molecule in it (or the time is up)
-                answer = _run(worker, "confirm", block, query_text, deadline, found,
+                answer = _run(child, "confirm", block, query_text, deadline, found,
                               candidates)
-            found.extend(item is True for item in answer)
+            confirmed = [item is True for item in answer]
+            found.extend(confirmed)
+            matched += sum(confirmed)
+        if progress is not None:
+            progress(len(found), matched)
     return found
 
 
