@@ -66,10 +66,11 @@ THREADS = 1
 class TooBroad(BadRequest):
     """A query whose candidates could not all be checked within ``TOTAL_SECONDS`` (400)."""
 
-    def __init__(self, checked: int, candidates: int):
+    def __init__(self, checked: int, candidates: int, seconds: float | None = None):
+        seconds = TOTAL_SECONDS if seconds is None else seconds
         super().__init__(
             f"'smarts' has {candidates:,} candidate molecules; {checked:,} were checked "
-            f"within the {TOTAL_SECONDS:.0f} s a search may take, so no answer is given: "
+            f"within the {seconds:.0f} s a search may take, so no answer is given: "
             "make the substructure more specific (more atoms or bonds).")
         self.checked, self.candidates = checked, candidates
 
@@ -202,18 +203,24 @@ def confirm_within_budget(candidates: int, chunks: Iterable[list], query_text: s
     ``TooBroad`` when ``seconds`` (default ``TOTAL_SECONDS``) run out before the last one
     is checked. ``worker`` names the child (``budget.worker``: a background count has its
     own, at ``niceness``); ``progress(checked, matched)`` is told after each chunk."""
-    deadline = time.monotonic() + (TOTAL_SECONDS if seconds is None else seconds)
+    seconds = TOTAL_SECONDS if seconds is None else seconds
+    deadline = time.monotonic() + seconds
     child = budget.worker(worker, niceness)
     found: list[bool] = []
     matched = 0
+
+    def run(task: str, items: list) -> list:
+        try:
+            return _run(child, task, items, query_text, deadline)
+        except _OutOfTime as late:
+            raise TooBroad(len(found) + late.reached, candidates, seconds) from None
+
     for chunk in chunks:
         blocks = [chunk[start:start + BLOCK] for start in range(0, len(chunk), BLOCK)]
-        answers = _run(child, "confirm_block", blocks, query_text, deadline, found,
-                       candidates) if blocks else []
+        answers = run("confirm_block", blocks) if blocks else []
         for block, answer in zip(blocks, answers, strict=True):
             if answer is budget.OVERRUN:  # a hostile molecule in it (or the time is up)
-                answer = _run(child, "confirm", block, query_text, deadline, found,
-                              candidates)
+                answer = run("confirm", block)
             confirmed = [item is True for item in answer]
             found.extend(confirmed)
             matched += sum(confirmed)
@@ -222,14 +229,21 @@ def confirm_within_budget(candidates: int, chunks: Iterable[list], query_text: s
     return found
 
 
+class _OutOfTime(Exception):
+    """The deadline came with ``reached`` candidates of the task answered."""
+
+    def __init__(self, reached: int):
+        super().__init__(reached)
+        self.reached = reached
+
+
 def _run(worker: budget.ChemistryWorker, task: str, items: list, query_text: str,
-         deadline: float, found: list[bool], candidates: int) -> list:
+         deadline: float) -> list:
     """Return the child's answers of ``task`` over ``items`` within what is left before
-    ``deadline``; raise ``TooBroad`` (``found``: the candidates answered before) when it
-    runs out."""
+    ``deadline``; raise ``_OutOfTime`` when it runs out."""
     left = deadline - time.monotonic()
     if left <= 0:
-        raise TooBroad(len(found), candidates)
+        raise _OutOfTime(0)
     answers = worker.run_each(task, items, (query_text,), item_seconds=ITEM_SECONDS,
                               total_seconds=left)
     if answers and answers[-1] is budget.OVERRUN and time.monotonic() >= deadline:
@@ -237,7 +251,7 @@ def _run(worker: budget.ChemistryWorker, task: str, items: list, query_text: str
                       default=0)
         if task == "confirm_block":
             reached = sum(len(block) for block in items[:reached])
-        raise TooBroad(len(found) + reached, candidates)
+        raise _OutOfTime(reached)
     return answers
 
 

@@ -29,7 +29,7 @@ from app.viewer.results import (
     fields,
     frame,
     frame_files,
-    substructure_answers,
+    substructure_counting,
 )
 from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
@@ -71,17 +71,11 @@ class _Lru:
 
 _frames = _Lru(4)  # ~25 MB each for 100,000 results
 _answers = _Lru(256)
-# A new substructure query screens every distinct molecule with the index's pattern
-# fingerprints and confirms the candidates in the chemistry child (``substructure_answers``;
-# without them it parses every distinct SMILES: ~0.1 ms each). One at a time per worker,
-# so visitors sending many new queries hold one thread, never every thread of the worker.
-_substructure_turn = threading.Lock()
-
-
 def clear_caches() -> None:
     """Forget every frame and answer of this worker."""
     _frames.clear()
     _answers.clear()
+    substructure_counting.clear()
 
 
 def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
@@ -135,7 +129,9 @@ def current_frame(state: IndexState) -> Frame:
 
 def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
     """Return which rows' molecule holds ``smarts`` (screened, then RDKit once per
-    candidate distinct molecule: ``substructure_answers``).
+    candidate distinct molecule: ``substructure_answers``), or raise
+    ``substructure_counting.Counting`` (a 503 saying how far it got) while a broad query
+    is still counted in the background.
 
     Cached per index version and query, apart from the other filters: changing a number
     filter of a substructure view matches nothing again.
@@ -146,17 +142,17 @@ def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
         if molecules is None or not molecules.smiles:
             return np.zeros(data.size, dtype=bool)
         substructure.parse_query(smarts)  # a bad query is the visitor's 400, here
-        # A new query over every molecule is expensive work: admitted or Busy (a 503).
+        # A new query over every molecule is expensive work: admitted or Busy (a 503);
+        # waiting for its count (a thread's: substructure_counting) holds the request.
         release = work_gate.enter("substructure")
         try:
-            with _substructure_turn:
-                found = substructure_answers.matching(molecules, smarts)
+            found = substructure_counting.answer(key, molecules, smarts)
         finally:
             release()
         return molecules.rows_matching(found)
 
-    return _answers.get((state.pipeline_id, state.generation, state.version, "smarts",
-                         smarts), compute)
+    key = (state.pipeline_id, state.generation, state.version, "smarts", smarts)
+    return _answers.get(key, compute)
 
 
 def view_frame(state: IndexState, query: ExploreQuery) -> Frame:

@@ -31,9 +31,17 @@ log = logging.getLogger(__name__)
 CHUNK = 20_000
 
 
-def matching(molecules: Molecules, smarts: str) -> np.ndarray:
+def matching(molecules: Molecules, smarts: str, **confirming) -> np.ndarray:
     """Return which distinct molecules (``molecules.smiles`` order) hold ``smarts``
-    (already read by ``substructure.parse_query``), as a bool array."""
+    (already read by ``substructure.parse_query``), as a bool array. ``confirming``:
+    ``substructure.confirm_within_budget``'s options (budget, child, progress)."""
+    candidates, usable = screened(molecules, smarts)
+    return confirmed(molecules, smarts, candidates, usable, **confirming)
+
+
+def screened(molecules: Molecules, smarts: str) -> tuple[np.ndarray, bool]:
+    """Return the candidates of ``smarts`` (indices, ascending) and whether the frame's
+    screen chose them (False: every molecule, none screened)."""
     size = len(molecules.smiles)
     chemistry = molecules.chemistry
     screen = chemistry.screen if chemistry is not None else None
@@ -46,9 +54,16 @@ def matching(molecules: Molecules, smarts: str) -> np.ndarray:
         candidates = np.arange(size)
     log.info("substructure: %d of %d molecules to confirm (%s)", len(candidates), size,
              "screened" if usable else "no screen")
+    return candidates, usable
+
+
+def confirmed(molecules: Molecules, smarts: str, candidates: np.ndarray, usable: bool,
+              **confirming) -> np.ndarray:
+    """Return ``matching``'s answer from the ``screened`` candidates, each confirmed in
+    the child (``substructure.confirm_within_budget``, with ``confirming``)."""
     found = substructure.confirm_within_budget(
-        len(candidates), _chunks(molecules, candidates, usable), smarts)
-    out = np.zeros(size, dtype=bool)
+        len(candidates), _chunks(molecules, candidates, usable), smarts, **confirming)
+    out = np.zeros(len(molecules.smiles), dtype=bool)
     out[candidates[np.array(found, dtype=bool)]] = True
     return out
 

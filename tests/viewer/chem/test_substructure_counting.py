@@ -1,0 +1,173 @@
+"""A new substructure query counted in a thread (issue 21: chemistry at scale): a broad
+one goes on in the background while requests say how far it got (a 503, never a partial
+answer), then every request gets the exact answer, kept for the index version; a
+selective one is answered within the request's wait, as before. Refusals (over budget:
+``TooBroad``) are kept; failures are not; a second broad count at once is ``Busy``."""
+
+from __future__ import annotations
+
+import threading
+from urllib.parse import quote
+
+import pytest
+from rdkit import Chem
+from rdkit.rdBase import BlockLogs
+
+from app.viewer.chem import budget, substructure
+from app.viewer.results import substructure_answers, substructure_counting
+from app.viewer.web import work_gate
+from tests.viewer.chem.pools import pool_pipeline
+from tests.viewer.chem.test_substructure_screen import POOL, _screened
+
+
+@pytest.fixture(scope="module")
+def molecules():
+    return _screened(POOL)
+
+
+@pytest.fixture(autouse=True)
+def fresh_counts():
+    substructure_counting.clear()
+    yield
+    for count in list(substructure_counting._counts.values()):
+        count.done.wait(60)  # no thread of this test outlives it
+    substructure_counting.clear()
+
+
+def _expected(query: str) -> list[bool]:
+    pattern = substructure.parse_query(query)
+    with BlockLogs():
+        return [(m := Chem.MolFromSmiles(s)) is not None and m.HasSubstructMatch(pattern)
+                for s in POOL]
+
+
+def _broad(monkeypatch) -> None:
+    """Every query counts in the background, and a request does not wait for it."""
+    monkeypatch.setattr(substructure_counting, "INTERACTIVE_CANDIDATES", 0)
+    monkeypatch.setattr(substructure_counting, "WAIT_SECONDS", 0.0)
+
+
+@pytest.fixture
+def held(monkeypatch) -> threading.Event:
+    """Background counts wait for this event before confirming (set: they go on)."""
+    release = threading.Event()
+    confirmed = substructure_answers.confirmed
+
+    def holding(*args, **options):
+        if options.get("worker") == substructure_counting.BACKGROUND_WORKER:
+            release.wait(60)
+        return confirmed(*args, **options)
+
+    monkeypatch.setattr(substructure_answers, "confirmed", holding)
+    yield release
+    release.set()
+
+
+def test_a_selective_query_is_answered_within_the_wait(molecules):
+    found = substructure_counting.answer("k", molecules, "c1ccc(Cl)cc1")
+    assert found.tolist() == _expected("c1ccc(Cl)cc1")
+    count = substructure_counting._counts["k"]
+    assert not count.background and count.checked == count.candidates > 0
+    assert count.matched == sum(_expected("c1ccc(Cl)cc1"))
+
+
+def test_a_broad_query_says_how_far_it_got_then_answers_exactly(molecules, monkeypatch,
+                                                                 held):
+    _broad(monkeypatch)
+    monkeypatch.setattr(substructure_counting, "WAIT_SECONDS", 0.3)
+    with pytest.raises(substructure_counting.Counting) as counting:
+        substructure_counting.answer("k", molecules, "c1ccccc1")
+    candidates = len(substructure_answers.screened(molecules, "c1ccccc1")[0])
+    assert sum(_expected("c1ccccc1")) < candidates < len(POOL)
+    assert counting.value.progress() == {"checked": 0, "candidates": candidates,
+                                         "matched_so_far": 0}
+    assert counting.value.message == ("The substructure search has checked 0 of "
+                                      f"{candidates} candidate molecules: 0 match so far, "
+                                      "and the count goes on.")
+    count = substructure_counting._counts["k"]
+    held.set()
+    assert count.done.wait(60) and count.background
+    assert count.checked == candidates and count.matched == sum(_expected("c1ccccc1"))
+    assert budget.worker(substructure_counting.BACKGROUND_WORKER).niceness == \
+        substructure_counting.NICENESS
+    found = substructure_counting.answer("k", molecules, "c1ccccc1")  # kept: no new count
+    assert found.tolist() == _expected("c1ccccc1") and count.matched == sum(found)
+    assert substructure_counting._counts["k"] is count
+
+
+def test_a_second_broad_count_at_once_is_busy_a_selective_one_is_not(molecules, monkeypatch,
+                                                                     held):
+    monkeypatch.setattr(substructure_counting, "INTERACTIVE_CANDIDATES",
+                        sum(_expected("c1ccc(Cl)cc1")) * 2)
+    monkeypatch.setattr(substructure_counting, "WAIT_SECONDS", 0.5)
+    with pytest.raises(substructure_counting.Counting):
+        substructure_counting.answer("broad", molecules, "*")
+    with pytest.raises(work_gate.Busy):  # another broad one: refused, not counted later
+        substructure_counting.answer("other", molecules, "[#6]")
+    assert "other" not in substructure_counting._counts
+    monkeypatch.setattr(substructure_counting, "WAIT_SECONDS", 30.0)
+    assert substructure_counting.answer("chloro", molecules, "c1ccc(Cl)cc1").tolist() == \
+        _expected("c1ccc(Cl)cc1")
+    held.set()
+    assert substructure_counting.answer("broad", molecules, "*").tolist() == _expected("*")
+    assert substructure_counting.answer("other", molecules, "[#6]").tolist() == \
+        _expected("[#6]")
+
+
+def test_a_count_over_its_budget_is_refused_and_the_refusal_kept(molecules, monkeypatch):
+    _broad(monkeypatch)
+    monkeypatch.setattr(substructure_counting, "BACKGROUND_SECONDS", 0.0)
+    screens: list[str] = []
+    screened = substructure_answers.screened
+    monkeypatch.setattr(substructure_answers, "screened",
+                        lambda m, q: screens.append(q) or screened(m, q))
+    for _retry in range(3):  # the first may find it counting still, never answered
+        with pytest.raises((substructure_counting.Counting, substructure.TooBroad)):
+            substructure_counting.answer("k", molecules, "c1ccccc1")
+        substructure_counting._counts["k"].done.wait(60)
+    with pytest.raises(substructure.TooBroad) as refused:
+        substructure_counting.answer("k", molecules, "c1ccccc1")
+    assert "within the 0 s a search may take" in refused.value.message
+    assert screens == ["c1ccccc1"]
+
+
+def test_a_failed_count_is_raised_and_counted_again(molecules, monkeypatch):
+    calls: list[str] = []
+
+    def failing(m, q):
+        calls.append(q)
+        raise RuntimeError("the frame went away")
+
+    monkeypatch.setattr(substructure_answers, "screened", failing)
+    for _retry in range(2):
+        with pytest.raises(RuntimeError):
+            substructure_counting.answer("k", molecules, "C")
+    assert calls == ["C", "C"]
+
+
+def test_the_results_view_waits_for_a_broad_count_saying_how_far(app, client, org,
+                                                                 monkeypatch, held):
+    path, smiles_of = pool_pipeline(app, org, "small_molecule_library_screen")
+    assert client.get(f"{path}?sort=id").status_code == 200  # builds the index
+    _broad(monkeypatch)
+    query = quote("c1ccccc1", safe="")
+    first = client.get(f"{path}/explore.json?smarts={query}")
+    assert first.status_code == 503 and first.headers["Retry-After"] == "5"
+    body = first.get_json()
+    assert set(body["counting"]) == {"checked", "candidates", "matched_so_far"}
+    assert "matched" not in body and "candidate molecules" in body["error"]
+    for url in (f"{path}?smarts={query}", f"{path}/export.csv?smarts={query}"):
+        page = client.get(url)  # the page and an export wait for the whole answer
+        assert page.status_code == 503 and page.headers["Retry-After"] == "5", url
+        assert b"Still counting the substructure matches" in page.data
+        assert b"candidate molecules" in page.data
+    held.set()
+    for count in list(substructure_counting._counts.values()):
+        assert count.done.wait(60)
+    pattern = substructure.parse_query("c1ccccc1")
+    with BlockLogs():
+        expected = sum(1 for s in smiles_of.values()
+                       if (m := Chem.MolFromSmiles(s)) and m.HasSubstructMatch(pattern))
+    done = client.get(f"{path}/explore.json?smarts={query}")
+    assert done.status_code == 200 and done.get_json()["matched"] == expected > 0
+    assert client.get(f"{path}?smarts={query}").status_code == 200
