@@ -4,12 +4,15 @@ A broad query (benzene over a million molecules: most of them candidates, each c
 with RDKit at ~40 us) takes longer than a visitor should hold a page. So each new query is
 a ``Count`` run by a thread of the worker, and a request waits for it: a selective query
 is answered as before; a broad one (past ``INTERACTIVE_CANDIDATES``) answers, after
-``WAIT_SECONDS``, a 503 (``Counting``, with Retry-After) saying how far the count got
+``WAIT_SECONDS``, ``Counting`` (a 503 with Retry-After) saying how far the count got
 ("has checked 412,000 of 950,000 candidate molecules: 398,000 match so far"), never a
 partial set or a count that is not the final one: the page, its count, facets,
 histograms and exports wait for the whole answer. The count goes on without the visitor;
 the next request of the same query (a retry, another visitor, explore.json) finds it
-further on, or done: kept for the index version, answered at once.
+further on, at once, or done: kept for the index version. The results page and
+explore.json show that progress as they show the index build's (``panel.Panel.counting``,
+``explore_answer.Counting``: a progress bar polled until the answer is ready); the other
+routes (exports, the plot's data) answer 503 until then.
 
 Which child confirms: a count of at most ``INTERACTIVE_CANDIDATES`` candidates (seconds)
 runs in the worker's ``substructure`` child under ``substructure.TOTAL_SECONDS``, one
@@ -44,8 +47,9 @@ from app.viewer.web import work_gate
 
 log = logging.getLogger(__name__)
 
-# A request waits this long for a background count (then: how far it got), looking at it
-# every POLL_SECONDS; an interactive one it waits for.
+# A background count is waited for this long from its start (then: how far it got; a poll
+# of its progress answers at once), looked at every POLL_SECONDS; an interactive one is
+# waited for.
 WAIT_SECONDS = 5.0
 POLL_SECONDS = 0.05
 # Candidates a request's own child confirms in seconds (~40 us each); more: background.
@@ -118,7 +122,7 @@ def answer(key: Hashable, molecules: Molecules, smarts: str) -> np.ndarray:
     (``TooBroad``) when it ended so. An interactive count is waited for (its child's
     first start included), as a request did before counts."""
     count = _count_of(key, lambda count: _run(count, molecules, smarts))
-    deadline = time.monotonic() + WAIT_SECONDS
+    deadline = count.started + WAIT_SECONDS  # a later look (a poll) does not wait
     while not count.done.wait(POLL_SECONDS):
         if count.background and time.monotonic() >= deadline:
             raise Counting(count)

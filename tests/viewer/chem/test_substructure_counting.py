@@ -1,7 +1,8 @@
 """A new substructure query counted in a thread (issue 21: chemistry at scale): a broad
-one goes on in the background while requests say how far it got (a 503, never a partial
-answer), then every request gets the exact answer, kept for the index version; a
-selective one is answered within the request's wait, as before. Refusals (over budget:
+one goes on in the background while requests say how far it got (the page and
+explore.json a progress bar, exports a 503; never a partial answer), then every request
+gets the exact answer, kept for the index version; a selective one is answered within
+the request, as before. Refusals (over budget:
 ``TooBroad``) are kept; failures are not; a second broad count at once is ``Busy``."""
 
 from __future__ import annotations
@@ -152,15 +153,21 @@ def test_the_results_view_waits_for_a_broad_count_saying_how_far(app, client, or
     _broad(monkeypatch)
     query = quote("c1ccccc1", safe="")
     first = client.get(f"{path}/explore.json?smarts={query}")
-    assert first.status_code == 503 and first.headers["Retry-After"] == "5"
+    assert first.status_code == 200  # the count's progress, as the index build's
     body = first.get_json()
-    assert set(body["counting"]) == {"checked", "candidates", "matched_so_far"}
-    assert "matched" not in body and "candidate molecules" in body["error"]
-    for url in (f"{path}?smarts={query}", f"{path}/export.csv?smarts={query}"):
-        page = client.get(url)  # the page and an export wait for the whole answer
-        assert page.status_code == 503 and page.headers["Retry-After"] == "5", url
-        assert b"Still counting the substructure matches" in page.data
-        assert b"candidate molecules" in page.data
+    assert body["state"] == "counting" and body["checked"] == 0 < body["candidates"]
+    assert body["matched_so_far"] == 0 and "matched" not in body  # no count before the end
+    page = client.get(f"{path}?smarts={query}")
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200 and 'id="index-progress"' in text
+    assert f"Checking 0 of {body['candidates']} candidate molecules" in text
+    assert 'id="match-count"' not in text and "of the results match" not in text
+    waited = client.get(f"{path}/export.csv?smarts={query}")  # waits for the whole answer
+    assert waited.status_code == 503 and waited.headers["Retry-After"] == "5"
+    assert b"Still counting the substructure matches" in waited.data
+    assert b"candidate molecules" in waited.data
+    plot = client.get(f"{path}/plot?smarts={query}").get_data(as_text=True)
+    assert 'id="index-progress"' in plot and "candidate molecules" in plot
     held.set()
     for count in list(substructure_counting._counts.values()):
         assert count.done.wait(60)
