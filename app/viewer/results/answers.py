@@ -146,13 +146,18 @@ def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
         # waiting for its count (a thread's: substructure_counting) holds the request.
         release = work_gate.enter("substructure")
         try:
-            found = substructure_counting.answer(key, molecules, smarts)
+            found = substructure_counting.answer(smarts_key(state, smarts), molecules,
+                                                 smarts)
         finally:
             release()
         return molecules.rows_matching(found)
 
-    key = (state.pipeline_id, state.generation, state.version, "smarts", smarts)
-    return _answers.get(key, compute)
+    return _answers.get(smarts_key(state, smarts), compute)
+
+
+def smarts_key(state: IndexState, smarts: str) -> tuple:
+    """Return the key of ``smarts``'s answer (and count) for the index's version."""
+    return (state.pipeline_id, state.generation, state.version, "smarts", smarts)
 
 
 def view_frame(state: IndexState, query: ExploreQuery) -> Frame:
@@ -164,24 +169,30 @@ def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
     check_keys(state, query)  # every whole-set answer starts here or in ordered_rows
 
     def compute() -> np.ndarray:
-        searched = None
-        if query.q:
-            with get_engine().connect() as conn:
-                searched = queries.search_ids(conn, state.pipeline_id, query.q)
-        matched = substructure_rows(state, query.smarts) if query.smarts else None
-        if alert_answers.wanted(query):  # PAINS / Brenk per distinct SMILES
-            alerted = alert_answers.alert_rows(current_frame(state), query)
-            matched = alerted if matched is None else matched & alerted
-        if query.scaffold:  # chem_answers: scaffolds and similarity per distinct SMILES
-            chosen = chem_answers.scaffold_rows(state, current_frame(state), query.scaffold)
-            matched = chosen if matched is None else matched & chosen
-        if epitope_answers.wanted(query):  # contacts=, contacts_any= (epitope scan)
-            hit = epitope_answers.contact_rows(state.pipeline_id, current_frame(state).ids,
-                                               query)
-            matched = hit if matched is None else matched & hit
-        return frame.mask(view_frame(state, query), query, searched, matched)
+        return selected(state, query, substructure_rows(state, query.smarts)
+                         if query.smarts else None)
 
     return _answers.get(_key(state, query, "keep"), compute)
+
+
+def selected(state: IndexState, query: ExploreQuery, matched: np.ndarray | None
+              ) -> np.ndarray:
+    """Return which rows the query keeps, ``matched`` those its substructure keeps."""
+    searched = None
+    if query.q:
+        with get_engine().connect() as conn:
+            searched = queries.search_ids(conn, state.pipeline_id, query.q)
+    if alert_answers.wanted(query):  # PAINS / Brenk per distinct SMILES
+        alerted = alert_answers.alert_rows(current_frame(state), query)
+        matched = alerted if matched is None else matched & alerted
+    if query.scaffold:  # chem_answers: scaffolds and similarity per distinct SMILES
+        chosen = chem_answers.scaffold_rows(state, current_frame(state), query.scaffold)
+        matched = chosen if matched is None else matched & chosen
+    if epitope_answers.wanted(query):  # contacts=, contacts_any= (epitope scan)
+        hit = epitope_answers.contact_rows(state.pipeline_id, current_frame(state).ids,
+                                           query)
+        matched = hit if matched is None else matched & hit
+    return frame.mask(view_frame(state, query), query, searched, matched)
 
 
 def ordered_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:

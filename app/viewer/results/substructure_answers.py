@@ -39,14 +39,20 @@ def matching(molecules: Molecules, smarts: str, **confirming) -> np.ndarray:
     return confirmed(molecules, smarts, candidates, usable, **confirming)
 
 
+def _usable(molecules: Molecules) -> bool:
+    """Whether the frame has a screen made by this RDKit (its records readable)."""
+    chemistry = molecules.chemistry
+    screen = chemistry.screen if chemistry is not None else None
+    return screen is not None and screen.current
+
+
 def screened(molecules: Molecules, smarts: str) -> tuple[np.ndarray, bool]:
     """Return the candidates of ``smarts`` (indices, ascending) and whether the frame's
     screen chose them (False: every molecule, none screened)."""
     size = len(molecules.smiles)
-    chemistry = molecules.chemistry
-    screen = chemistry.screen if chemistry is not None else None
-    usable = screen is not None and screen.current
+    usable = _usable(molecules)
     if usable:
+        screen = molecules.chemistry.screen
         query = np.frombuffer(substructure.query_bits(smarts), dtype=np.uint8)
         candidates = pattern_screen.screen(screen.bits, screen.valid,
                                            query if len(query) else None)
@@ -66,6 +72,15 @@ def confirmed(molecules: Molecules, smarts: str, candidates: np.ndarray, usable:
     out = np.zeros(len(molecules.smiles), dtype=bool)
     out[candidates[np.array(found, dtype=bool)]] = True
     return out
+
+
+def confirm_each(molecules: Molecules, smarts: str, indices: np.ndarray, **confirming
+                 ) -> list[bool]:
+    """Return whether each molecule of ``indices`` holds ``smarts``, confirmed in the
+    child (``substructure.confirm_within_budget``, with ``confirming``)."""
+    usable = _usable(molecules)
+    return substructure.confirm_within_budget(
+        len(indices), _chunks(molecules, indices, usable), smarts, **confirming)
 
 
 def _chunks(molecules: Molecules, candidates: np.ndarray, usable: bool

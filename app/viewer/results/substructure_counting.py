@@ -70,6 +70,7 @@ class Count:
     """One query's count: how far it got, then its answer (or its refusal)."""
 
     candidates: int = -1  # not screened yet
+    screened: np.ndarray | None = None  # the candidates (molecule indices) once screened
     checked: int = 0
     matched: int = 0
     background: bool = False
@@ -131,6 +132,14 @@ def answer(key: Hashable, molecules: Molecules, smarts: str) -> np.ndarray:
     return count.answer
 
 
+def candidates_of(key: Hashable) -> np.ndarray | None:
+    """Return the screened candidates (molecule indices) of the count of ``key`` still
+    going on, or None (no such count, not screened yet, or done)."""
+    with _lock:
+        count = _counts.get(key)
+    return None if count is None or count.done.is_set() else count.screened
+
+
 def _count_of(key: Hashable, run: Callable[[Count], None]) -> Count:
     """Return the count of ``key``, started on a thread when there is none."""
     with _lock:
@@ -153,7 +162,7 @@ def _run(count: Count, molecules: Molecules, smarts: str) -> None:
     """Count ``smarts`` over ``molecules`` into ``count`` (the thread's work)."""
     try:
         candidates, usable = substructure_answers.screened(molecules, smarts)
-        count.candidates = len(candidates)
+        count.screened, count.candidates = candidates, len(candidates)
         if len(candidates) <= INTERACTIVE_CANDIDATES:
             with _interactive_turn:
                 count.answer = substructure_answers.confirmed(

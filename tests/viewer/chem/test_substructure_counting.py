@@ -7,15 +7,22 @@ the request, as before. Refusals (over budget:
 
 from __future__ import annotations
 
+import re
 import threading
 from urllib.parse import quote
 
+import numpy as np
 import pytest
 from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 
 from app.viewer.chem import budget, substructure
-from app.viewer.results import substructure_answers, substructure_counting
+from app.viewer.results import (
+    frame,
+    substructure_answers,
+    substructure_counting,
+    substructure_first,
+)
 from app.viewer.web import work_gate
 from tests.viewer.chem.pools import pool_pipeline
 from tests.viewer.chem.test_substructure_screen import POOL, _screened
@@ -146,6 +153,35 @@ def test_a_failed_count_is_raised_and_counted_again(molecules, monkeypatch):
     assert calls == ["C", "C"]
 
 
+def test_the_first_rows_are_the_views_first_matches_each_molecule_confirmed_once(
+        molecules, monkeypatch):
+    rng = np.random.default_rng(21)
+    codes = rng.integers(0, len(POOL), 400).astype(np.int32)  # molecules on many rows
+    rows = frame.Molecules(codes, molecules.smiles, molecules.chemistry)
+    order = rng.permutation(len(codes))  # a view's order of its candidate rows
+    sent: list[int] = []
+    confirm_each = substructure_answers.confirm_each
+    monkeypatch.setattr(substructure_answers, "confirm_each", lambda m, q, indices, **o:
+                        sent.extend(indices.tolist()) or confirm_each(m, q, indices, **o))
+    monkeypatch.setattr(substructure_first, "BATCH", 7)  # across batches
+    for query in ("c1ccc(Cl)cc1", "c1ccccc1", "[Se]"):
+        holds = _expected(query)
+        truth = [int(r) for r in order if holds[codes[r]]]
+        for wanted in (1, 6, 40, 1000):
+            sent.clear()
+            first = substructure_first.first_rows(rows, query, order, wanted)
+            assert first.rows.tolist() == truth[:wanted], (query, wanted)
+            last = order.tolist().index(truth[wanted - 1]) if len(truth) >= wanted else None
+            assert first.more == (last is not None and last + 1 < len(order))
+            assert len(sent) == len(set(sent))  # each molecule confirmed once
+
+
+def _ids(page) -> list[str]:
+    """The result ids of a results page's rows, in order."""
+    assert page.status_code == 200
+    return re.findall(r'<tr data-result-id="([^"]+)"', page.get_data(as_text=True))
+
+
 def test_the_results_view_waits_for_a_broad_count_saying_how_far(app, client, org,
                                                                  monkeypatch, held):
     path, smiles_of = pool_pipeline(app, org, "small_molecule_library_screen")
@@ -162,6 +198,15 @@ def test_the_results_view_waits_for_a_broad_count_saying_how_far(app, client, or
     assert page.status_code == 200 and 'id="index-progress"' in text
     assert f"Checking 0 of {body['candidates']} candidate molecules" in text
     assert 'id="match-count"' not in text and "of the results match" not in text
+    # Meanwhile each page of the view shows its rows, confirmed in the view's order.
+    shown = [_ids(client.get(f"{path}?smarts={query}&sort=-mol_weight&limit=5&page={n}"))
+             for n in (1, 2)]
+    second = client.get(f"{path}?smarts={query}&sort=-mol_weight&limit=5&page=2")
+    text = second.get_data(as_text=True)
+    assert "page 2 of the results that match in this order, each checked: at least 10 " \
+        "match, and the count goes on" in text
+    assert 'rel="prev"' in text and 'rel="next"' in text and 'id="index-progress"' in text
+    assert "the rows below, the first of this order, are checked already" in text
     waited = client.get(f"{path}/export.csv?smarts={query}")  # waits for the whole answer
     assert waited.status_code == 503 and waited.headers["Retry-After"] == "5"
     assert b"Still counting the substructure matches" in waited.data
@@ -176,5 +221,8 @@ def test_the_results_view_waits_for_a_broad_count_saying_how_far(app, client, or
         expected = sum(1 for s in smiles_of.values()
                        if (m := Chem.MolFromSmiles(s)) and m.HasSubstructMatch(pattern))
     done = client.get(f"{path}/explore.json?smarts={query}")
-    assert done.status_code == 200 and done.get_json()["matched"] == expected > 0
+    assert done.status_code == 200 and done.get_json()["matched"] == expected > 10
+    assert shown == [_ids(client.get(f"{path}?smarts={query}&sort=-mol_weight&limit=5&"
+                                     f"page={n}")) for n in (1, 2)]
+    assert all(len(ids) == 5 for ids in shown)
     assert client.get(f"{path}?smarts={query}").status_code == 200
