@@ -23,9 +23,9 @@ The child confirms ``BLOCK`` candidates per call into RDKit's C++ (``confirm_blo
 ``SubstructLibrary`` over the records, with ``HasSubstructMatch``'s own parameters), not
 one Python call per molecule: reading a pickle (~30 us for a drug-like molecule) and
 matching it (~7 us) is most of a candidate's cost, and the library does both without the
-interpreter between molecules. A block takes milliseconds, so one that
-overruns ``ITEM_SECONDS`` holds a hostile molecule: its candidates are then confirmed one
-by one (``confirm_one``), each with its own budget, the answers unchanged.
+interpreter between molecules. A block takes milliseconds, so one that overruns
+``ITEM_SECONDS`` holds a hostile molecule: its candidates are then confirmed one by one
+(``confirm_one``), each with its own budget, the answers unchanged.
 """
 
 from __future__ import annotations

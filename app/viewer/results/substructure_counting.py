@@ -6,13 +6,14 @@ a ``Count`` run by a thread of the worker, and a request waits for it: a selecti
 is answered as before; a broad one (past ``INTERACTIVE_CANDIDATES``) answers, after
 ``WAIT_SECONDS``, ``Counting`` (a 503 with Retry-After) saying how far the count got
 ("has checked 412,000 of 950,000 candidate molecules: 398,000 match so far"), never a
-partial set or a count that is not the final one: the page, its count, facets,
-histograms and exports wait for the whole answer. The count goes on without the visitor;
-the next request of the same query (a retry, another visitor, explore.json) finds it
-further on, at once, or done: kept for the index version. The results page and
-explore.json show that progress as they show the index build's (``panel.Panel.counting``,
-``explore_answer.Counting``: a progress bar polled until the answer is ready); the other
-routes (exports, the plot's data) answer 503 until then.
+partial set or a count that is not the final one: the view's count, facets, histograms
+and exports wait for the whole answer. The count goes on without the visitor; the next
+request of the same query (a retry, another visitor, explore.json) finds it further on,
+at once, or done: kept for the index version. The results page and explore.json show that
+progress as they show the index build's (``panel.Panel.counting``,
+``explore_answer.Counting``: a progress bar polled until the answer is ready), the page
+with its rows as far as they are known (``substructure_first``: confirmed in the view's
+order, "at least N match"); exports answer 503 until then.
 
 Which child confirms: a count of at most ``INTERACTIVE_CANDIDATES`` candidates (seconds)
 runs in the worker's ``substructure`` child under ``substructure.TOTAL_SECONDS``, one
@@ -89,13 +90,10 @@ class Counting(Exception):
 
     def __init__(self, count: Count):
         self.candidates, self.checked = max(count.candidates, 0), count.checked
-        self.matched = count.matched
-        if count.candidates < 0:
-            message = "The substructure search is starting."
-        else:
-            message = (f"The substructure search has checked {self.checked:,} of "
-                       f"{self.candidates:,} candidate molecules: {self.matched:,} match "
-                       "so far, and the count goes on.")
+        self.matched = count.matched  # a background count: screened already
+        message = (f"The substructure search has checked {self.checked:,} of "
+                   f"{self.candidates:,} candidate molecules: {self.matched:,} match so "
+                   "far, and the count goes on.")
         super().__init__(message)
         self.message = message
 
@@ -170,6 +168,7 @@ def _run(count: Count, molecules: Molecules, smarts: str) -> None:
         elif not _background(count):
             count.error = work_gate.Busy("substructure count")
             _forget(count)
+            return
         else:
             count.answer = substructure_answers.confirmed(
                 molecules, smarts, candidates, usable, progress=count.tell,
