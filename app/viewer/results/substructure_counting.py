@@ -3,8 +3,9 @@
 A broad query (benzene over a million molecules: most of them candidates, each confirmed
 with RDKit at ~40 us) takes longer than a visitor should hold a page. So each new query is
 a ``Count`` run by a thread of the worker, and a request waits for it: a selective query
-is answered as before; a broad one (past ``INTERACTIVE_CANDIDATES``) answers, after
-``WAIT_SECONDS``, ``Counting`` (a 503 with Retry-After) saying how far the count got
+is answered as before; a broad one (past ``INTERACTIVE_CANDIDATES``: seconds of work)
+answers, once screened (a fraction of a second), ``Counting`` (a 503 with Retry-After)
+saying how far the count got
 ("has checked 412,000 of 950,000 candidate molecules: 398,000 match so far"), never a
 partial set or a count that is not the final one: the view's count, facets, histograms
 and exports wait for the whole answer. The count goes on without the visitor; the next
@@ -48,10 +49,8 @@ from app.viewer.web import work_gate
 
 log = logging.getLogger(__name__)
 
-# A background count is waited for this long from its start (then: how far it got; a poll
-# of its progress answers at once), looked at every POLL_SECONDS; an interactive one is
-# waited for.
-WAIT_SECONDS = 5.0
+# A request looks at its count every POLL_SECONDS: until it is done (an interactive one)
+# or known to be a background one (then it answers how far it got).
 POLL_SECONDS = 0.05
 # Candidates a request's own child confirms in seconds (~40 us each); more: background.
 INTERACTIVE_CANDIDATES = 150_000
@@ -116,14 +115,13 @@ def clear() -> None:
 
 def answer(key: Hashable, molecules: Molecules, smarts: str) -> np.ndarray:
     """Return ``substructure_answers.matching`` of ``smarts`` (already read), counted
-    once per ``key`` (the index version and the query); raise ``Counting`` when it is
-    counted in the background and not finished within ``WAIT_SECONDS``, its refusal
-    (``TooBroad``) when it ended so. An interactive count is waited for (its child's
-    first start included), as a request did before counts."""
+    once per ``key`` (the index version and the query); raise ``Counting`` while it is
+    counted in the background, its refusal (``TooBroad``) when it ended so. An
+    interactive count is waited for (its child's first start included), as a request
+    did before counts."""
     count = _count_of(key, lambda count: _run(count, molecules, smarts))
-    deadline = count.started + WAIT_SECONDS  # a later look (a poll) does not wait
     while not count.done.wait(POLL_SECONDS):
-        if count.background and time.monotonic() >= deadline:
+        if count.background:
             raise Counting(count)
     if count.error is not None:
         raise count.error
