@@ -1,6 +1,7 @@
 /* Share Viewer: the exploration index's progress (templates/share/results/_index_progress.html).
 
-   While the server builds the results index, polls explore.json about once a second,
+   While the server builds the results index (or counts a broad substructure query's
+   matches: a "counting" answer), polls explore.json about once a second,
    moves #index-progress and updates its text, and reloads the page when the index is
    ready (without JavaScript, the page's <meta refresh> does that). A page that shows
    results meanwhile (data-on-ready="offer": the run's first results while the ranking
@@ -9,7 +10,7 @@
    A module (type="module": run once, after the page is parsed), loaded by its partial only.
    External file (no inline script, no eval), so the strict Content-Security-Policy holds. */
 
-import { poll, progressText } from "./results/explore_json.js";
+import { poll, progressOf, progressText } from "./results/explore_json.js";
 
 function setupProgress(progress) {
   const url = progress.getAttribute("data-explore-url");
@@ -17,8 +18,9 @@ function setupProgress(progress) {
   let lastText = 0;
   if (!url) { return; }
   poll(url, function (body) {
-    if (typeof body.total === "number" && body.total > 0) { progress.max = body.total; }
-    if (typeof body.indexed === "number") { progress.value = body.indexed; }
+    const [done, of] = progressOf(body);
+    if (typeof of === "number" && of > 0) { progress.max = of; }
+    if (typeof done === "number") { progress.value = done; }
     // The text sits in a live region: new words every 5 s at most, not every second.
     if (text && Date.now() - lastText >= 5000) {
       lastText = Date.now();

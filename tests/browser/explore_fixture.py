@@ -71,6 +71,10 @@ class FixtureSite:
     payload: dict = field(default_factory=dict)
     # While set, explore.json answers "building" this many more times, then the payload.
     building_polls: int = 0
+    # While set, explore.json answers "counting" (a broad substructure query) this many
+    # more times, then the payload.
+    counting_polls: int = 0
+    candidates: int = 950_000
     total: int = 100_000
     json_requests: int = 0
     url: str = ""
@@ -89,7 +93,17 @@ class FixtureSite:
             self.building_polls -= 1
             indexed = self.total // (self.building_polls + 2)
             return {"state": "building", "indexed": indexed, "total": self.total}
+        if self.counting_polls > 0:
+            self.counting_polls -= 1
+            return {"state": "counting", "indexed": self.total, "total": self.total,
+                    **self.counting()}
         return self.payload
+
+    def counting(self) -> dict:
+        """How far the fixture's substructure count is (``counting_polls`` from the end)."""
+        checked = self.candidates // (self.counting_polls + 2)
+        return {"checked": checked, "candidates": self.candidates,
+                "matched_so_far": checked * 9 // 10}
 
     def page(self, query: dict[str, str]) -> str:
         """The results page for ``query`` (page=N, embed=1, x=, y=)."""
@@ -122,9 +136,11 @@ class FixtureSite:
             kind=SimpleNamespace(family=self.family, label="Fixture kind"),
             explore=SimpleNamespace(args=args, x=query.get("x", "iptm"),
                                     y=query.get("y", "binding_confidence"), axes=AXES,
-                                    indexed=indexed, total=self.total),
+                                    indexed=indexed, total=self.total,
+                                    counting=self.counting() if self.counting_polls else None),
             explore_url=VIEW + "/explore.json" + ("?" + urlencode(query) if query else ""),
-            view_url=VIEW, view_args=query, building=self.building_polls > 0,
+            view_url=VIEW, view_args=query,
+            building=self.building_polls > 0 or self.counting_polls > 0,
         )
 
 

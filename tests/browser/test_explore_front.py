@@ -286,6 +286,26 @@ def test_progress_is_polled_and_the_page_reloads_when_ready(site, visitors):
     assert page.locator("[data-explore-count]").inner_text() == "30 points."
 
 
+def test_a_substructure_count_is_polled_and_the_page_reloads_when_ready(site, visitors):
+    """A broad substructure query counted in the background (issue 21): explore.json
+    answers "counting"; the bar shows the candidate molecules checked, then the page
+    reloads with the whole answer."""
+    site.counting_polls = 5  # "counting" for the page and four answers, then ready
+    v = visitors()
+    v.goto(site.url + VIEW)
+    page = v.page
+    assert page.locator("#index-progress").get_attribute("max") == "950000"
+    first = int(page.locator("#index-progress").get_attribute("value"))
+    page.wait_for_function(
+        f"() => document.getElementById('index-progress').value > {first}")
+    value = int(page.locator("#index-progress").get_attribute("value"))
+    assert page.locator("#index-progress-text").inner_text() == (
+        f"Checking {value:,} of 950,000 candidate molecules for the substructure: "
+        f"{value * 9 // 10:,} match so far").replace(",", "\u2009")
+    page.wait_for_selector("[data-explore-scatter] svg", timeout=15000)
+    assert page.locator("#index-progress").count() == 0
+
+
 def test_without_javascript_the_axis_form_works_and_no_shortlist_shows(site, visitors):
     v = visitors(java_script_enabled=False)
     v.goto(site.url + VIEW + "?q=abc")

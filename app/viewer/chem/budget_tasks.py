@@ -32,5 +32,6 @@ def structural_alerts(smiles: str) -> tuple[tuple[str, str | None], ...] | None:
 TASKS = {"contains": contains, "draw": draw, "alerts": structural_alerts,
          "scaffold": scaffolds.scaffold_now, "fingerprint": similarity.fingerprint_now,
          "molecule": index_chemistry.molecule_now, "screen": index_chemistry.screen_now,
-         "confirm": substructure.confirm_one, "query_pattern": substructure.query_pattern,
+         "confirm": substructure.confirm_one,
+         "confirm_block": substructure.confirm_block, "query_pattern": substructure.query_pattern,
          "epitope": contacts.read_item}

@@ -51,14 +51,20 @@ def record_of(mol: Chem.Mol) -> bytes:
     return zlib.compress(mol.ToBinary(), 6)
 
 
-def mol_of(record: bytes) -> Chem.Mol:
-    """Return the molecule of a ``record_of`` record (``ValueError`` if it unpacks past
-    ``MAX_PICKLE``: a saved frame is data, not trust)."""
+def pickle_of(record: bytes) -> bytes:
+    """Return the binary pickle of a ``record_of`` record (``ValueError`` if it unpacks
+    past ``MAX_PICKLE``: a saved frame is data, not trust; ``zlib.error`` if damaged)."""
     unpacker = zlib.decompressobj()
     pickle = unpacker.decompress(record, MAX_PICKLE)
     if unpacker.unconsumed_tail:
         raise ValueError("record larger than a molecule of a pipeline")
-    return Chem.Mol(pickle)
+    return pickle
+
+
+def mol_of(record: bytes) -> Chem.Mol:
+    """Return the molecule of a ``record_of`` record (errors: ``pickle_of``'s, and RDKit's
+    ``RuntimeError`` for a pickle it cannot read)."""
+    return Chem.Mol(pickle_of(record))
 
 
 def screen(bits: np.ndarray, valid: np.ndarray, query: np.ndarray | None) -> np.ndarray:

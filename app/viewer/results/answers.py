@@ -29,7 +29,7 @@ from app.viewer.results import (
     fields,
     frame,
     frame_files,
-    substructure_answers,
+    substructure_counting,
 )
 from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
@@ -71,17 +71,11 @@ class _Lru:
 
 _frames = _Lru(4)  # ~25 MB each for 100,000 results
 _answers = _Lru(256)
-# A new substructure query screens every distinct molecule with the index's pattern
-# fingerprints and confirms the candidates in the chemistry child (``substructure_answers``;
-# without them it parses every distinct SMILES: ~0.1 ms each). One at a time per worker,
-# so visitors sending many new queries hold one thread, never every thread of the worker.
-_substructure_turn = threading.Lock()
-
-
 def clear_caches() -> None:
     """Forget every frame and answer of this worker."""
     _frames.clear()
     _answers.clear()
+    substructure_counting.clear()
 
 
 def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
@@ -135,7 +129,9 @@ def current_frame(state: IndexState) -> Frame:
 
 def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
     """Return which rows' molecule holds ``smarts`` (screened, then RDKit once per
-    candidate distinct molecule: ``substructure_answers``).
+    candidate distinct molecule: ``substructure_answers``), or raise
+    ``substructure_counting.Counting`` (a 503 saying how far it got) while a broad query
+    is still counted in the background.
 
     Cached per index version and query, apart from the other filters: changing a number
     filter of a substructure view matches nothing again.
@@ -146,17 +142,22 @@ def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
         if molecules is None or not molecules.smiles:
             return np.zeros(data.size, dtype=bool)
         substructure.parse_query(smarts)  # a bad query is the visitor's 400, here
-        # A new query over every molecule is expensive work: admitted or Busy (a 503).
+        # A new query over every molecule is expensive work: admitted or Busy (a 503);
+        # waiting for its count (a thread's: substructure_counting) holds the request.
         release = work_gate.enter("substructure")
         try:
-            with _substructure_turn:
-                found = substructure_answers.matching(molecules, smarts)
+            found = substructure_counting.answer(smarts_key(state, smarts), molecules,
+                                                 smarts)
         finally:
             release()
         return molecules.rows_matching(found)
 
-    return _answers.get((state.pipeline_id, state.generation, state.version, "smarts",
-                         smarts), compute)
+    return _answers.get(smarts_key(state, smarts), compute)
+
+
+def smarts_key(state: IndexState, smarts: str) -> tuple:
+    """Return the key of ``smarts``'s answer (and count) for the index's version."""
+    return (state.pipeline_id, state.generation, state.version, "smarts", smarts)
 
 
 def view_frame(state: IndexState, query: ExploreQuery) -> Frame:
@@ -168,24 +169,30 @@ def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
     check_keys(state, query)  # every whole-set answer starts here or in ordered_rows
 
     def compute() -> np.ndarray:
-        searched = None
-        if query.q:
-            with get_engine().connect() as conn:
-                searched = queries.search_ids(conn, state.pipeline_id, query.q)
-        matched = substructure_rows(state, query.smarts) if query.smarts else None
-        if alert_answers.wanted(query):  # PAINS / Brenk per distinct SMILES
-            alerted = alert_answers.alert_rows(current_frame(state), query)
-            matched = alerted if matched is None else matched & alerted
-        if query.scaffold:  # chem_answers: scaffolds and similarity per distinct SMILES
-            chosen = chem_answers.scaffold_rows(state, current_frame(state), query.scaffold)
-            matched = chosen if matched is None else matched & chosen
-        if epitope_answers.wanted(query):  # contacts=, contacts_any= (epitope scan)
-            hit = epitope_answers.contact_rows(state.pipeline_id, current_frame(state).ids,
-                                               query)
-            matched = hit if matched is None else matched & hit
-        return frame.mask(view_frame(state, query), query, searched, matched)
+        return selected(state, query, substructure_rows(state, query.smarts)
+                         if query.smarts else None)
 
     return _answers.get(_key(state, query, "keep"), compute)
+
+
+def selected(state: IndexState, query: ExploreQuery, matched: np.ndarray | None
+              ) -> np.ndarray:
+    """Return which rows the query keeps, ``matched`` those its substructure keeps."""
+    searched = None
+    if query.q:
+        with get_engine().connect() as conn:
+            searched = queries.search_ids(conn, state.pipeline_id, query.q)
+    if alert_answers.wanted(query):  # PAINS / Brenk per distinct SMILES
+        alerted = alert_answers.alert_rows(current_frame(state), query)
+        matched = alerted if matched is None else matched & alerted
+    if query.scaffold:  # chem_answers: scaffolds and similarity per distinct SMILES
+        chosen = chem_answers.scaffold_rows(state, current_frame(state), query.scaffold)
+        matched = chosen if matched is None else matched & chosen
+    if epitope_answers.wanted(query):  # contacts=, contacts_any= (epitope scan)
+        hit = epitope_answers.contact_rows(state.pipeline_id, current_frame(state).ids,
+                                           query)
+        matched = hit if matched is None else matched & hit
+    return frame.mask(view_frame(state, query), query, searched, matched)
 
 
 def ordered_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:

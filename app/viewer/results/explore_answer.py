@@ -1,7 +1,8 @@
 """What ``explore.json`` answers, declared: the index's progress, or the view's answers.
 
-``static/js/index_progress.js`` reads a ``Building`` answer (how far the index is) until
-one says ``"state": "ready"``; ``static/js/plots.js`` draws a ``Ready`` answer's
+``static/js/index_progress.js`` reads a ``Building`` answer (how far the index is), or a
+``Counting`` one (how far a broad substructure query's count is), until one says
+``"state": "ready"``; ``static/js/plots.js`` draws a ``Ready`` answer's
 histograms and scatter points. The results page reads the same ``Facets`` and
 ``Histogram`` objects (``answers.Summary``) from the panel.
 """
@@ -88,6 +89,19 @@ class Building(BaseModel):
     state: Literal["building"] = "building"
     indexed: int
     total: int
+
+
+class Counting(BaseModel):
+    """The view's substructure query is still counted (``substructure_counting``): how
+    many candidate molecules are checked of how many, and how many of those match. No
+    count of the view yet: it comes with the whole answer."""
+
+    state: Literal["counting"] = "counting"
+    indexed: int
+    total: int
+    checked: int
+    candidates: int
+    matched_so_far: int  # candidate molecules checked that hold the query (a lower bound)
 
 
 class Ready(BaseModel):

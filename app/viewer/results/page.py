@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
 from flask import Response, g, render_template, request
 
 from app import domain
+from app.viewer.chem import substructure
 from app.viewer.core import identity, paging
 from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer
@@ -31,6 +33,7 @@ from app.viewer.results import (
     fields,
     page_cache,
     row_cache,
+    substructure_first,
     table,
     table_source,
 )
@@ -49,14 +52,15 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
            *, from_index: bool, columns: list[table.Column], shown: ExploreQuery,
            first_rank: int | None, pending_rank: bool = False,
            chem: chem_view.ChemView | None = None, picks=None,
-           rows: list[table.Row] | None = None) -> str:
+           rows: list[table.Row] | None = None, at_least: int | None = None) -> str:
     """Render ``share/results/page.html`` with the records of one page of the view.
 
     ``shown`` is the view's query (from the index: with its order made explicit);
     ``first_rank`` the view position of the first row, None for the API's pages (in the
     run's order; their position in the whole set is unknown). ``picks`` are those of
     ``diverse=N`` (``diverse_answers.Picks``: each shown row's family size). ``rows``:
-    the records' rows already built (``row_cache``).
+    the records' rows already built (``row_cache``). ``at_least``: while the view's
+    substructure query is counted, how many of its results are known to match (``_first``).
     """
     columns, key_count = table.page_columns(kind, columns)
     as_run = first_rank is None or shown.sort == AS_RUN
@@ -73,7 +77,7 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
         from_index=from_index, sort_key=view.sort_key, pending_rank=pending_rank,
         descending_first=fields.descending_first, as_run=as_run,
         ranked_by_default=shown.sort == view.default_sort, chem_facts=chem,
-        picks=picks, family_sizes={k.decode(): v for k, v in picks.sizes.items()}
+        picks=picks, at_least=at_least, family_sizes={k.decode(): v for k, v in picks.sizes.items()}
         if picks else {},
         epitope=epitope_view.of(link_id, pipeline, kind, view.state, shown)
         if view.ready else None,
@@ -137,8 +141,11 @@ def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQu
 
 
 def _index_markup(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel) -> str:
-    """Render a view of the index (or its build's progress when it is not ready)."""
+    """Render a view of the index (or its build's progress when it is not ready; while
+    its substructure query is counted, the progress and the first rows: ``_first``)."""
     shown = view.query  # the default order made explicit
+    if view.counting is not None:
+        return _first(link_id, pipeline, kind, view)
     records = table_source.table_page(view.state, shown) if view.ready else []
     # Scaffolds and similarity of small molecules (grouped: one row per scaffold).
     chem = chem_view.of(link_id, view.state, shown) \
@@ -154,6 +161,34 @@ def _index_markup(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel) 
                   columns=table.columns_for(kind, records or None, view.extras),
                   shown=shown, first_rank=(shown.page - 1) * shown.limit + 1, chem=chem,
                   picks=picks)
+
+
+def _first(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel) -> str:
+    """Render the count's progress and the view's page as far as it is known: its rows
+    confirmed in the view's order (``substructure_first``), at least that many matching.
+    A view that needs the whole set first (one row per scaffold or family) shows the
+    progress alone."""
+    shown = view.query
+    start = (shown.page - 1) * shown.limit
+    first = None
+    if not (shown.group or shown.diverse):
+        try:  # one more row than the page: is there a next one
+            first = substructure_first.view_rows(view.state, shown,
+                                                 start + shown.limit + 1)
+        except substructure.TooBroad:  # over its own budget: the progress alone
+            first = None
+    found = first.rows if first is not None else np.zeros(0, dtype=np.int64)
+    records = table_source.rows_page(view.state, found[start:start + shown.limit]) \
+        if len(found) > start else []
+    links = paging.PageLinks(
+        shown.args(page=shown.page - 1) if shown.page > 1 else None,
+        shown.args(page=shown.page + 1) if len(found) > start + shown.limit else None)
+    return render(link_id, pipeline, kind, view,
+                  paging.PageRequest(limit=shown.limit, ids=shown.ids), records, links,
+                  from_index=True,
+                  columns=table.columns_for(kind, records or None, view.extras),
+                  shown=shown, first_rank=start + 1, at_least=min(len(found), start +
+                                                                   shown.limit))
 
 
 def _plain_markup(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel) -> str:

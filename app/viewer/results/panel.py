@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app import domain
-from app.viewer.results import answers, extra_metrics, fields, indexer
-from app.viewer.results.explore_answer import Building, Ready
+from app.viewer.results import answers, extra_metrics, fields, indexer, substructure_counting
+from app.viewer.results.explore_answer import Building, Counting, Ready
 from app.viewer.results.labels import primary_sort, run_labels
 from app.viewer.results.query import ExploreQuery
 from app.viewer.store.result_index import IndexState
@@ -38,6 +38,8 @@ class Panel:
     x: str
     y: str
     extras: tuple[str, ...] = ()
+    # A broad substructure query still counted: ``substructure_counting.Counting.progress``.
+    counting: dict | None = None
 
     def with_records(self, records: list[dict]) -> Panel:
         """Return this panel with the extra metrics of ``records`` (a page shown) too."""
@@ -55,8 +57,8 @@ class Panel:
 
     @property
     def ready(self) -> bool:
-        """Whether whole-set answers are available."""
-        return self.state.ready
+        """Whether whole-set answers are available (the index, and the view's count)."""
+        return self.state.ready and self.counting is None
 
     @property
     def indexed(self) -> int:
@@ -98,9 +100,12 @@ class Panel:
         values = {**self.query.args(page=1), **changes}
         return {k: v for k, v in values.items() if v is not None}
 
-    def explore_answer(self) -> Building | Ready:
+    def explore_answer(self) -> Building | Counting | Ready:
         """Return what ``explore.json`` answers: the index's progress until it is ready,
-        then the view's counts, facets, histograms and scatter points."""
+        the substructure count's while it goes on, then the view's counts, facets,
+        histograms and scatter points."""
+        if self.counting is not None:
+            return Counting(indexed=self.indexed, total=self.total, **self.counting)
         if self.summary is None:  # computed once the index is ready
             return Building(indexed=self.indexed, total=self.total)
         return Ready(indexed=self.indexed, total=self.total, matched=self.summary.matched,
@@ -115,7 +120,8 @@ def panel(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) 
     A ``query`` without sort gets the kind's primary order (see the module docstring).
 
     A ready index also checks the query's metric keys against the metrics its records
-    carry (``BadRequest`` for one they lack).
+    carry (``BadRequest`` for one they lack). A broad substructure query still counted
+    gives a panel that is not ready, with the count's progress (``counting``).
     """
     if not query.sort:
         query = replace(query, sort=primary_sort(kind))
@@ -125,6 +131,10 @@ def panel(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) 
     if not state.ready:
         return Panel(state, query, kind, None, x, y)
     answers.check_keys(state, query)
-    return Panel(state, query, kind, answers.summary(state, query, kind), x, y,
-                 answers.extra_keys(state, kind))
+    extras = answers.extra_keys(state, kind)
+    try:
+        summary = answers.summary(state, query, kind)
+    except substructure_counting.Counting as counting:
+        return Panel(state, query, kind, None, x, y, extras, counting.progress())
+    return Panel(state, query, kind, summary, x, y, extras)
 

@@ -31,14 +31,28 @@ log = logging.getLogger(__name__)
 CHUNK = 20_000
 
 
-def matching(molecules: Molecules, smarts: str) -> np.ndarray:
+def matching(molecules: Molecules, smarts: str, **confirming) -> np.ndarray:
     """Return which distinct molecules (``molecules.smiles`` order) hold ``smarts``
-    (already read by ``substructure.parse_query``), as a bool array."""
-    size = len(molecules.smiles)
+    (already read by ``substructure.parse_query``), as a bool array. ``confirming``:
+    ``substructure.confirm_within_budget``'s options (budget, child, progress)."""
+    candidates, usable = screened(molecules, smarts)
+    return confirmed(molecules, smarts, candidates, usable, **confirming)
+
+
+def _usable(molecules: Molecules) -> bool:
+    """Whether the frame has a screen made by this RDKit (its records readable)."""
     chemistry = molecules.chemistry
     screen = chemistry.screen if chemistry is not None else None
-    usable = screen is not None and screen.current
+    return screen is not None and screen.current
+
+
+def screened(molecules: Molecules, smarts: str) -> tuple[np.ndarray, bool]:
+    """Return the candidates of ``smarts`` (indices, ascending) and whether the frame's
+    screen chose them (False: every molecule, none screened)."""
+    size = len(molecules.smiles)
+    usable = _usable(molecules)
     if usable:
+        screen = molecules.chemistry.screen
         query = np.frombuffer(substructure.query_bits(smarts), dtype=np.uint8)
         candidates = pattern_screen.screen(screen.bits, screen.valid,
                                            query if len(query) else None)
@@ -46,11 +60,27 @@ def matching(molecules: Molecules, smarts: str) -> np.ndarray:
         candidates = np.arange(size)
     log.info("substructure: %d of %d molecules to confirm (%s)", len(candidates), size,
              "screened" if usable else "no screen")
+    return candidates, usable
+
+
+def confirmed(molecules: Molecules, smarts: str, candidates: np.ndarray, usable: bool,
+              **confirming) -> np.ndarray:
+    """Return ``matching``'s answer from the ``screened`` candidates, each confirmed in
+    the child (``substructure.confirm_within_budget``, with ``confirming``)."""
     found = substructure.confirm_within_budget(
-        len(candidates), _chunks(molecules, candidates, usable), smarts)
-    out = np.zeros(size, dtype=bool)
+        len(candidates), _chunks(molecules, candidates, usable), smarts, **confirming)
+    out = np.zeros(len(molecules.smiles), dtype=bool)
     out[candidates[np.array(found, dtype=bool)]] = True
     return out
+
+
+def confirm_each(molecules: Molecules, smarts: str, indices: np.ndarray, **confirming
+                 ) -> list[bool]:
+    """Return whether each molecule of ``indices`` holds ``smarts``, confirmed in the
+    child (``substructure.confirm_within_budget``, with ``confirming``)."""
+    usable = _usable(molecules)
+    return substructure.confirm_within_budget(
+        len(indices), _chunks(molecules, indices, usable), smarts, **confirming)
 
 
 def _chunks(molecules: Molecules, candidates: np.ndarray, usable: bool

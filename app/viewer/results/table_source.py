@@ -51,7 +51,12 @@ def table_page(state: IndexState, query: ExploreQuery) -> TablePage:
         rows = chem_answers.groups(state, data, rows)[0]
     if query.diverse:  # diverse=N: the best row of each of N families (diverse_answers)
         rows = answers.diverse(state, query).rows
-    rows = rows[start:start + query.limit]
+    return rows_page(state, rows[start:start + query.limit])
+
+
+def rows_page(state: IndexState, rows: np.ndarray) -> TablePage:
+    """Return the stored records of the frame ``rows``, in their order."""
+    data = answers.current_frame(state)
     ids = data.id_list(rows)
     with get_engine().connect() as conn:
         page = TablePage(queries.records(conn, state.pipeline_id, ids))

@@ -20,6 +20,7 @@ from app.db import DatabaseError, describe, is_unavailable
 from app.db_schema import is_missing_table
 from app.viewer import store
 from app.viewer.core import errors, identity
+from app.viewer.results import substructure_counting
 from app.viewer.web import work_gate
 
 log = logging.getLogger(__name__)
@@ -32,16 +33,18 @@ BUSY_MESSAGE = ("This viewer is busy with other heavy requests (exports, substru
 
 
 def html_error_page(status: int, message: str | None = None, *,
-                    store_missing: bool = False, busy: bool = False) -> Response:
+                    store_missing: bool = False, busy: bool = False,
+                    counting: bool = False) -> Response:
     """Render ``errors/<status>.html`` (or the generic page) with that status.
 
     ``store_missing`` makes the 503 page say the viewer's own store has no tables (its
     operator has not run ``init-db``) instead of blaming the results service; ``busy``
-    that this viewer has too much heavy work at once (``work_gate``).
+    that this viewer has too much heavy work at once (``work_gate``); ``counting`` that a
+    substructure search is still being counted (``substructure_counting``).
     """
     template = f"errors/{status}.html" if status in KNOWN_PAGES else "errors/generic.html"
     context = {"status": status, "message": message, "retry_url": _retry_url(),
-               "store_missing": store_missing, "busy": busy}
+               "store_missing": store_missing, "busy": busy, "counting": counting}
     try:
         body = render_template(template, **context)
     except TemplateNotFound:
@@ -117,6 +120,17 @@ def _busy(error: work_gate.Busy):
     return response
 
 
+def _counting(error: substructure_counting.Counting):
+    # Not a failure: a broad substructure query counted in the background; how far it got.
+    if request.path.endswith(".json"):
+        response = jsonify(error=error.message, counting=error.progress())
+        response.status_code = 503
+    else:
+        response = html_error_page(503, error.message, counting=True)
+    response.headers["Retry-After"] = str(substructure_counting.RETRY_AFTER_SECONDS)
+    return response
+
+
 def _database_error(error: DatabaseError):
     if is_missing_table(error):
         # Not a bug in a view: the store was never migrated. /readyz says so too.
@@ -154,6 +168,7 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(errors.RunDataDeleted, _run_deleted)
     app.register_error_handler(errors.ApiUnavailable, _unavailable)
     app.register_error_handler(work_gate.Busy, _busy)
+    app.register_error_handler(substructure_counting.Counting, _counting)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(DatabaseError, _database_error)
     app.register_error_handler(Exception, _unexpected)

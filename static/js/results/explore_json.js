@@ -32,8 +32,19 @@ export function poll(url, onUpdate, onReady) {
   window.setTimeout(tick, POLL_MS);
 }
 
-/* "Indexing 1 200 of 100 000 results", from a "building" answer. */
+/* "Indexing 1 200 of 100 000 results", from a "building" answer; "Checking 4 000 of 950 000
+   candidate molecules for the substructure: 3 900 match so far" from a "counting" one. */
 export function progressText(body) {
+  if (body.state === "counting") {
+    return "Checking " + formatCount(body.checked || 0) + " of " +
+      formatCount(body.candidates || 0) + " candidate molecules for the substructure: " +
+      formatCount(body.matched_so_far || 0) + " match so far";
+  }
   return "Indexing " + formatCount(body.indexed || 0) + " of " + formatCount(body.total || 0) +
     " results";
+}
+
+/* How far a "building" or "counting" answer is: [done, of]. */
+export function progressOf(body) {
+  return body.state === "counting" ? [body.checked, body.candidates] : [body.indexed, body.total];
 }

@@ -62,6 +62,8 @@ def confirmed(monkeypatch) -> list[int]:
     def counted(self, task, items, *args, **kwargs):
         if task in ("confirm", "contains"):
             sent.append(len(items))
+        if task == "confirm_block":  # each item a block of candidates
+            sent.append(sum(len(block) for block in items))
         return run_each(self, task, items, *args, **kwargs)
 
     monkeypatch.setattr(budget.ChemistryWorker, "run_each", counted)
@@ -168,6 +170,41 @@ def test_a_rebuild_gives_a_frame_saved_before_the_screen_only_the_screen(monkeyp
     screen = built.molecules.chemistry.screen
     assert tasks == ["molecule", "screen"] and screen.valid.tolist() == [True, True, False]
     assert screen.bits[1].tobytes() == pattern_screen.bits_of(Chem.MolFromSmiles(smiles[1]))
+
+
+def test_a_block_confirms_what_each_candidate_alone_does(molecules):
+    """``confirm_block`` (RDKit's C++ over the records, two threads) answers every query as
+    ``confirm_one`` does, records and SMILES mixed, damaged records matching nothing."""
+    screen = molecules.chemistry.screen
+    records = screen.records_of(np.arange(len(POOL)))
+    damaged = [b"garbage", zlib.compress(b"garbage"), zlib.compress(bytes(2 << 20))]
+    items = [record or text for record, text in zip(records, POOL, strict=True)]
+    items += damaged + POOL[:5] + [UNPARSABLE]  # some candidates read from their SMILES
+    both = 0
+    for query in QUERIES:
+        expected = [substructure.confirm_one(item, query) for item in items]
+        assert substructure.confirm_block(items, query) == expected, query
+        both += any(expected) and not all(expected)
+    assert both > len(QUERIES) // 2  # the answers are no constant
+    assert substructure.confirm_block([], "C") == []
+    assert substructure.confirm_block(damaged, "*") == [False] * 3
+
+
+def test_a_hostile_molecule_in_a_block_costs_its_budget_and_no_other_answer(monkeypatch):
+    """A block holding a molecule that blows up the matcher overruns; its candidates are
+    then confirmed one by one: only that one counts as not matching (logged)."""
+    from tests.viewer.chem.hostile_molecules import CORPUS
+
+    ring = "*1" + "~*" * 44 + "1"
+    smiles = ["C1CCCCC1", CORPUS["polyacene 20 rings"], "C" * 50, "c1ccccc1"]
+    records = [index_chemistry.screen_now(s)[1] for s in smiles]
+    monkeypatch.setattr(substructure, "ITEM_SECONDS", 0.5)
+    monkeypatch.setattr(substructure, "BLOCK", 3)
+    found = substructure.confirm_within_budget(len(records) * 2, iter([records, records]),
+                                               ring)
+    assert found == [False] * 8  # no ring of 45 anywhere; the polyacene's answer cut short
+    found = substructure.confirm_within_budget(4, iter([records]), "[R]")
+    assert found == [True, True, False, True]
 
 
 def test_a_query_over_its_budget_is_refused_saying_how_far_it_got(molecules, monkeypatch):
