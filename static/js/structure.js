@@ -3,8 +3,9 @@
 
    Loaded with `defer`; Mol*'s bundle (3.7 MB) is only preloaded by the page (<link
    id="molstar-bundle" rel="preload">, downloading while the HTML parses) and run from here
-   after the first paint, so the page's text, legend and PAE map are on screen and usable
-   before Mol* takes the main thread for its start-up.
+   after the first paint, so the page's text and legend are on screen before Mol* takes
+   the main thread for its start-up; the PAE map is drawn once its data is there, in the
+   first gap Mol*'s start-up leaves, well before the 3D picture.
 
    #structure-scenes holds {mode: MVS state} ("plddt", "chain"); the toolbar switches
    between them keeping the camera. The whole scene is loaded at once: loading the cartoon
