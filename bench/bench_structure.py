@@ -35,7 +35,7 @@ It also prints where a first visit's time goes: HTML received, Mol* bundle recei
 DOMContentLoaded (before: after Mol*'s synchronous bundle ran; after: the bundle is only
 preloaded then), the first contentful paint (the page's text and legend on screen), the
 PAE map drawn, Mol*'s bundle started ("run", the mark ``structure:bundle``: after the first
-paint and the PAE map) and run, the viewer being created ("create", the performance
+paint; before, also after the PAE map) and run, the viewer being created ("create", the performance
 mark ``structure:create`` of static/js/structure.js) and the scene's load started
 ("load", ``structure:load``; a checkout without these marks shows nan), the structure
 file requested and received, ready, drawn, settled.

@@ -8,9 +8,8 @@
    with the arrow keys (Shift: 10 tokens, Home/End: the ends), reads the pair and its error
    out through #pae-cursor (aria-live), and Enter selects that cell as a click does.
    n = 0: the panel stays hidden. When drawn, the panel carries data-ready="true"; drawn
-   or not (no heatmap, an error), it then carries data-settled="true": structure.js waits
-   for that (a little while at most) before it runs Mol*, whose start-up holds the main
-   thread for seconds, so the map is usable before the 3D view. */
+   or not (no heatmap, an error), it then carries data-settled="true". Drawn in the first
+   gap Mol*'s start-up (structure.js) leaves, the map is usable before the 3D view. */
 (function () {
   "use strict";
   var panel = document.getElementById("pae-panel");

@@ -1,5 +1,5 @@
 // Builds static/vendor/molstar-share-<version>/molstar.js from entry.js (see README.md).
-// Two source edits, made while bundling (MOLSTAR_EDITS; the build fails if one no longer
+// Source edits, made while bundling (MOLSTAR_EDITS; the build fails if one no longer
 // applies):
 // - Mol*'s element-symbol cache is filled on use instead of precomputed for every 1-3
 //   letter string (238,328 entries, 0.1-0.3 s of every page load); ElementSymbol() returns
@@ -8,6 +8,10 @@
 //   created: Mol* creates six variants of every program (colour, picking, depth, marking,
 //   emissive, tracing) and links only those a frame needs, but compiled all twelve
 //   shaders at once (in software WebGL the GPU process's time, on the first frame).
+// - A resize the canvas is asked for redraws it only if its drawing buffer's size changed:
+//   the canvas's ResizeObserver notice (debounced, 50-150 ms) of the viewer being laid out
+//   came during the scene's load or after its first picture, and Mol* drew the same
+//   picture again (in software WebGL, as long as the first frame took).
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -29,6 +33,10 @@ const MOLSTAR_EDITS = {
      "    function link() {\n        if (vertShader === null) {\n            vertShader = getShader('vert', shaderCode.vert);\n            fragShader = getShader('frag', shaderCode.frag);\n        }\n        vertShader.attach(program);"],
     ['            vertShader.destroy();\n            fragShader.destroy();',
      '            if (vertShader !== null) {\n                vertShader.destroy();\n                fragShader.destroy();\n            }'],
+  ],
+  'mol-canvas3d/canvas3d.js': [
+    ['                handleResize(false);\n                resizeRequested = false;\n                resized = true;',
+     '                const size = webgl.getDrawingBufferSize();\n                const [oldWidth, oldHeight] = [size.width, size.height];\n                handleResize(false);\n                resizeRequested = false;\n                const newSize = webgl.getDrawingBufferSize();\n                resized = newSize.width !== oldWidth || newSize.height !== oldHeight;'],
   ],
 };
 
