@@ -5,6 +5,7 @@ gunicorn server for end-to-end tests.
 
 from __future__ import annotations
 
+import atexit
 import os
 import secrets
 import shutil
@@ -74,7 +75,9 @@ def migrated_database(tmp_path: Path) -> tuple[str, callable]:
         _migrate(url)
         return url, drop
     if not _migrated_sqlite:
-        template = Path(tempfile.mkdtemp(prefix="migrated-")) / "template.sqlite3"
+        folder = tempfile.mkdtemp(prefix="migrated-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)  # one per test process
+        template = Path(folder) / "template.sqlite3"
         _migrate(f"sqlite:///{template}")
         _migrated_sqlite.append(template)
     shutil.copyfile(_migrated_sqlite[0], sa.engine.make_url(url).database)

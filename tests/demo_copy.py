@@ -10,6 +10,7 @@ PostgreSQL (``TEST_DATABASE_URL``) it runs ``seed_demo`` itself.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import copy
 import shutil
@@ -45,6 +46,8 @@ def _template(public_url: str) -> tuple[Path, Path, dict, dict]:
     """The template database, artifact folder, summary and the rows of an unseeded one."""
     if public_url not in _templates:
         folder = Path(tempfile.mkdtemp(prefix="demo-copy-"))
+        # ~70 MB of artifacts per test process: gone when the process ends.
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
         url, _drop = migrated_database(folder)
         database = _sqlite_path(url)
         empty = _row_counts(database)
