@@ -173,23 +173,23 @@ def test_the_loaded_scene_is_drawn_once(site, visitor):
     took its ResizeObserver's notice of the laid-out viewer (the size unchanged) as a
     resize and drew the same picture a second time, in software WebGL as long as the
     first (0.6-0.8 s here), the page frozen meanwhile."""
-    _server, seed = site
-    result = _first_results(site, "protein_design", 1)[0]
-    visitor.page.add_init_script(_DRAWS)
-    visitor.goto(f"{_public(site)}/pipelines/{seed['pipelines']['protein_design']}"
-                 f"/results/{result}/structure")
-    visitor.page.wait_for_selector(READY, timeout=90_000)
+    _open_drawn(site, visitor, _DRAWS)
     visitor.page.wait_for_timeout(1500)  # the notice comes 50-150 ms late (debounced)
     assert visitor.page.evaluate("window.__drawTasks") == 1
 
 
-def test_edges_are_smoothed_where_webgl_runs_on_a_gpu(site, visitor):
+def _open_drawn(site, visitor, init_script: str) -> None:
+    """Open the first design's 3D page with ``init_script`` run first; wait until drawn."""
     _server, seed = site
     result = _first_results(site, "protein_design", 1)[0]
-    visitor.page.add_init_script(_GPU)
+    visitor.page.add_init_script(init_script)
     visitor.goto(f"{_public(site)}/pipelines/{seed['pipelines']['protein_design']}"
                  f"/results/{result}/structure")
     visitor.page.wait_for_selector(READY, timeout=90_000)
+
+
+def test_edges_are_smoothed_where_webgl_runs_on_a_gpu(site, visitor):
+    _open_drawn(site, visitor, _GPU)
     assert visitor.page.get_attribute("#structure-viewer", "data-smoothing") == "on"
 
 
