@@ -3,8 +3,8 @@
 A broad query (benzene over a million molecules: most of them candidates, each confirmed
 with RDKit at ~40 us) takes longer than a visitor should hold a page. So each new query is
 a ``Count`` run by a thread of the worker, and a request waits for it: a selective query
-is answered as before; a broad one (past ``INTERACTIVE_CANDIDATES``: seconds of work)
-answers, once screened (a fraction of a second), ``Counting`` (a 503 with Retry-After)
+is answered as before; a broader one (past ``INTERACTIVE_CANDIDATES``: over a second of
+work) answers, once screened (a fraction of a second), ``Counting`` (a 503 with Retry-After)
 saying how far the count got
 ("has checked 412,000 of 950,000 candidate molecules: 398,000 match so far"), never a
 partial set or a count that is not the final one: the view's count, facets, histograms
@@ -16,16 +16,18 @@ progress as they show the index build's (``panel.Panel.counting``,
 with its rows as far as they are known (``substructure_first``: confirmed in the view's
 order, "at least N match"); exports answer 503 until then.
 
-Which child confirms: a count of at most ``INTERACTIVE_CANDIDATES`` candidates (seconds)
-runs in the worker's ``substructure`` child under ``substructure.TOTAL_SECONDS``, one
-query at a time, as a request did; a larger one in a ``substructure-background`` child at
-``NICENESS`` (the workers' requests come first on a busy machine) under
+Which child confirms: a count of at most ``INTERACTIVE_CANDIDATES`` candidates (about a
+second) runs in the worker's ``substructure`` child under ``substructure.TOTAL_SECONDS``,
+one query at a time, as a request did; a larger one in a ``substructure-background``
+child at ``NICENESS`` (the workers' requests come first on a busy machine) under
 ``BACKGROUND_SECONDS`` (a hostile query costs that at most, at a low priority), and at
-most ``BACKGROUND_COUNTS`` of them at once per worker (one more is ``work_gate.Busy``, a
-503 with Retry-After, as are counts past ``PENDING`` unfinished ones: a client sending
-many new queries holds a few threads, never the worker). A count over its budget ends as
-``substructure.TooBroad``, kept like an answer, so a retry is refused at once instead of
-counting again.
+most ``BACKGROUND_COUNTS`` of them at once per worker. One more, while that child is
+busy, is waited for in the worker's own child if it has at most ``WAITED_CANDIDATES``
+(seconds, as before counts: a visitor waits rather than meets a refusal), else it is
+``work_gate.Busy``, a 503 with Retry-After, as are counts past ``PENDING`` unfinished
+ones: a client sending many new queries holds a few threads, never the worker. A count
+over its budget ends as ``substructure.TooBroad``, kept like an answer, so a retry is
+refused at once instead of counting again.
 
 Each worker counts on its own (a query seen by two workers is counted twice); finished
 counts are kept for the ``KEPT`` latest queries.
@@ -52,8 +54,12 @@ log = logging.getLogger(__name__)
 # A request looks at its count every POLL_SECONDS: until it is done (an interactive one)
 # or known to be a background one (then it answers how far it got).
 POLL_SECONDS = 0.05
-# Candidates a request's own child confirms in seconds (~40 us each); more: background.
-INTERACTIVE_CANDIDATES = 150_000
+# Candidates a request's own child confirms in about a second (~40 us each), waited for;
+# more: counted in the background, the page showing its first rows meanwhile (a
+# middling query over 1,000,000 molecules, 50,000 candidates, took 1.4-2.3 s waited for).
+INTERACTIVE_CANDIDATES = 25_000
+# Up to this many, a count that finds the background child busy is waited for instead.
+WAITED_CANDIDATES = 150_000
 BACKGROUND_SECONDS = 900.0
 BACKGROUND_WORKER = "substructure-background"
 NICENESS = 10
@@ -159,18 +165,18 @@ def _run(count: Count, molecules: Molecules, smarts: str) -> None:
     try:
         candidates, usable = substructure_answers.screened(molecules, smarts)
         count.screened, count.candidates = candidates, len(candidates)
-        if len(candidates) <= INTERACTIVE_CANDIDATES:
-            with _interactive_turn:
-                count.answer = substructure_answers.confirmed(
-                    molecules, smarts, candidates, usable, progress=count.tell)
-        elif not _background(count):
-            count.error = work_gate.Busy("substructure count")
-            _forget(count)
-            return
-        else:
+        if len(candidates) > INTERACTIVE_CANDIDATES and _background(count):
             count.answer = substructure_answers.confirmed(
                 molecules, smarts, candidates, usable, progress=count.tell,
                 seconds=BACKGROUND_SECONDS, worker=BACKGROUND_WORKER, niceness=NICENESS)
+        elif len(candidates) <= WAITED_CANDIDATES:
+            with _interactive_turn:
+                count.answer = substructure_answers.confirmed(
+                    molecules, smarts, candidates, usable, progress=count.tell)
+        else:
+            count.error = work_gate.Busy("substructure count")
+            _forget(count)
+            return
         log.info("substructure: %d of %d candidates match (%.1f s%s)", count.matched,
                  len(candidates), time.monotonic() - count.started,
                  ", in the background" if count.background else "")

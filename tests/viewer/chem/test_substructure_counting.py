@@ -105,6 +105,8 @@ def test_a_second_broad_count_at_once_is_busy_a_selective_one_is_not(molecules, 
                                                                      held):
     monkeypatch.setattr(substructure_counting, "INTERACTIVE_CANDIDATES",
                         sum(_expected("c1ccc(Cl)cc1")) * 2)
+    monkeypatch.setattr(substructure_counting, "WAITED_CANDIDATES",
+                        substructure_counting.INTERACTIVE_CANDIDATES)
     with pytest.raises(substructure_counting.Counting):
         substructure_counting.answer("broad", molecules, "*")
     with pytest.raises(work_gate.Busy):  # another broad one: refused, not counted later
@@ -116,6 +118,20 @@ def test_a_second_broad_count_at_once_is_busy_a_selective_one_is_not(molecules, 
     assert substructure_counting.answer("broad", molecules, "*").tolist() == _expected("*")
     assert substructure_counting.answer("other", molecules, "[#6]").tolist() == \
         _expected("[#6]")
+
+
+def test_a_middling_count_meeting_a_busy_background_child_is_waited_for(molecules,
+                                                                         monkeypatch, held):
+    """One count in the background at a time: a second query of a middling number of
+    candidates is then confirmed in the request's own child and answered, not refused."""
+    _broad(monkeypatch)
+    with pytest.raises(substructure_counting.Counting):
+        substructure_counting.answer("broad", molecules, "*")
+    middling = substructure_counting.answer("chloro", molecules, "c1ccc(Cl)cc1")
+    assert middling.tolist() == _expected("c1ccc(Cl)cc1")
+    assert not substructure_counting._counts["chloro"].background
+    held.set()
+    assert substructure_counting.answer("broad", molecules, "*").tolist() == _expected("*")
 
 
 def test_a_count_over_its_budget_is_refused_and_the_refusal_kept(molecules, monkeypatch):
