@@ -74,8 +74,8 @@ class Splicer:
               ) -> list[str | None]:
         """Return the lines of a page's records (``line`` of each: None where it must be
         made the long way), with what ``line`` looks for in every text looked for once in
-        the whole page: a key named as the view's that no text holds, labels that are
-        their own JSON (printable ASCII without quote or backslash), the tails seen."""
+        the whole page: a key named as the view's that no text holds, and labels that are
+        their own JSON (printable ASCII without quote or backslash)."""
         whole = "\n".join(texts)  # a key's quoted name holds no line break: none spans two
         names = ('"rank"', '"label"', *(f'"{key}"' for key, _values in extras))
         if any(name in whole for name in names):  # a record holds one: each text checked
@@ -85,42 +85,45 @@ class Splicer:
         quoted = "".join(labels)
         plain = quoted.isascii() and quoted.isprintable() and '"' not in quoted \
             and "\\" not in quoted
-        tails, artifacts_of = self._tails, self._artifacts
-        out: list[str | None] = []
-        for at, text in enumerate(texts):
-            start = text.rfind(_ARTIFACTS)
-            if start < 1 or text[start - 1] not in ",{":
-                out.append(None)
-                continue
-            tail = text[start:]
-            roles = tails.get(tail, _UNSEEN)
-            if roles is _UNSEEN:
-                found = _TAIL.fullmatch(tail)
-                roles = None if found is None else found.group(1)
-                if len(tails) < 64:
-                    tails[tail] = roles
-            if roles is None:
-                out.append(None)
-                continue
-            label = '"' + labels[at] + '"' if plain else to_json(labels[at]).decode()
-            after = "".join(f',"{key}":{to_json(values[at]).decode()}'
-                            for key, values in extras)
-            out.append(f'{{"rank":{first_rank + at},"label":{label},{text[1:start]}'
-                       f'"artifacts":{artifacts_of(roles, ids[at])}{after}}}')
-        return out
+        return [self._spliced(text, first_rank + at,
+                              f'"{labels[at]}"' if plain else to_json(labels[at]).decode(),
+                              ids[at], _after((key, values[at]) for key, values in extras))
+                for at, text in enumerate(texts)]
 
     def line(self, text: str, rank: int, label: str, result_id: str,
              extras: Sequence[tuple[str, object]]) -> str | None:
         """Return the record's line spliced from its stored ``text`` (module doc), or None
         when it must be made the long way."""
-        at = text.rfind(_ARTIFACTS)
-        if at < 1 or text[at - 1] not in ",{" or '"rank"' in text or '"label"' in text \
+        if '"rank"' in text or '"label"' in text \
                 or any(f'"{key}"' in text for key, _value in extras):
             return None
-        tail = _TAIL.fullmatch(text, at)
-        if tail is None:
+        return self._spliced(text, rank, to_json(label).decode(), result_id, _after(extras))
+
+    def _spliced(self, text: str, rank: int, label_json: str, result_id: str,
+                 after: str) -> str | None:
+        """Return the line of a ``text`` known to hold no key named as the view's, or None
+        when it does not end in the stored tail."""
+        start = text.rfind(_ARTIFACTS)
+        if start < 1 or text[start - 1] not in ",{":
             return None
-        artifacts = self._artifacts(tail.group(1), result_id)
-        after = "".join(f',"{key}":{to_json(value).decode()}' for key, value in extras)
-        return (f'{{"rank":{rank},"label":{to_json(label).decode()},{text[1:at]}'
-                f'"artifacts":{artifacts}{after}}}')
+        roles = self._roles(text[start:])
+        if roles is None:
+            return None
+        return (f'{{"rank":{rank},"label":{label_json},{text[1:start]}'
+                f'"artifacts":{self._artifacts(roles, result_id)}{after}}}')
+
+    def _roles(self, tail: str) -> str | None:
+        """Return the roles' text of a stored tail (from ``"artifacts":`` to the end), or
+        None when it is not the stored form; kept per tail (a pipeline's are a handful)."""
+        roles = self._tails.get(tail, _UNSEEN)
+        if roles is _UNSEEN:
+            found = _TAIL.fullmatch(tail)
+            roles = None if found is None else found.group(1)
+            if len(self._tails) < 64:
+                self._tails[tail] = roles
+        return roles
+
+
+def _after(extras) -> str:
+    """Return the view's numbers as the line's last keys (``,"key":value`` each)."""
+    return "".join(f',"{key}":{to_json(value).decode()}' for key, value in extras)
