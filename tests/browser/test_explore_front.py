@@ -286,6 +286,11 @@ def test_progress_is_polled_and_the_page_reloads_when_ready(site, visitors):
     assert page.locator("[data-explore-count]").inner_text() == "30 points."
 
 
+def _thin(number: int) -> str:
+    """``number`` as the page writes it: thousands apart by a thin space."""
+    return f"{number:,}".replace(",", "\u2009")
+
+
 def test_a_substructure_count_is_polled_and_the_page_reloads_when_ready(site, visitors):
     """A broad substructure query counted in the background (issue 21): explore.json
     answers "counting"; the bar shows the candidate molecules checked, then the page
@@ -300,8 +305,8 @@ def test_a_substructure_count_is_polled_and_the_page_reloads_when_ready(site, vi
         f"() => document.getElementById('index-progress').value > {first}")
     value = int(page.locator("#index-progress").get_attribute("value"))
     assert page.locator("#index-progress-text").inner_text() == (
-        f"Checking {value:,} of 950,000 candidate molecules for the substructure: "
-        f"{value * 9 // 10:,} match so far").replace(",", "\u2009")
+        f"Counting the whole set: {_thin(value)} of {_thin(950_000)} candidate molecules "
+        f"checked, {_thin(value * 9 // 10)} of them holding the substructure so far")
     page.wait_for_selector("[data-explore-scatter] svg", timeout=15000)
     assert page.locator("#index-progress").count() == 0
 

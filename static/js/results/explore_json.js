@@ -32,13 +32,14 @@ export function poll(url, onUpdate, onReady) {
   window.setTimeout(tick, POLL_MS);
 }
 
-/* "Indexing 1 200 of 100 000 results", from a "building" answer; "Checking 4 000 of 950 000
-   candidate molecules for the substructure: 3 900 match so far" from a "counting" one. */
+/* "Indexing 1 200 of 100 000 results", from a "building" answer; "Counting the whole set:
+   4 000 of 950 000 candidate molecules checked, 3 900 of them holding the substructure so
+   far" from a "counting" one (distinct molecules: the rows a page shows are checked apart). */
 export function progressText(body) {
   if (body.state === "counting") {
-    return "Checking " + formatCount(body.checked || 0) + " of " +
-      formatCount(body.candidates || 0) + " candidate molecules for the substructure: " +
-      formatCount(body.matched_so_far || 0) + " match so far";
+    return "Counting the whole set: " + formatCount(body.checked || 0) + " of " +
+      formatCount(body.candidates || 0) + " candidate molecules checked, " +
+      formatCount(body.matched_so_far || 0) + " of them holding the substructure so far";
   }
   return "Indexing " + formatCount(body.indexed || 0) + " of " + formatCount(body.total || 0) +
     " results";
