@@ -208,7 +208,8 @@ def test_the_results_view_waits_for_a_broad_count_saying_how_far(app, client, or
     page = client.get(f"{path}?smarts={query}")
     text = page.get_data(as_text=True)
     assert page.status_code == 200 and 'id="index-progress"' in text
-    assert f"Checking 0 of {body['candidates']} candidate molecules" in text
+    assert (f"Counting the whole set: 0 of {body['candidates']} candidate molecules "
+            "checked") in text
     assert 'id="match-count"' not in text and "of the results match" not in text
     # Meanwhile each page of the view shows its rows, confirmed in the view's order.
     shown = [_ids(client.get(f"{path}?smarts={query}&sort=-mol_weight&limit=5&page={n}"))
