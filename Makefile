@@ -74,7 +74,7 @@ haproxy:
 
 # Set up and run every test: the whole suite on SQLite, the service suite on PostgreSQL,
 # the viewer's page, exploration, export and 3D tests again against an API double that sends
-# only the fields the official SDK declares (test-sdk-double, tests/sdk_double.py), and
+# only the fields the official SDK declares (test-sdk-double, tests/support/sdk_double.py), and
 # the cluster suite (HAProxy, two gunicorn nodes, PostgreSQL, Redis) alone, so that its
 # timings (health checks every 500 ms) do not compete with the rest of the suite.
 test: install-test chromium haproxy lint test-sqlite test-postgres test-sdk-double test-cluster
@@ -101,7 +101,7 @@ test-postgres:
 	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 --dist loadfile -q \
 		tests/service tests/store $(PG_VIEWER_TESTS)
 
-# The viewer reading the embedded API through tests/sdk_double.py: each share read and results
+# The viewer reading the embedded API through tests/support/sdk_double.py: each share read and results
 # page validated strictly with the SDK's models and cut to the fields they declare (an
 # answer they reject is a 502, so the test reading it fails). Only the tests of these
 # folders that build the app run again (tests/conftest.py deselects the others, about a

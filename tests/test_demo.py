@@ -28,7 +28,8 @@ from app.db import get_engine
 from app.demo import seed_demo
 from app.demo_data.chemistry import LIGAND_CCD, MODIFIED_RESIDUES, all_smiles
 from app.store import schema
-from tests.conftest import make_test_app, migrated_database
+from tests.support.apps import make_test_app
+from tests.support.databases import migrated_database
 
 RDLogger.DisableLog("rdApp.*")
 

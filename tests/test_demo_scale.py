@@ -29,7 +29,8 @@ from app.demo import build_catalog
 from app.demo_data import scale
 from app.ids import is_record_id, new_id
 from app.store import schema
-from tests.conftest import make_test_app, migrated_database
+from tests.support.apps import make_test_app
+from tests.support.databases import migrated_database
 
 RDLogger.DisableLog("rdApp.*")
 

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from app.db import get_engine
 from app.demo_upkeep import banner
 from app.store import schema
-from tests.conftest import make_test_app
+from tests.support.apps import make_test_app
 
 ROOT = Path(__file__).resolve().parent.parent
 # The demo's own sizes (app.demo_data): the IL-6 design stopped at 260 of 300.

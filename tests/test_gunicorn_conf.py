@@ -3,7 +3,7 @@ gunicorn of the user, one of the instance's own when asked for."""
 
 from __future__ import annotations
 
-from tests.conftest import start_gunicorn, stop_gunicorn
+from tests.support.servers import start_gunicorn, stop_gunicorn
 
 
 def _sockets(folder):

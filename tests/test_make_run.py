@@ -24,7 +24,9 @@ import pytest
 from app.artifact_storage import open_store
 from app.db import get_engine
 from app.demo_upkeep import seed
-from tests.conftest import free_port, make_test_app, migrated_database
+from tests.support.apps import make_test_app
+from tests.support.databases import migrated_database
+from tests.support.servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 

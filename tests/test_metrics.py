@@ -13,7 +13,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.conftest import start_gunicorn, stop_gunicorn
+from tests.support.servers import start_gunicorn, stop_gunicorn
 
 
 def samples(text: str, name: str) -> list:

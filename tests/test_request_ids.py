@@ -13,7 +13,7 @@ import re
 
 import httpx
 
-from tests.conftest import LiveServer
+from tests.support.servers import LiveServer
 
 ID = re.compile(r"[0-9a-f]{16}")
 

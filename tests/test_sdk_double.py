@@ -1,4 +1,4 @@
-"""The SDK-fields-only API double (``tests/sdk_double.py``) itself.
+"""The SDK-fields-only API double (``tests/support/sdk_double.py``) itself.
 
 Against hand-made answers: an SDK-valid answer goes through with its extension fields
 gone and its values untouched; a declared required field dropped from one answer is a
@@ -12,12 +12,19 @@ from __future__ import annotations
 import copy
 import json
 
+import httpx
 import pytest
+import sqlalchemy as sa
 from flask import Flask, Response, jsonify
 from werkzeug.test import Client
 
-from tests import sdk_double
-from tests.sdk_double import SdkOnly
+from app.db import get_engine
+from app.store import schema
+from tests.support import sdk_double
+from tests.support.apps import make_org, make_test_app
+from tests.support.databases import dispose_engines
+from tests.support.sdk_double import SdkOnly
+from tests.support.servers import start_gunicorn, stop_gunicorn
 from tests.viewer.conftest import seed_link
 
 CREATED = "2026-11-20T09:30:00.123456Z"
@@ -235,9 +242,42 @@ def page(client, path: str, *needles: str) -> str:
     return body
 
 
+def key_paths(value, prefix: str = "") -> set[str]:
+    """Every key path of a JSON value (list items share their list's path)."""
+    if isinstance(value, dict):
+        return {path for key, item in value.items()
+                for path in {f"{prefix}.{key}"} | key_paths(item, f"{prefix}.{key}")}
+    if isinstance(value, list):
+        return {path for item in value for path in key_paths(item, f"{prefix}[]")}
+    return set()
+
+
+def test_every_test_app_reads_the_api_through_the_double(app, org):
+    """The ``app`` fixture's viewer reads through the double: a metric the SDK does not
+    declare, served by the API, never reaches the viewer."""
+    shared = seed_link(app, org)
+    pipeline = shared.pipelines["protein_design"]
+    first = schema.results.c.id == shared.results["protein_design"][0]
+    with get_engine(app).begin() as conn:
+        metrics = conn.execute(sa.select(schema.results.c.metrics).where(first)).scalar_one()
+        conn.execute(schema.results.update().where(first)
+                     .values(metrics={**metrics, "beyond_the_sdk": 1.0}))
+    path = f"/compute/v1/share/{shared.link_id}/pipelines/{pipeline}/results"
+    served = app.extensions["service_app"].test_client().get(path).get_json()
+    read = app.extensions["compute_api"].results(shared.link_id, pipeline)
+    assert ".data[].metrics.beyond_the_sdk" in key_paths(served)
+    assert ".data[].metrics.beyond_the_sdk" not in key_paths(read)
+    assert app.extensions["sdk_double"].failures == []
+
+
+@pytest.mark.api_extensions
+def test_an_api_extensions_test_reads_the_service_whole(app):
+    assert "sdk_double" not in app.extensions
+
+
 def test_viewer_served_alone_against_the_double(app, org):
     shared = seed_link(app, org)
-    double = sdk_double.use_api_double(app)
+    double = app.extensions["sdk_double"]
     client = app.test_client()
     overview = page(client, shared.url())
     for pipeline_id in shared.pipelines.values():
@@ -315,17 +355,8 @@ def test_the_viewer_fails_when_one_answer_drops_a_declared_field(app, org):
 
 def test_viewer_alone_over_http_reads_the_double_alone(db_url, tmp_path):
     """Two servers, as a deployment would run them: the compute API behind the double
-    (``gunicorn 'tests.sdk_double:service_app()'``) and the viewer alone
+    (``gunicorn 'tests.support.sdk_double:service_app()'``) and the viewer alone
     (``wsgi:viewer_app``) reading it over HTTP through ``FLASK_COMPUTE_API_URL``."""
-    import httpx
-
-    from tests.conftest import (
-        dispose_engines,
-        make_org,
-        make_test_app,
-        start_gunicorn,
-        stop_gunicorn,
-    )
 
     application = make_test_app(db_url, tmp_path)
     shared = seed_link(application, make_org(application))
@@ -333,7 +364,7 @@ def test_viewer_alone_over_http_reads_the_double_alone(db_url, tmp_path):
     env = {"FLASK_DATABASE_URL": db_url, "FLASK_SECRET_KEY": "live-secret",
            "FLASK_ARTIFACT_DIR": str(tmp_path / "artifacts"),
            "FLASK_INSTANCE_PATH": str(tmp_path / "instance")}
-    api = start_gunicorn(env, tmp_path, workers=1, target="tests.sdk_double:service_app()")
+    api = start_gunicorn(env, tmp_path, workers=1, target="tests.support.sdk_double:service_app()")
     try:
         viewer = start_gunicorn({**env, "FLASK_COMPUTE_API_URL": api.url}, tmp_path,
                                 workers=1, target="wsgi:viewer_app")

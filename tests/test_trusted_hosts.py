@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from app.db import get_engine
-from tests.conftest import dispose_engines, make_org, make_test_app
 from tests.service import factories
+from tests.support.apps import make_org, make_test_app
+from tests.support.databases import dispose_engines
 
 TRUSTED = "http://share.example.org"
 

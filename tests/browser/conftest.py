@@ -20,7 +20,8 @@ import httpx
 import pytest
 
 from app.viewer.store import schema as viewer_schema
-from tests.conftest import ROOT, free_port, start_gunicorn, stop_gunicorn
+from tests.support.databases import ROOT
+from tests.support.servers import free_port, start_gunicorn, stop_gunicorn
 
 DOCS = ROOT / "docs"
 # Debian's Chromium; Playwright cannot download its own browser on this network.

@@ -23,7 +23,8 @@ import jinja2
 
 from app.viewer.core.formatting import format_number
 from app.viewer.web.security import _CSP
-from tests.conftest import ROOT, free_port
+from tests.support.databases import ROOT
+from tests.support.servers import free_port
 
 LINK = "lnk_fixture"
 PIPELINE = "pip_fixture"

@@ -26,7 +26,7 @@ import httpx
 import pytest
 
 from tests.browser.conftest import DESKTOP, PHONE, Visitor, seeded_site_env
-from tests.conftest import free_port, start_gunicorn, stop_gunicorn
+from tests.support.servers import free_port, start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")

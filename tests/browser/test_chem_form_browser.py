@@ -18,8 +18,8 @@ from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 
 from tests.browser.conftest import DESKTOP, PHONE, Visitor, api_records, seeded_site_env
-from tests.conftest import start_gunicorn, stop_gunicorn
 from tests.signin.conftest import parse_mail, smtp_server
+from tests.support.servers import start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 KIND = "small_molecule_library_screen"

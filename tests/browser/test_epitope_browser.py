@@ -19,7 +19,7 @@ import pytest
 from Bio.PDB import MMCIFParser, NeighborSearch
 
 from tests.browser.conftest import Visitor, api_records, seeded_site_env
-from tests.conftest import start_gunicorn, stop_gunicorn
+from tests.support.servers import start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 EXTRA_SHOTS = Path("/tmp/shots/issue20/epitope")

@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from tests.browser.conftest import Visitor, api_records
-from tests.conftest import ROOT, start_gunicorn, stop_gunicorn
+from tests.support.databases import ROOT
+from tests.support.servers import start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 RESULTS = 1200  # more than one API page (1,000)

@@ -33,7 +33,8 @@ from tests.browser.explore_fixture import (
     result_ids,
     serve,
 )
-from tests.conftest import ROOT, start_gunicorn, stop_gunicorn
+from tests.support.databases import ROOT
+from tests.support.servers import start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")

@@ -17,7 +17,8 @@ import pytest
 import sqlalchemy as sa
 
 from tests.browser.conftest import PHONE, Visitor, seeded_site_env
-from tests.conftest import ROOT, start_gunicorn, stop_gunicorn
+from tests.support.databases import ROOT
+from tests.support.servers import start_gunicorn, stop_gunicorn
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ import threading
 import pytest
 
 from tests.browser.conftest import Visitor, seeded_site_env
-from tests.conftest import start_gunicorn, stop_gunicorn
 from tests.signin.conftest import Inbox, parse_mail, smtp_server
+from tests.support.servers import start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")

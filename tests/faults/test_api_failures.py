@@ -9,7 +9,7 @@ import time
 import pytest
 from werkzeug.wrappers import Response
 
-from tests.conftest import free_port
+from tests.support.servers import free_port
 from tests.viewer.conftest import point_viewer_at
 from tests.viewer.fake_api import FakeApi, dripper, json_response, sleeper, status
 

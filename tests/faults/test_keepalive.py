@@ -14,7 +14,7 @@ from contextlib import suppress
 
 import pytest
 
-from tests.conftest import make_org
+from tests.support.apps import make_org
 
 pytestmark = pytest.mark.slow
 

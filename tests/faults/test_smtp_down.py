@@ -12,8 +12,9 @@ from contextlib import contextmanager
 
 import pytest
 
-from tests.conftest import free_port, make_org
 from tests.signin.conftest import LISTED, ask_for_message, make_email_link
+from tests.support.apps import make_org
+from tests.support.servers import free_port
 
 MAIL_TIMEOUT = 1
 

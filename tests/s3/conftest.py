@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from app import artifact_storage
-from tests.conftest import dispose_engines, make_test_app
 from tests.moto_server import moto_s3, s3_env  # noqa: F401 - fixtures used by the tests
+from tests.support.apps import make_test_app
+from tests.support.databases import dispose_engines
 
 
 @pytest.fixture

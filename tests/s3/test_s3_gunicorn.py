@@ -17,7 +17,8 @@ import sqlalchemy as sa
 
 from app import artifact_storage
 from app.store import schema
-from tests.conftest import ROOT, migrated_database, start_gunicorn, stop_gunicorn
+from tests.support.databases import ROOT, migrated_database
+from tests.support.servers import start_gunicorn, stop_gunicorn
 
 MIB = 1024 * 1024
 BIG = 24 * MIB  # above the multipart threshold, many relay chunks

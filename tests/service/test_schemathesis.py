@@ -52,7 +52,8 @@ from app.store.api_keys import create_api_key
 from app.store.share_links import create_share_link
 from app.store.workspaces import create_workspace
 from app.timeutil import utcnow
-from tests.conftest import make_test_app, migrated_database
+from tests.support.apps import make_test_app
+from tests.support.databases import migrated_database
 
 DOCUMENT = "/compute/v1/openapi.json"
 MAX_EXAMPLES = 50

@@ -20,8 +20,8 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from app.db import get_engine
-from tests.conftest import free_port
 from tests.service import factories
+from tests.support.servers import free_port
 
 LISTED = "ada@example.org"
 ALSO_LISTED = "bob@example.org"

@@ -20,8 +20,8 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from app import create_app, create_service_app, share_tokens
 from app.db import get_engine
 from app.viewer.core import identity
-from tests.conftest import start_gunicorn, stop_gunicorn
 from tests.signin.conftest import LISTED, UNLISTED, make_email_link
+from tests.support.servers import start_gunicorn, stop_gunicorn
 
 
 @pytest.fixture

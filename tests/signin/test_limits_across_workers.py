@@ -12,8 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from tests.conftest import make_org, start_gunicorn, stop_gunicorn
 from tests.signin.conftest import LISTED, csrf_token, make_email_link
+from tests.support.apps import make_org
+from tests.support.servers import start_gunicorn, stop_gunicorn
 
 WORKERS = 4
 BROWSERS = 20

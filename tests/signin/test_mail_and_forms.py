@@ -9,7 +9,6 @@ import pytest
 from aiosmtpd.smtp import AuthResult
 
 from app.viewer.signin import navigation
-from tests.conftest import free_port
 from tests.signin.conftest import (
     LISTED,
     ask_for_message,
@@ -18,6 +17,7 @@ from tests.signin.conftest import (
     smtp_server,
     submit_code,
 )
+from tests.support.servers import free_port
 
 
 def test_smtp_login_is_used_when_configured(app, client, email_link):

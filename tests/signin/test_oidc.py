@@ -43,7 +43,7 @@ def oidc_app(db_url, tmp_path, providers):
 @pytest.fixture
 def link(oidc_app):
     """An email-mode link in the OIDC app's database."""
-    from tests.conftest import make_org
+    from tests.support.apps import make_org
 
     return make_email_link(oidc_app, make_org(oidc_app))
 

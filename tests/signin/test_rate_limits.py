@@ -12,7 +12,6 @@ import sqlalchemy as sa
 from app import create_app
 from app.db import get_engine
 from app.viewer.store import rate_limits
-from tests.conftest import dispose_engines
 from tests.signin.conftest import (
     ALSO_LISTED,
     LISTED,
@@ -22,6 +21,7 @@ from tests.signin.conftest import (
     make_email_link,
     submit_code,
 )
+from tests.support.databases import dispose_engines
 
 REDIS_URL = "redis://127.0.0.1:6379"
 
@@ -144,7 +144,7 @@ def test_two_servers_share_counts_in_redis(db_url, tmp_path, org, smtp, redis_pr
 def test_an_unreachable_redis_counts_in_the_viewer_store_and_is_logged(
     db_url, tmp_path, org, smtp, caplog
 ):
-    from tests.conftest import free_port
+    from tests.support.servers import free_port
 
     app = create_app({
         "TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "k",

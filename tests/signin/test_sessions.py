@@ -22,8 +22,8 @@ from app.viewer.signin import purge
 from app.viewer.store import get_engine
 from app.viewer.store import sessions as session_rows
 from app.viewer.store.schema import sessions as sessions_table
-from tests.conftest import dispose_engines
 from tests.signin.conftest import LISTED, csrf_token, make_email_link, sign_in
+from tests.support.databases import dispose_engines
 
 REDIS_URL = "redis://127.0.0.1:6379"
 OPAQUE = re.compile(r"[A-Za-z0-9_\-]{43}")

@@ -14,8 +14,9 @@ from app.db import get_engine, make_engine, migrate
 from app.viewer import store as viewer_store
 from app.viewer.signin import state
 from app.viewer.store.schema import signin_requests
-from tests.conftest import _database_url, make_test_app
 from tests.signin.conftest import LISTED, ask_for_message, parse_mail, sign_in, submit_code
+from tests.support.apps import make_test_app
+from tests.support.databases import database_url as _database_url
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from alembic.script import ScriptDirectory
 
 from app import db
 from app.viewer import store as viewer_store
-from tests.conftest import _database_url
+from tests.support.databases import database_url as _database_url
 
 API_TABLES = {"organizations", "workspaces", "api_keys", "pipelines", "predictions",
               "results", "artifacts", "share_links", "share_link_resources",

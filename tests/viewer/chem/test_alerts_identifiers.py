@@ -20,9 +20,9 @@ from rdkit import Chem
 from app.db import get_engine
 from app.store import schema
 from app.viewer.chem import alerts, identifiers
-from tests.demo_copy import seeded_demo
 from tests.rdkit_reference import alert_catalog
 from tests.service import factories
+from tests.support.demo import seeded_demo
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 POOL = {

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from app.viewer.chem import depict
-from tests.conftest import ROOT
+from tests.support.databases import ROOT
 from tests.viewer.chem.hostile_molecules import CORPUS, STEPS
 
 # Per molecule and step. Before the layout budget, the 40-atom ring alone took minutes.

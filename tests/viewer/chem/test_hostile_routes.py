@@ -17,7 +17,7 @@ import time
 import httpx
 import pytest
 
-from tests.conftest import start_gunicorn, stop_gunicorn
+from tests.support.servers import start_gunicorn, stop_gunicorn
 from tests.viewer.chem import hostile_routes
 from tests.viewer.chem.hostile_molecules import CORPUS
 

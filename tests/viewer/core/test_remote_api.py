@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.conftest import start_gunicorn, stop_gunicorn
+from tests.support.servers import start_gunicorn, stop_gunicorn
 from tests.viewer.conftest import point_viewer_at, seed_link
 
 

@@ -19,7 +19,8 @@ from app.demo import seed_demo
 from app.viewer.core.api_client import api
 from app.viewer.epitope import scan
 from app.viewer.proteins import columns
-from tests.conftest import dispose_engines, make_test_app, migrated_database
+from tests.support.apps import make_test_app
+from tests.support.databases import dispose_engines, migrated_database
 from tests.viewer.view_rows import view_ids
 
 BACKBONE = {"N", "CA", "C", "O", "CB", "OXT"}

@@ -16,8 +16,8 @@ from app.db import get_engine
 from app.store import schema
 from app.viewer.core.api_client import api
 from app.viewer.exports import csv_writer, sources, stream
-from tests.demo_copy import seeded_demo
 from tests.error_pages import without_reference
+from tests.support.demo import seeded_demo
 from tests.viewer.conftest import point_viewer_at
 from tests.viewer.core.sdk_runs import run_record, share_read
 from tests.viewer.fake_api import FakeApi, json_response
@@ -353,7 +353,7 @@ def broken_download_behind_gunicorn(db_url: str, tmp_path, extension: str
     """
     import httpx
 
-    from tests.conftest import start_gunicorn, stop_gunicorn
+    from tests.support.servers import start_gunicorn, stop_gunicorn
 
     api_server = FakeApi(breaking_api())
     instance = tmp_path / "instance"

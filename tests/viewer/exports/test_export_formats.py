@@ -19,8 +19,8 @@ from app import domain
 from app.db import get_engine
 from app.store import schema
 from app.viewer.exports import sources, stream, text_writers
-from tests.demo_copy import seeded_demo
 from tests.error_pages import without_reference
+from tests.support.demo import seeded_demo
 from tests.viewer.conftest import point_viewer_at
 from tests.viewer.core.sdk_runs import run_record, share_read
 from tests.viewer.exports.test_csv_export import (

@@ -15,7 +15,6 @@ import pytest
 
 from app import domain
 from app.viewer.exports import precision
-from tests.demo_copy import seeded_demo
 from tests.viewer.exports.test_csv_export import api_records
 from tests.viewer.exports.test_export_formats import parse_fasta, parse_sdf
 
@@ -23,10 +22,8 @@ TOP_10 = "?sort=-binding_confidence&limit=10"
 LABEL = re.compile(r"#(\d+) [A-Za-z0-9_\-]{4,}")
 
 
-@pytest.fixture
-def demo(app) -> dict:
-    """The demo organization: a link over six pipelines (260 protein_design results)."""
-    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
+# Reads the demo: a link over six pipelines (260 protein_design results).
+pytestmark = pytest.mark.reads_demo
 
 
 def url(demo: dict, kind: str, extension: str, query: str = "") -> str:

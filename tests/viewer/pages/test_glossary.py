@@ -11,7 +11,7 @@ import pytest
 from app import domain
 from app.viewer.pages import glossary
 from app.viewer.results import fields
-from tests.demo_copy import seeded_demo
+from tests.support.demo import seeded_demo
 from tests.viewer.pages.test_prediction_pages import body_of, pages  # noqa: F401 (fixture)
 
 

@@ -12,7 +12,7 @@ from Bio.SeqUtils.ProtParam import ProteinAnalysis
 
 from app.viewer.core.api_client import api
 from app.viewer.proteins import liabilities
-from tests.demo_copy import seeded_demo
+from tests.support.demo import seeded_demo
 from tests.viewer.view_rows import view_ids
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from app.viewer.structure import pae
-from tests.demo_copy import seeded_demo
+from tests.support.demo import seeded_demo
 from tests.viewer.structure.test_structure_views import _file, _results
 
 

@@ -11,8 +11,8 @@ import pytest
 from app import artifact_storage
 from app.db import get_engine
 from app.store import schema
-from tests.demo_copy import seeded_demo
 from tests.error_pages import without_reference
+from tests.support.demo import seeded_demo
 
 
 @pytest.fixture

@@ -22,8 +22,8 @@ from app import artifact_storage
 from app.db import get_engine
 from app.store import schema
 from app.viewer.structure.model import PLDDT_BANDS, band
-from tests.demo_copy import seeded_demo
 from tests.error_pages import without_reference
+from tests.support.demo import seeded_demo
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import time
 
 import httpx
 
-from tests.conftest import free_port, start_gunicorn, stop_gunicorn
+from tests.support.servers import free_port, start_gunicorn, stop_gunicorn
 from tests.viewer.conftest import seed_link
 
 

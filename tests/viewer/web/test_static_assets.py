@@ -15,8 +15,8 @@ import pytest
 
 from app.db import get_engine
 from app.viewer.web import precompress
-from tests.conftest import ROOT
 from tests.service import factories
+from tests.support.databases import ROOT
 
 CSS = ROOT / "static" / "css" / "viewer.css"
 

@@ -1,4 +1,5 @@
-"""The demo in a test app's database, seeded once per test process and copied per test.
+"""The demo in a test app's database: shared read-only, or seeded once per test process and
+copied per test.
 
 ``seed_demo`` takes seconds (it writes some 960 artifact files and thousands of rows);
 tests of the viewer need it in a fresh database each. On SQLite, ``seeded_demo(app)`` seeds
@@ -6,6 +7,12 @@ a template database and artifact folder the first time, then copies them into th
 own database (SQLite's backup API, a page-exact copy) and artifact folder: the same rows,
 ids and files as ``seed_demo`` made, in a database that only this test changes. On
 PostgreSQL (``TEST_DATABASE_URL``) it runs ``seed_demo`` itself.
+
+Most tests only read the demo: ``shared_demo(config)`` is one app over one seeded demo per
+test process (tests marked ``reads_demo`` get it as their ``app``), with its exploration
+index built once. After each such test its data are compared with a fingerprint taken when
+it was made; a test that changed them fails, naming itself, and the next test gets a fresh
+copy, so one faulty test never leaks into another.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import copy
+import hashlib
 import shutil
 import sqlite3
 import tempfile
@@ -22,7 +30,9 @@ import sqlalchemy as sa
 
 from app.db import get_engine
 from app.demo import seed_demo
-from tests.conftest import PG_URL, dispose_engines, migrated_database
+from app.viewer.store import schema as viewer_schema
+from tests.support.apps import make_test_app
+from tests.support.databases import PG_URL, dispose_engines, migrated_database
 
 PUBLIC_URL = "http://viewer.test"
 _templates: dict[str, tuple[Path, Path, dict, dict]] = {}
@@ -84,3 +94,71 @@ def seeded_demo(app, public_url: str = PUBLIC_URL) -> dict:
         source.backup(copy_to)
     shutil.copytree(artifacts, app.config["ARTIFACT_DIR"], dirs_exist_ok=True)
     return copy.deepcopy(summary)
+
+
+# Tables a read builds or refreshes (the exploration index, epitope scans: caches that answer
+# what the API's tables hold), left out of the shared demo's fingerprint.
+CACHE_TABLES = frozenset(table.name for table in (
+    viewer_schema.result_indexes, viewer_schema.indexed_results,
+    viewer_schema.indexed_records, viewer_schema.index_frames,
+    viewer_schema.epitope_contacts, viewer_schema.epitope_scans))
+
+
+def fingerprint(engine: sa.Engine) -> str:
+    """A digest of every row of every table of ``engine``'s database but the caches."""
+    digest = hashlib.sha256()
+    with engine.connect() as conn:
+        for name in sorted(sa.inspect(conn).get_table_names()):
+            if name in CACHE_TABLES:
+                continue
+            table = sa.Table(name, sa.MetaData(), autoload_with=conn)
+            digest.update(name.encode())
+            for row in conn.execute(sa.select(table).order_by(*table.columns)):
+                digest.update(repr(tuple(row)).encode())
+    return digest.hexdigest()
+
+
+class SharedDemo:
+    """One app over a seeded demo that read-only tests of a test process share."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="shared-demo-"))
+        atexit.register(shutil.rmtree, self.folder, ignore_errors=True)
+        url, self._drop = migrated_database(self.folder)
+        self.app = make_test_app(url, self.folder)
+        self.summary = seeded_demo(self.app)
+        self.fingerprint = fingerprint(get_engine(self.app))
+
+    def summary_copy(self) -> dict:
+        """The seed summary, a copy a test may change."""
+        return copy.deepcopy(self.summary)
+
+    def check_unchanged(self, test: str) -> None:
+        """Fail ``test`` if it changed the demo's data; the next test then gets a new demo."""
+        if fingerprint(get_engine(self.app)) == self.fingerprint:
+            return
+        self.close()
+        raise AssertionError(
+            f"{test} changed the shared read-only demo (marked reads_demo): a test that "
+            "changes data takes the `demo` fixture without the marker (its own copy)")
+
+    def close(self) -> None:
+        """Let go of the app, its database and files (``shared_demo`` makes a new one)."""
+        global _shared
+        if _shared is self:
+            _shared = None
+        dispose_engines(self.app)
+        self._drop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_shared: SharedDemo | None = None
+
+
+def shared_demo() -> SharedDemo:
+    """The test process's shared demo, made on first use."""
+    global _shared
+    if _shared is None:
+        _shared = SharedDemo()
+        atexit.register(_shared.close)
+    return _shared

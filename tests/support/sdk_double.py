@@ -20,9 +20,9 @@ whose body carries the validation error (and is printed to stderr and kept in
 ``failures``), so any test reading through the double fails. Every other answer (error
 bodies, artifact downloads, other endpoints) passes through untouched.
 
-Tests switch it on with ``SHARE_VIEWER_API_DOUBLE=sdk`` (``tests/conftest.py``,
-``use_api_double``); ``make test-sdk-double`` runs the viewer's page, exploration, export
-and 3D tests that way. Served alone: ``gunicorn 'tests.sdk_double:service_app()'`` is the
+It is how every test app's viewer reaches the embedded API (``tests/support/apps.py``,
+``make_test_app``); a test marked ``api_extensions`` reads the service's answers whole.
+Served alone: ``gunicorn 'tests.support.sdk_double:service_app()'`` is the
 compute API behind the double, for ``gunicorn 'wsgi:viewer_app'`` with
 ``FLASK_COMPUTE_API_URL`` pointing at it.
 """
@@ -46,7 +46,8 @@ from boltz_api.types.small_molecule import design_list_results_response as sm_de
 from boltz_api.types.small_molecule import explore_list_results_response as sm_explore
 from boltz_api.types.small_molecule import library_screen_list_results_response as sm_screen
 
-ENV_VAR = "SHARE_VIEWER_API_DOUBLE"
+from app.viewer.core import api_client
+
 SHARE_READ_PATH = re.compile(r"^/compute/v1/share/(?P<link>[^/]+)/?$")
 SHARE_RESULTS_PATH = re.compile(
     r"^/compute/v1/share/(?P<link>[^/]+)/pipelines/(?P<pipeline>[^/]+)/results/?$")
@@ -372,8 +373,6 @@ def use_api_double(app) -> SdkOnly:
 
     Returns the middleware (its ``failures`` list says what it refused).
     """
-    from app.viewer.core import api_client
-
     service = app.extensions["service_app"]
     double = SdkOnly(service)
     app.extensions["compute_api"] = api_client.embedded(
@@ -385,7 +384,7 @@ def use_api_double(app) -> SdkOnly:
 def service_app() -> SdkOnly:
     """Return the compute service (configured from the environment) behind SdkOnly.
 
-    For ``gunicorn 'tests.sdk_double:service_app()'``: the API alone, as the double.
+    For ``gunicorn 'tests.support.sdk_double:service_app()'``: the API alone, as the double.
     """
     from app import create_service_app
 
