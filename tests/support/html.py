@@ -1,0 +1,40 @@
+"""Server HTML read as a browser's parser would: BeautifulSoup over the stdlib's HTML parser,
+queried with CSS selectors (soupsieve), for in-process page tests."""
+
+from __future__ import annotations
+
+from bs4 import BeautifulSoup, Tag
+
+
+def parse(response_or_text) -> BeautifulSoup:
+    """Parse a Flask test response (asserting a 200) or an HTML string."""
+    if isinstance(response_or_text, str):
+        return BeautifulSoup(response_or_text, "html.parser")
+    body = response_or_text.get_data(as_text=True)
+    assert response_or_text.status_code == 200, (response_or_text.status_code, body[:1000])
+    return BeautifulSoup(body, "html.parser")
+
+
+def page(client, path: str, status: int = 200) -> BeautifulSoup:
+    """GET ``path`` with ``client``, assert ``status`` and return the parsed page."""
+    response = client.get(path)
+    body = response.get_data(as_text=True)
+    assert response.status_code == status, (path, response.status_code, body[:1000])
+    return BeautifulSoup(body, "html.parser")
+
+
+def one(soup: BeautifulSoup | Tag, selector: str) -> Tag:
+    """The single element ``selector`` matches (fails naming it if none or several do)."""
+    found = soup.select(selector)
+    assert len(found) == 1, (selector, len(found))
+    return found[0]
+
+
+def text(element: Tag) -> str:
+    """The element's text as a reader sees it: whitespace runs collapsed to one space."""
+    return " ".join(element.get_text(" ").split())
+
+
+def texts(soup: BeautifulSoup | Tag, selector: str) -> list[str]:
+    """The collapsed text of every element ``selector`` matches, in document order."""
+    return [text(element) for element in soup.select(selector)]
