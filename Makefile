@@ -7,8 +7,8 @@ PORT ?= 8000
 PURGE_EVERY ?= 3600
 PG_TEST_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 
-.PHONY: run test test-sqlite test-postgres test-sdk-double lint install install-test chromium haproxy \
-	bench test-cluster
+.PHONY: run test test-fast test-sqlite test-postgres lint install install-test chromium haproxy \
+	bench test-cluster coverage
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -72,12 +72,20 @@ chromium:
 haproxy:
 	@test -x /usr/sbin/haproxy || (apt-get update -qq && apt-get install -y -qq haproxy)
 
-# Set up and run every test: the whole suite on SQLite, the service suite on PostgreSQL,
-# the viewer's page, exploration, export and 3D tests again against an API double that sends
-# only the fields the official SDK declares (test-sdk-double, tests/support/sdk_double.py), and
-# the cluster suite (HAProxy, two gunicorn nodes, PostgreSQL, Redis) alone, so that its
-# timings (health checks every 500 ms) do not compete with the rest of the suite.
-test: install-test chromium haproxy lint test-sqlite test-postgres test-sdk-double test-cluster
+# Set up and run every test: the whole suite on SQLite (in process but for what real HTTP,
+# JavaScript or a real server is the subject of), the tests that depend on the database's
+# dialect again on PostgreSQL, and the cluster suite (HAProxy, two gunicorn nodes,
+# PostgreSQL, Redis) alone, so that its timings (health checks every 500 ms) do not compete
+# with the rest. Every viewer test reads the API through the SDK-fields-only double
+# (tests/support/sdk_double.py), so no pass repeats the viewer's tests behind it.
+test: install-test chromium haproxy lint test-sqlite test-postgres test-cluster
+
+# The inner loop: SQLite, in process, no browser, no server process, no cluster (under 2
+# minutes on 2 cores). One folder: `make test-fast TESTS=tests/viewer/results`; one test:
+# `.venv/bin/python -m pytest tests/viewer/results/test_views.py::test_name`.
+TESTS ?= tests
+test-fast: install-test
+	$(BIN)/python -m pytest -n 2 -q -m "not slow and not browser" --ignore=tests/cluster $(TESTS)
 
 lint:
 	$(BIN)/ruff check .
@@ -90,32 +98,26 @@ lint:
 test-sqlite:
 	$(BIN)/python -m pytest -n 2 --dist loadfile -q --durations=25 --ignore=tests/cluster
 
-# Beside the service and its store: the viewer's index built while the API serves pages
-# (the same answers as the API's), by the page child, the index-served page and exports,
-# and shared frames.
-PG_VIEWER_TESTS := tests/viewer/results/test_index_build.py \
-	tests/viewer/results/test_page_child.py tests/viewer/results/test_index_served.py \
-	tests/viewer/exports/test_index_exports.py tests/viewer/results/test_frame_files.py
-
+# What depends on the database: the tests marked `dialect` (the stores, the viewer's index
+# build, page child, frames and index-served pages and exports, locks, SKIP LOCKED, time
+# zones, JSON, bulk writes). Everything else runs once, on SQLite.
 test-postgres:
-	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 --dist loadfile -q \
-		tests/service tests/store $(PG_VIEWER_TESTS)
-
-# The viewer reading the embedded API through tests/support/sdk_double.py: each share read and results
-# page validated strictly with the SDK's models and cut to the fields they declare (an
-# answer they reject is a 502, so the test reading it fails). Only the tests of these
-# folders that build the app run again (tests/conftest.py deselects the others, about a
-# third): the double lives in the ``app`` fixture, so a test without it (a pure function,
-# its own fake API) can read no answer through the double and would repeat the SQLite run.
-SDK_DOUBLE_TESTS := tests/test_sdk_double.py tests/viewer/pages tests/viewer/results \
-	tests/viewer/exports tests/viewer/structure tests/viewer/depictions \
-	tests/viewer/web/test_embeds.py tests/signin/test_email_flow.py
-
-test-sdk-double:
-	SHARE_VIEWER_API_DOUBLE=sdk $(BIN)/python -m pytest -n 2 --dist loadfile -q $(SDK_DOUBLE_TESTS)
+	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 --dist loadfile -q -m dialect \
+		--ignore=tests/cluster
 
 test-cluster:
 	$(BIN)/python -m pytest -q tests/cluster
+
+# Line and branch coverage of app/ over the SQLite and PostgreSQL passes (htmlcov/ and a
+# summary per file); coverage of code run in server processes (gunicorn) is not counted.
+coverage: install-test
+	rm -f .coverage
+	$(BIN)/python -m pytest -n 2 --dist loadfile -q --cov=app --cov-branch --cov-report= \
+		--ignore=tests/cluster
+	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 --dist loadfile -q -m dialect \
+		--ignore=tests/cluster --cov=app --cov-branch --cov-append --cov-report=
+	$(BIN)/python -m coverage report --skip-covered
+	$(BIN)/python -m coverage html -q
 
 # The scripts that need nothing but this checkout; bench_api_page.py and bench_viewer_ab.py
 # compare it with an older one (see their docstrings).
