@@ -11,7 +11,14 @@ import pytest
 from tests.support.apps import OrgFixture, make_org, make_test_app
 from tests.support.databases import dispose_engines, migrated_database
 from tests.support.demo import seeded_demo, shared_demo
-from tests.support.servers import start_gunicorn, stop_gunicorn
+from tests.support.servers import ServerPolicy, start_gunicorn, stop_gunicorn
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Let only tests marked ``slow`` start a server process (``ServerPolicy``)."""
+    ServerPolicy.allowed = item.get_closest_marker("slow") is not None
+    ServerPolicy.test = item.nodeid
 
 
 @pytest.fixture

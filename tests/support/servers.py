@@ -36,9 +36,31 @@ class LiveServer:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
+class ServerPolicy:
+    """Whether the running test may start a server process (``tests/conftest.py`` sets it).
+
+    A test that starts gunicorn is marked ``slow``: ``make test-fast`` (``-m "not slow"``)
+    must never wait for one, and an unmarked test that starts one fails at once saying so.
+    """
+
+    allowed = True
+    test = ""
+
+    @classmethod
+    def check(cls) -> None:
+        """Refuse a server to a test that is not marked ``slow``."""
+        if not cls.allowed:
+            raise RuntimeError(f"{cls.test} starts gunicorn but is not marked slow "
+                               "(pytest.mark.slow): make test-fast would wait for it")
+
+
 def start_gunicorn(env_overrides: dict, tmp_path: Path, workers: int = 2,
                    target: str = "wsgi:app") -> LiveServer:
-    """Start gunicorn serving ``target`` on a free port and wait until it answers."""
+    """Start gunicorn serving ``target`` on a free port and wait until it answers.
+
+    Only a test marked ``slow`` may (``ServerPolicy``).
+    """
+    ServerPolicy.check()
     port = free_port()
     log_path = tmp_path / f"gunicorn-{port}.log"
     env = {**os.environ, **env_overrides}
