@@ -34,6 +34,9 @@ from tests.support.databases import dispose_engines, migrated_database
 from tests.support.servers import LiveServer, start_gunicorn, stop_gunicorn
 from tests.viewer.conftest import Shared, seed_link
 
+# Three gunicorn servers to start: more than a few seconds.
+pytestmark = pytest.mark.slow
+
 TIMEOUT = 60  # seconds: a loaded 2-core machine answers slowly, not wrongly
 MAX_IDS = 200  # the spec's maximum of the ids filter
 
