@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import json
 
-import httpx
 import pytest
 import sqlalchemy as sa
 from flask import Flask, Response, jsonify
@@ -21,10 +20,7 @@ from werkzeug.test import Client
 from app.db import get_engine
 from app.store import schema
 from tests.support import sdk_double
-from tests.support.apps import make_org, make_test_app
-from tests.support.databases import dispose_engines
 from tests.support.sdk_double import SdkOnly
-from tests.support.servers import start_gunicorn, stop_gunicorn
 from tests.viewer.conftest import seed_link
 
 CREATED = "2026-11-20T09:30:00.123456Z"
@@ -351,37 +347,6 @@ def test_the_viewer_fails_when_one_answer_drops_a_declared_field(app, org):
     pipeline_id = shared.pipelines["small_molecule_design"]
     assert client.get(shared.url(f"/pipelines/{pipeline_id}")).status_code != 200
     assert any("smiles" in failure for failure in double.failures)
-
-
-def test_viewer_alone_over_http_reads_the_double_alone(db_url, tmp_path):
-    """Two servers, as a deployment would run them: the compute API behind the double
-    (``gunicorn 'tests.support.sdk_double:service_app()'``) and the viewer alone
-    (``wsgi:viewer_app``) reading it over HTTP through ``FLASK_COMPUTE_API_URL``."""
-
-    application = make_test_app(db_url, tmp_path)
-    shared = seed_link(application, make_org(application))
-    dispose_engines(application)
-    env = {"FLASK_DATABASE_URL": db_url, "FLASK_SECRET_KEY": "live-secret",
-           "FLASK_ARTIFACT_DIR": str(tmp_path / "artifacts"),
-           "FLASK_INSTANCE_PATH": str(tmp_path / "instance")}
-    api = start_gunicorn(env, tmp_path, workers=1, target="tests.support.sdk_double:service_app()")
-    try:
-        viewer = start_gunicorn({**env, "FLASK_COMPUTE_API_URL": api.url}, tmp_path,
-                                workers=1, target="wsgi:viewer_app")
-        try:
-            pipeline_id = shared.pipelines["small_molecule_design"]
-            paths = [shared.url(), shared.url(f"/pipelines/{pipeline_id}"),
-                     shared.url(f"/pipelines/{pipeline_id}/export.sdf"),
-                     shared.url(f"/predictions/{shared.predictions[0]}")]
-            for path in paths:
-                response = httpx.get(f"{viewer.url}{path}", timeout=30)
-                assert response.status_code == 200, (path, response.text[:2000],
-                                                      api.log_text()[-3000:])
-                assert response.content, path
-        finally:
-            stop_gunicorn(viewer)
-    finally:
-        stop_gunicorn(api)
 
 
 def test_a_generic_protein_result_keeps_its_type():

@@ -1,4 +1,5 @@
-"""The public SDK (``boltz_api``) drives administration against a real gunicorn server."""
+"""The public SDK (``boltz_api``) drives administration, answered by the app in process
+(``tests/support/sdk_clients.py``); through gunicorn, ``tests/test_wsgi.py``."""
 
 from __future__ import annotations
 
@@ -6,22 +7,20 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import boltz_api
-import httpx
 import pytest
 
 from app.db import get_engine
 from app.store.usage import add_usage_records
-
-pytestmark = pytest.mark.slow
+from tests.support.sdk_clients import sdk_client
 
 DAY0 = datetime(2026, 4, 1, tzinfo=UTC)
 
 
 @pytest.fixture
-def sdk(live_server, org):
+def sdk(app, org):
     """An SDK client authenticated with the organization's admin key."""
-    with boltz_api.Boltz(api_key=org.admin_key, base_url=live_server.url, max_retries=0) as c:
-        yield c
+    with sdk_client(app, org.admin_key) as client:
+        yield client
 
 
 def test_workspaces_through_the_sdk(sdk, org):
@@ -61,7 +60,7 @@ def test_workspaces_through_the_sdk(sdk, org):
     assert "data_retention" in str(caught.value)
 
 
-def test_api_keys_through_the_sdk(sdk, live_server, org):
+def test_api_keys_through_the_sdk(sdk, app, org):
     workspace = sdk.admin.workspaces.create(name="Keys")
     made = sdk.admin.api_keys.create(name="ci", allowed_ips=["127.0.0.1", "::1"],
                                      expires_in_days=30, mode="test", workspace_id=workspace.id)
@@ -75,7 +74,7 @@ def test_api_keys_through_the_sdk(sdk, live_server, org):
     assert default_key.key_details.workspace_id == org.workspace_id
 
     # The new workspace key authenticates (from 127.0.0.1) but is no admin.
-    with (boltz_api.Boltz(api_key=made.key, base_url=live_server.url, max_retries=0) as scoped,
+    with (sdk_client(app, made.key) as scoped,
           pytest.raises(boltz_api.PermissionDeniedError)):
         scoped.admin.workspaces.list()
 
@@ -89,7 +88,7 @@ def test_api_keys_through_the_sdk(sdk, live_server, org):
     revoked = sdk.admin.api_keys.revoke(details.id)
     assert revoked.is_active is False
     assert sdk.admin.api_keys.revoke(details.id).is_active is False
-    with (boltz_api.Boltz(api_key=made.key, base_url=live_server.url, max_retries=0) as scoped,
+    with (sdk_client(app, made.key) as scoped,
           pytest.raises(boltz_api.AuthenticationError)):
         scoped.admin.workspaces.list()
     with pytest.raises(boltz_api.BadRequestError):
@@ -137,23 +136,3 @@ def test_usage_through_the_sdk_with_auto_paging(sdk, app, org):
         sdk.admin.usage.list(starting_at=DAY0, ending_at=DAY0 + timedelta(days=1),
                              window_size="HOUR", page="forged")
 
-
-def test_real_server_keeps_the_error_contract(live_server, org):
-    """Through gunicorn too: oversized, malformed and misrouted requests get the envelope."""
-    url = f"{live_server.url}/compute/v1/admin/workspaces"
-    cases = [
-        (413, {"content": b'{"name": "' + b"x" * (2 * 1024 * 1024) + b'"}'}),
-        (400, {"content": b'{"name": '}),
-        (400, {"content": b"[]"}),
-        (400, {"content": b'{"name": "a\\u0000b"}'}),
-    ]
-    for status, kwargs in cases:
-        response = httpx.post(url, headers={**org.headers, "content-type": "application/json"},
-                              timeout=30, **kwargs)
-        assert response.status_code == status, response.text[:200]
-        assert set(response.json()) == {"statusCode", "error", "message"}
-    response = httpx.delete(url, headers=org.headers)
-    assert response.status_code == 405 and response.json()["statusCode"] == 405
-    # Nothing was created by any of them.
-    listed = httpx.get(url, headers=org.headers).json()["data"]
-    assert [w["id"] for w in listed] == [org.workspace_id]

@@ -1,4 +1,4 @@
-"""The SDK's reads of pipeline runs and predictions, against a real gunicorn server (issue 11).
+"""The SDK's reads of pipeline runs and predictions, answered by the app in process (issue 11).
 
 Every pipeline resource the SDK has (list with auto-paging, retrieve, list_results with
 auto-paging and the ``ids`` filter; small-molecule explore has no list in the SDK, and
@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import boltz_api
-import httpx
 import pytest
 
 from app.db import get_engine
@@ -21,6 +20,7 @@ from app.domain import PIPELINE_KINDS
 from tests.service import factories
 from tests.service.admin_support import make_key
 from tests.service.factories import assert_envelope
+from tests.support.sdk_clients import base_url, http_client, sdk_client
 
 # SDK resource path -> the kinds it serves.
 RESOURCES = {
@@ -73,18 +73,13 @@ def world(app, org, other_org) -> World:
     return seeded
 
 
-def client_for(live_server, key: str) -> boltz_api.Boltz:
-    """Return an SDK client of the live server authenticated with ``key``."""
-    return boltz_api.Boltz(api_key=key, base_url=live_server.url, max_retries=0)
-
-
 def resource(sdk: boltz_api.Boltz, path: tuple[str, str]):
     """Return the SDK resource at ``path``, e.g. ``sdk.protein.design``."""
     return getattr(getattr(sdk, path[0]), path[1])
 
 
-def test_admin_lists_pages_and_reads_every_pipeline_resource(live_server, org, world):
-    with client_for(live_server, org.admin_key) as sdk:
+def test_admin_lists_pages_and_reads_every_pipeline_resource(app, org, world):
+    with sdk_client(app, org.admin_key) as sdk:
         for path, kinds in RESOURCES.items():
             api = resource(sdk, path)
             expected = sorted(world.live[kind] for kind in kinds)
@@ -102,7 +97,7 @@ def test_admin_lists_pages_and_reads_every_pipeline_resource(live_server, org, w
                 assert "kind" not in run.to_dict()
                 results = list(api.list_results(run_id, limit=2))
                 assert [r.id for r in results] == world.results[run_id]
-                assert results[0].artifacts.archive.url.startswith(live_server.url)
+                assert results[0].artifacts.archive.url.startswith(base_url(app))
                 picked = world.results[run_id][1::2]
                 filtered = api.list_results(run_id, ids=",".join([*picked, "res_none"]))
                 assert [r.id for r in filtered.data] == picked
@@ -110,8 +105,8 @@ def test_admin_lists_pages_and_reads_every_pipeline_resource(live_server, org, w
             assert [run.id for run in back.data] == expected[-2:-1]
 
 
-def test_results_keep_the_share_endpoint_shapes(live_server, org, world):
-    with client_for(live_server, org.admin_key) as sdk:
+def test_results_keep_the_share_endpoint_shapes(app, org, world):
+    with sdk_client(app, org.admin_key) as sdk:
         redesign = sdk.protein.sequence_redesign.list_results(
             world.live["protein_sequence_redesign"])
         assert [r.type for r in redesign.data][:2] == ["binder", "generic"]
@@ -124,8 +119,8 @@ def test_results_keep_the_share_endpoint_shapes(live_server, org, world):
         assert proteins[0].entities[0].type == "protein" and proteins[0].metrics.iptm >= 0
 
 
-def test_predictions_list_and_retrieve(live_server, org, world):
-    with client_for(live_server, org.admin_key) as sdk:
+def test_predictions_list_and_retrieve(app, org, world):
+    with sdk_client(app, org.admin_key) as sdk:
         for name, application in PREDICTIONS.items():
             api = getattr(sdk.predictions, name)
             listed = list(api.list(limit=1))
@@ -140,11 +135,11 @@ def test_predictions_list_and_retrieve(live_server, org, world):
             sdk.predictions.structure_and_binding.retrieve(world.predictions["adme", True])
 
 
-def test_a_live_key_and_a_test_key_each_see_only_their_mode(app, live_server, org, world):
+def test_a_live_key_and_a_test_key_each_see_only_their_mode(app, org, world):
     keys = {True: make_key(app, org), False: make_key(app, org, livemode=False)}
     for livemode, key in keys.items():
         mine, theirs = (world.live, world.test) if livemode else (world.test, world.live)
-        with client_for(live_server, key) as sdk:
+        with sdk_client(app, key) as sdk:
             for path, kinds in RESOURCES.items():
                 api = resource(sdk, path)
                 runs = list(api.list(limit=1))
@@ -169,16 +164,16 @@ def test_a_live_key_and_a_test_key_each_see_only_their_mode(app, live_server, or
                 assert world.predictions[application, not livemode] not in listed
 
 
-def test_workspace_and_organization_scopes(app, live_server, org, other_org, world):
+def test_workspace_and_organization_scopes(app, org, other_org, world):
     workspace_key = make_key(app, org)
     second = world.second_workspace
-    with client_for(live_server, workspace_key) as sdk:
+    with sdk_client(app, workspace_key) as sdk:
         with pytest.raises(boltz_api.NotFoundError):
             sdk.protein.design.retrieve(world.second_pipeline)
         with pytest.raises(boltz_api.PermissionDeniedError):
             sdk.protein.design.list(workspace_id=second)
         assert sdk.protein.design.list(workspace_id=org.workspace_id).data
-    with client_for(live_server, org.admin_key) as sdk:
+    with sdk_client(app, org.admin_key) as sdk:
         # Lists default to the default workspace; workspace_id narrows to another one.
         assert world.second_pipeline not in [r.id for r in sdk.protein.design.list()]
         assert [r.id for r in sdk.protein.design.list(workspace_id=second)] == [
@@ -212,8 +207,8 @@ def test_paging_limits_and_keys(client, org, world):
         "latest_result_id": world.results[world.live["protein_design"]][-1]}
 
 
-def test_explore_and_redesign_runs_through_the_sdk_and_http(live_server, org, world):
-    with client_for(live_server, org.admin_key) as sdk:
+def test_explore_and_redesign_runs_through_the_sdk_and_http(app, org, world):
+    with sdk_client(app, org.admin_key) as sdk:
         explore = world.live["small_molecule_explore"]
         run = sdk.small_molecule.explore.retrieve(explore)
         assert run.id == explore and run.progress.num_molecules_scored == RESULTS
@@ -225,13 +220,13 @@ def test_explore_and_redesign_runs_through_the_sdk_and_http(live_server, org, wo
         with pytest.raises(boltz_api.NotFoundError):
             sdk.protein.design.retrieve(world.live["protein_redesign"])
     headers = {"x-api-key": org.admin_key}
-    for path, kind in (("/small-molecule/explore", "small_molecule_explore"),
-                       ("/protein/redesign", "protein_redesign")):
-        listed = httpx.get(f"{live_server.url}/compute/v1{path}", headers=headers).json()
-        assert [run["id"] for run in listed["data"]] == [world.live[kind]]
-        one = httpx.get(f"{live_server.url}/compute/v1{path}/{world.live[kind]}",
-                        headers=headers).json()
-        assert one["id"] == world.live[kind]
+    with http_client(app, headers=headers) as http:
+        for path, kind in (("/small-molecule/explore", "small_molecule_explore"),
+                           ("/protein/redesign", "protein_redesign")):
+            listed = http.get(f"/compute/v1{path}").json()
+            assert [run["id"] for run in listed["data"]] == [world.live[kind]]
+            one = http.get(f"/compute/v1{path}/{world.live[kind]}").json()
+            assert one["id"] == world.live[kind]
     redesign = one
     assert (redesign["pipeline"], redesign["pipeline_version"]) == (
         "boltz-protein-redesign", "v2026-03-01")

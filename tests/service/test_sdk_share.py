@@ -1,16 +1,19 @@
-"""The public SDK (``boltz_api``) against a real gunicorn server: share links end to end."""
+"""The public SDK (``boltz_api``), answered by the app in process: share links end to end.
+
+Through gunicorn (the request line of the largest ids filter, a presigned download over
+the network): ``tests/test_wsgi.py``."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
 import boltz_api
-import httpx
 import pytest
 
 from app import share_tokens
 from app.db import get_engine
 from tests.service import factories
+from tests.support.sdk_clients import base_url, http_client, sdk_client
 
 RESULTS = 257
 
@@ -19,7 +22,7 @@ RESULTS = 257
 def seeded(app, org):
     """A protein-design pipeline with 257 results (artifacts on the first 5) and a prediction.
 
-    Seeded through ``app`` on the same database the live server uses.
+    Seeded through ``app``, the app the SDK's requests reach.
     """
     with get_engine(app).begin() as conn:
         pipeline_id, ids = factories.insert_pipeline(conn, org.workspace_id, n_results=RESULTS)
@@ -29,10 +32,9 @@ def seeded(app, org):
 
 
 @pytest.fixture
-def sdk(live_server, org):
+def sdk(app, org):
     """An SDK client authenticated with the org's admin key."""
-    with boltz_api.Boltz(api_key=org.admin_key, base_url=live_server.url,
-                         max_retries=0) as client:
+    with sdk_client(app, org.admin_key) as client:
         yield client
 
 
@@ -41,7 +43,7 @@ def expiry() -> str:
     return (datetime.now(UTC) + timedelta(days=1)).isoformat()
 
 
-def test_create_retrieve_archive(sdk, live_server, seeded, org):
+def test_create_retrieve_archive(app, sdk, seeded, org):
     link = sdk.share_links.create(
         expires_at=expiry(),
         pipeline_ids=[seeded["pipeline"]],
@@ -53,7 +55,7 @@ def test_create_retrieve_archive(sdk, live_server, seeded, org):
     assert link.workspace_id == org.workspace_id
     assert link.access_parameters.access_mode == "email"
     assert link.access_parameters.allowed_emails == ["ada@example.org"]
-    assert link.url == f"{live_server.url}/share/{link.id}"
+    assert link.url == f"{base_url(app)}/share/{link.id}"
     assert link.archived_at is None
     assert isinstance(link.expires_at, datetime)
 
@@ -71,38 +73,39 @@ def test_create_retrieve_archive(sdk, live_server, seeded, org):
         sdk.share_links.read(link.id)
 
 
-def test_sdk_errors_map_to_exceptions(sdk, live_server, seeded):
+def test_sdk_errors_map_to_exceptions(app, sdk, seeded):
     with pytest.raises(boltz_api.BadRequestError) as error:
         sdk.share_links.create(expires_at="2020-01-01T00:00:00Z",
                                pipeline_ids=[seeded["pipeline"]])
     assert "expires_at" in error.value.body["message"]
     with pytest.raises(boltz_api.NotFoundError):
         sdk.share_links.retrieve("sl_unknown")
-    anonymous = boltz_api.Boltz(api_key="bz_live_nope", base_url=live_server.url,
-                                max_retries=0)
-    with pytest.raises(boltz_api.AuthenticationError):
+    with (sdk_client(app, "bz_live_nope") as anonymous,
+          pytest.raises(boltz_api.AuthenticationError)):
         anonymous.share_links.retrieve("sl_unknown")
 
 
-def test_read_without_a_key(sdk, live_server, seeded):
+def test_read_without_a_key(app, sdk, seeded):
     link = sdk.share_links.create(expires_at=expiry(), pipeline_ids=[seeded["pipeline"]],
                                   prediction_ids=[seeded["prediction"]])
-    reader = boltz_api.Boltz(api_key="ignored", base_url=live_server.url, max_retries=0)
-    shared = reader.share_links.read(link.id)
+    with sdk_client(app, "ignored") as reader:
+        shared = reader.share_links.read(link.id)
     assert shared.id == link.id
     assert [p.id for p in shared.pipelines] == [seeded["pipeline"]]
     assert [p.id for p in shared.predictions] == [seeded["prediction"]]
     assert isinstance(shared.created_at, datetime)
 
 
-def test_email_link_through_the_sdk(app, sdk, live_server, seeded):
+def test_email_link_through_the_sdk(app, sdk, seeded):
     link = sdk.share_links.create(
         expires_at=expiry(), pipeline_ids=[seeded["pipeline"]],
         access_parameters={"access_mode": "email", "allowed_emails": ["ada@example.org"]},
     )
     with pytest.raises(boltz_api.AuthenticationError):
         sdk.share_links.read(link.id)
-    # The server and the app fixture share the instance folder, hence the signing key.
+    # The SDK's requests reach this very app: the tokens minted here are signed with the
+    # key they are verified with (through gunicorn the server would have to share the
+    # instance folder, which holds it).
     with app.app_context():
         token = share_tokens.mint(link.id, "Ada@Example.org", app)
         stranger = share_tokens.mint(link.id, "eve@example.org", app)
@@ -140,20 +143,20 @@ def test_auto_paging_forward_and_backward(sdk, seeded):
     assert len(earlier) == 123
 
 
-def test_the_largest_ids_filter_passes_through_gunicorn(sdk, live_server, seeded):
-    # 200 ids (the spec's maximum) make a query string of about 6 KB: more than gunicorn's
-    # default request line allows, so gunicorn.conf.py raises the limit.
+def test_the_largest_ids_filter(app, sdk, seeded):
+    # 200 ids, the spec's maximum; through gunicorn (whose default request line is too
+    # short for them): tests/test_wsgi.py.
     link = sdk.share_links.create(expires_at=expiry(), pipeline_ids=[seeded["pipeline"]])
     wanted = seeded["ids"][:200]
-    response = httpx.get(
-        f"{live_server.url}/compute/v1/share/{link.id}/pipelines/{seeded['pipeline']}/results",
-        params={"ids": ",".join(wanted), "limit": 1000}, timeout=30,
-    )
+    with http_client(app) as http:
+        response = http.get(
+            f"/compute/v1/share/{link.id}/pipelines/{seeded['pipeline']}/results",
+            params={"ids": ",".join(wanted), "limit": 1000})
     assert response.status_code == 200, response.text[:200]
     assert [r["id"] for r in response.json()["data"]] == wanted
 
 
-def test_records_parse_with_artifacts(sdk, seeded):
+def test_records_parse_with_artifacts(app, sdk, seeded):
     link = sdk.share_links.create(expires_at=expiry(), pipeline_ids=[seeded["pipeline"]])
     page = sdk.share_links.list_pipeline_results(
         seeded["pipeline"], id=link.id, ids=",".join(seeded["ids"][:5]))
@@ -162,7 +165,8 @@ def test_records_parse_with_artifacts(sdk, seeded):
     assert 0 <= record.metrics.binding_confidence <= 1
     assert record.entities[0].type == "protein"
     assert isinstance(record.artifacts.archive.url_expires_at, datetime)
-    download = httpx.get(record.artifacts.structure.url)
+    with http_client(app) as http:
+        download = http.get(record.artifacts.structure.url)
     assert download.status_code == 200
     assert download.content == f"data_{record.id}\n".encode()
     assert download.headers["content-type"] == "chemical/x-mmcif"

@@ -1,4 +1,4 @@
-"""Test mode through the official SDK and the viewer, against a real gunicorn server (issue 11).
+"""Test mode through the official SDK and the viewer, answered by the app in process (issue 11).
 
 A test key made with the SDK finds synthetic test-mode runs of every kind on its first use,
 pages through them, shares one, and the link's viewer pages say they show test data; a
@@ -11,19 +11,14 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import boltz_api
-import httpx
 import pytest
 
 from app import synthetic_data
 from app.db import get_engine
 from tests.service import factories
+from tests.support.sdk_clients import http_client, sdk_client
 
 NOTICE = "<strong>Test data:</strong> these results are synthetic."
-
-
-def sdk_for(live_server, key: str) -> boltz_api.Boltz:
-    """Return an SDK client of the live server authenticated with ``key``."""
-    return boltz_api.Boltz(api_key=key, base_url=live_server.url, max_retries=0)
 
 
 def expiry() -> str:
@@ -40,17 +35,18 @@ def live_ids(app, org):
     return {"pipeline": pipeline_id, "prediction": prediction_id}
 
 
-def test_a_test_key_lists_shares_and_views_its_synthetic_data(live_server, org, live_ids):
-    with sdk_for(live_server, org.admin_key) as admin:
+def test_a_test_key_lists_shares_and_views_its_synthetic_data(app, org, live_ids):
+    with sdk_client(app, org.admin_key) as admin:
         test_key = admin.admin.api_keys.create(name="integration", mode="test").key
 
-    with sdk_for(live_server, test_key) as sdk:
+    with sdk_client(app, test_key) as sdk:
         # First use: the workspace gets one test-mode run of each kind (protein redesign
         # runs have their own resource, /protein/redesign) and the two predictions.
         designs = list(sdk.protein.design.list(limit=1))
         assert len(designs) == 1 and {run.livemode for run in designs} == {False}
-        explore = httpx.get(f"{live_server.url}/compute/v1/small-molecule/explore",
-                            headers={"x-api-key": test_key}).json()["data"]
+        with http_client(app) as http:
+            explore = http.get("/compute/v1/small-molecule/explore",
+                               headers={"x-api-key": test_key}).json()["data"]
         assert [run["livemode"] for run in explore] == [False]
         assert len(list(sdk.small_molecule.explore.list_results(explore[0]["id"], limit=2))) \
             == synthetic_data.RESULTS_PER_PIPELINE
@@ -76,16 +72,18 @@ def test_a_test_key_lists_shares_and_views_its_synthetic_data(live_server, org, 
                                    prediction_ids=[live_ids["prediction"]])
         [first_result] = sdk.protein.design.list_results(pipeline, limit=1).data
 
-    read = httpx.get(f"{live_server.url}/compute/v1/share/{link.id}").json()
-    assert {p["livemode"] for p in read["pipelines"] + read["predictions"]} == {False}
-    pages = ["", f"/pipelines/{pipeline}", f"/pipelines/{pipeline}/results/{first_result.id}",
-             f"/predictions/{adme.id}", f"/predictions/{complex_.id}"]
-    for page in pages:
-        response = httpx.get(f"{live_server.url}/share/{link.id}{page}")
-        assert response.status_code == 200, page
-        assert NOTICE in response.text, page
+    with http_client(app) as browser:
+        read = browser.get(f"/compute/v1/share/{link.id}").json()
+        assert {p["livemode"] for p in read["pipelines"] + read["predictions"]} == {False}
+        pages = ["", f"/pipelines/{pipeline}",
+                 f"/pipelines/{pipeline}/results/{first_result.id}",
+                 f"/predictions/{adme.id}", f"/predictions/{complex_.id}"]
+        for page in pages:
+            response = browser.get(f"/share/{link.id}{page}")
+            assert response.status_code == 200, page
+            assert NOTICE in response.text, page
 
-    with sdk_for(live_server, org.admin_key) as admin:
+    with sdk_client(app, org.admin_key) as admin:
         with pytest.raises(boltz_api.NotFoundError):
             admin.share_links.retrieve(link.id)
         with pytest.raises(boltz_api.NotFoundError):
@@ -99,4 +97,5 @@ def test_a_test_key_lists_shares_and_views_its_synthetic_data(live_server, org, 
         assert list(usage) == []  # test-mode activity is not billed
         live_link = admin.share_links.create(expires_at=expiry(),
                                              pipeline_ids=[live_ids["pipeline"]])
-    assert NOTICE not in httpx.get(f"{live_server.url}/share/{live_link.id}").text
+    with http_client(app) as browser:
+        assert NOTICE not in browser.get(f"/share/{live_link.id}").text

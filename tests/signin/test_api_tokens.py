@@ -1,9 +1,11 @@
-"""The JWT contract between viewer and API, over real HTTP (gunicorn).
+"""The JWT contract between viewer and API, end to end.
 
 The viewer mints with ``identity.bearer_for``; the API (``app.service.share_read``)
 verifies. Each defect gets the status the design fixes: 401 for a missing or invalid
 token, 403 for a valid one whose address is not listed. The service's own tests cover
-more token defects; these pin the contract end to end, the JWKS route included.
+more token defects; these pin the contract end to end: the statuses through the composed
+app's HTTP interface in process, the JWKS route over real HTTP (gunicorn), since an API
+elsewhere fetches it from a URL.
 """
 
 from __future__ import annotations
@@ -21,24 +23,34 @@ from app import create_app, create_service_app, share_tokens
 from app.db import get_engine
 from app.viewer.core import identity
 from tests.signin.conftest import LISTED, UNLISTED, make_email_link
+from tests.support.sdk_clients import http_client
 from tests.support.servers import start_gunicorn, stop_gunicorn
 
 
 @pytest.fixture
-def served(db_url, tmp_path, org):
-    """A gunicorn server, an app sharing its instance folder (and key), and a link."""
+def linked(db_url, tmp_path, org):
+    """The composed app (no SDK double: the tokens are the subject) and an email link."""
     instance = tmp_path / "instance"
     instance.mkdir(exist_ok=True)
+    app = create_app({"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "live-secret",
+                      "ARTIFACT_DIR": str(tmp_path / "a"), "PUBLIC_URL": "http://viewer.test"},
+                     instance_path=str(instance))
+    link = make_email_link(app, org)
+    yield app, link
+    get_engine(app).dispose()
+
+
+@pytest.fixture
+def served(linked, db_url, tmp_path):
+    """A gunicorn server sharing the app's instance folder (hence its key), the app and
+    the link."""
+    app, link = linked
     server = start_gunicorn({
         "FLASK_DATABASE_URL": db_url, "FLASK_SECRET_KEY": "live-secret",
-        "FLASK_INSTANCE_PATH": str(instance), "FLASK_ARTIFACT_DIR": str(tmp_path / "a"),
+        "FLASK_INSTANCE_PATH": app.instance_path, "FLASK_ARTIFACT_DIR": str(tmp_path / "a"),
     }, tmp_path, workers=1)
-    app = create_app({"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": "live-secret",
-                      "ARTIFACT_DIR": str(tmp_path / "a")}, instance_path=str(instance))
-    link = make_email_link(app, org)
     yield server, app, link
     stop_gunicorn(server)
-    get_engine(app).dispose()
 
 
 def _viewer_token(app, link_id: str, email: str) -> str:
@@ -61,8 +73,8 @@ def _b64(data: dict) -> str:
     return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
 
 
-def test_viewer_tokens_carry_the_agreed_claims(served):
-    _server, app, link = served
+def test_viewer_tokens_carry_the_agreed_claims(linked):
+    app, link = linked
     token = _viewer_token(app, link.id, LISTED)
     header = jwt.get_unverified_header(token)
     claims = jwt.decode(token, options={"verify_signature": False})
@@ -74,8 +86,8 @@ def test_viewer_tokens_carry_the_agreed_claims(served):
         assert identity.bearer_for(link.id) is None  # anonymous: no token at all
 
 
-def test_each_token_gets_the_right_status(served):
-    server, app, link = served
+def test_each_token_gets_the_right_status(linked):
+    app, link = linked
     with app.app_context():
         key = share_tokens.private_key(app)
     good = _claims(app, link.id, LISTED)
@@ -95,13 +107,14 @@ def test_each_token_gets_the_right_status(served):
     }
     paths = (f"/compute/v1/share/{link.id}",
              f"/compute/v1/share/{link.id}/pipelines/{link.pipeline_id}/results")
-    for label, (token, status) in cases.items():
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        for path in paths:
-            response = httpx.get(server.url + path, headers=headers, timeout=10)
-            assert response.status_code == status, (label, path, response.text)
-            if status != 200:
-                assert link.pipeline_id not in response.text, label
+    with http_client(app) as http:
+        for label, (token, status) in cases.items():
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            for path in paths:
+                response = http.get(path, headers=headers)
+                assert response.status_code == status, (label, path, response.text)
+                if status != 200:
+                    assert link.pipeline_id not in response.text, label
 
 
 def test_an_api_elsewhere_verifies_through_the_viewers_jwks(served, db_url, tmp_path):
