@@ -91,6 +91,7 @@ def _download(client, artifact: dict) -> bytes:
     return response.data
 
 
+@pytest.mark.dialect  # written by COPY on PostgreSQL
 def test_result_count_is_n_in_the_scaled_pipelines_and_the_rest_as_today(scaled):
     _app, _client, summary, pipelines, records = scaled
     assert set(pipelines) == SCALED | set(DEFAULT_SIZES)
@@ -102,6 +103,7 @@ def test_result_count_is_n_in_the_scaled_pipelines_and_the_rest_as_today(scaled)
     assert set(summary["predictions"]) == {"structure_and_binding", "adme"}
 
 
+@pytest.mark.dialect  # written by COPY on PostgreSQL
 def test_ids_are_unique_record_ids_in_creation_order(scaled):
     records = scaled[4]
     all_ids = [r["id"] for kind in SCALED for r in records[kind]]
@@ -123,6 +125,7 @@ def test_ids_have_the_shape_and_time_of_new_id():
     assert len({result_id[14:], *(a[14:] for a in artifact_ids)}) == 4
 
 
+@pytest.mark.dialect  # written by COPY on PostgreSQL
 def test_designs_have_their_own_sequences_lengths_and_metrics(scaled):
     rows = scaled[4]["protein_design"]
     binders = [r["entities"][0] for r in rows]
@@ -144,6 +147,7 @@ def test_designs_have_their_own_sequences_lengths_and_metrics(scaled):
     assert 0.03 * N < sum(1 for r in rows if r.get("warnings")) < 0.4 * N
 
 
+@pytest.mark.dialect  # written by COPY on PostgreSQL
 def test_screen_has_parseable_varied_smiles_wells_adme_and_warnings(scaled):
     rows = scaled[4]["small_molecule_library_screen"]
     smiles = Counter(r["smiles"] for r in rows)
@@ -165,6 +169,7 @@ def test_screen_has_parseable_varied_smiles_wells_adme_and_warnings(scaled):
     assert 0.2 * N < with_sdf < 0.5 * N
 
 
+@pytest.mark.dialect  # written by COPY on PostgreSQL
 def test_downloads_work_deep_in_the_set(scaled):
     _app, client, _summary, _pipelines, records = scaled
     design = records["protein_design"][1100]
@@ -183,6 +188,7 @@ def test_downloads_work_deep_in_the_set(scaled):
         Chem.MolFromSmiles(screened["smiles"]), isomericSmiles=False)
 
 
+@pytest.mark.dialect  # written by COPY on PostgreSQL
 def test_every_result_has_its_own_artifact_rows_on_shared_files(scaled):
     app = scaled[0]
     with get_engine(app).connect() as conn:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import pytest
 import sqlalchemy as sa
 from admin_support import assert_envelope, make_key
 
@@ -54,6 +55,7 @@ def test_create_defaults(app, client, org):
     assert made["key"] not in str(tuple(stored))
 
 
+@pytest.mark.dialect  # expiry stored and read back
 def test_create_test_mode_and_expiry(client, org):
     made = create(client, org, mode="test", expires_in_days=30)
     details = made["key_details"]
@@ -124,6 +126,7 @@ def test_workspace_must_be_an_unarchived_workspace_of_the_org(client, org, other
     assert "archived" in body["message"]
 
 
+@pytest.mark.dialect  # keyset pagination: id order and comparisons in the database
 def test_list_filters_and_pages(client, org, other_org):
     workspace = client.post(WORKSPACES, json={}, headers=org.headers).json
     in_default = [create(client, org)["key_details"]["id"] for _ in range(3)]
@@ -193,6 +196,7 @@ def test_workspace_key_is_403_on_api_key_endpoints(app, client, org):
         "is_active"] is True
 
 
+@pytest.mark.dialect  # the organization's row lock
 def test_last_active_admin_key_cannot_be_revoked(app, client, org):
     admin_id = client.get(BASE, headers=org.headers).json["data"][0]["id"]
     body = assert_envelope(client.post(f"{BASE}/{admin_id}/revoke", headers=org.headers), 409)

@@ -39,6 +39,7 @@ def test_revoked_key_is_401(app, client, org):
     assert "revoked" in assert_envelope(probe(client, key), 401)["message"]
 
 
+@pytest.mark.dialect  # expires_at read back and compared
 def test_expired_key_is_401_and_unexpired_works(app, client, org):
     expired = make_key(app, org, expires_at=utcnow() - timedelta(seconds=1))
     assert "expired" in assert_envelope(probe(client, expired), 401)["message"]
@@ -72,6 +73,7 @@ def test_key_of_archived_workspace_is_401_even_if_still_active(app, client, org)
         ([], "198.51.100.1", True),
     ],
 )
+@pytest.mark.dialect  # allowed_ips is a JSON column
 def test_source_ip_must_be_allowed(app, client, org, allowed, remote, ok):
     key = make_key(app, org, allowed_ips=allowed)
     response = probe(client, key, environ_base={"REMOTE_ADDR": remote})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 import sqlalchemy as sa
 
 from app.db import get_conn, get_engine
@@ -92,6 +93,7 @@ def test_an_unexpected_failure_is_a_500_envelope_without_internals(app, client, 
     assert link_id not in logged
 
 
+@pytest.mark.dialect  # rollback after a write (pysqlite begins at it)
 def test_an_unexpected_failure_after_a_write_keeps_nothing(app, service_app):
     # The 500 handler answers the exception, so teardown sees none: the write must still
     # be rolled back, not committed.

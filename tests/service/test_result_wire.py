@@ -38,6 +38,7 @@ def _both(kind: str, pipeline_id: str, limit: int, after_id: str | None = None):
 
 
 @pytest.mark.parametrize("kind", factories.KINDS)
+@pytest.mark.dialect  # stored JSON read back as text
 def test_every_kind_is_written_as_its_model_writes_it(app, org, kind):
     with get_engine(app).begin() as conn:
         pipeline, ids = factories.insert_pipeline(conn, org.workspace_id, kind, 6)

@@ -47,6 +47,7 @@ def test_limit_bounds(client, pipeline, limit, status):
         assert "limit" in assert_envelope(response, 400)["message"]
 
 
+@pytest.mark.dialect  # a page of 1,000 rows of stored JSON text
 def test_last_page_of_1000(client, pipeline):
     ids = pipeline["ids"]
     page = get_page(client, pipeline["url"], limit=1000, after_id=ids[0]).get_json()
@@ -66,6 +67,7 @@ def test_malformed_cursors_are_400(client, pipeline, name, cursor):
     assert name in assert_envelope(response, 400)["message"]
 
 
+@pytest.mark.dialect  # keyset pagination: id order and comparisons in the database
 def test_a_cursor_that_is_no_result_still_seeks(client, pipeline):
     ids = pipeline["ids"]
     # Any well-formed id is a position in id order, even one that is not a result.
@@ -75,6 +77,7 @@ def test_a_cursor_that_is_no_result_still_seeks(client, pipeline):
     assert page == {"data": [], "first_id": None, "last_id": None, "has_more": False}
 
 
+@pytest.mark.dialect  # keyset pagination: id order and comparisons in the database
 def test_walks_forward_and_backward(client, pipeline):
     ids = pipeline["ids"]
     page = get_page(client, pipeline["url"], before_id=ids[10], limit=4).get_json()
@@ -105,6 +108,7 @@ def test_malformed_ids_are_400(client, pipeline, ids):
     assert "ids" in assert_envelope(response, 400)["message"]
 
 
+@pytest.mark.dialect  # keyset pagination: id order and comparisons in the database
 def test_ids_filter_applies_before_pagination(client, pipeline):
     ids = pipeline["ids"]
     wanted = ids[::7][:40]
@@ -170,6 +174,7 @@ def small_pipeline(app, org):
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
+@pytest.mark.dialect  # keyset pagination: id order and comparisons in the database
 def test_paging_property(client, small_pipeline, data):
     ids = small_pipeline["ids"]
     url = small_pipeline["url"]

@@ -265,6 +265,7 @@ def statuses(seeded):
 @schema.parametrize()
 # ``statuses`` deliberately accumulates over all the cases of one operation.
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.dialect  # generated strings (NUL...) reach queries
 def test_api_matches_its_openapi_document(case, seeded, statuses):
     """Every generated request gets a documented, well-formed answer; never a 500."""
     headers = None
@@ -313,6 +314,7 @@ def _validated(seeded, method, path, *, headers=None, **fields):
 
 
 @pytest.mark.parametrize("kind", PIPELINE_KINDS)
+@pytest.mark.dialect  # every kind's stored JSON as text
 def test_every_result_kind_matches_its_page_schema(seeded, kind):
     """Fuzzing may miss a kind; each kind's page shape is validated here for sure."""
     link = seeded.readable_links[0]

@@ -358,6 +358,7 @@ def test_the_suite_fails_on_drift(app, client, org):
     R.ShareLinkReadResponse.construct(**drifted)
 
 
+@pytest.mark.dialect  # JSON and times read back
 def test_stored_progress_times_and_errors_reach_the_record(app, client, org):
     started = datetime(2026, 4, 1, 8, 0)
     with get_engine(app).begin() as conn:
@@ -416,6 +417,7 @@ def test_answers_through_the_sdk_validate_strictly(app, org):
             assert browser.get(url).status_code == 200
 
 
+@pytest.mark.dialect  # stored JSON text as is
 def test_metrics_beyond_the_declared_ones_are_served_as_stored(app, client, org):
     with get_engine(app).begin() as conn:
         pipeline, ids = factories.insert_pipeline(conn, org.workspace_id, "protein_design", 1)

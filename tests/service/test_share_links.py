@@ -316,6 +316,7 @@ def test_workspace_key_with_another_workspace_id_is_403(app, client, org, pipeli
     assert "pipeline_ids" in assert_envelope(response, 400)["message"]
 
 
+@pytest.mark.dialect  # times and e-mails read back as answered
 def test_retrieve_returns_what_create_returned(client, org, pipeline):
     created = create(client, org.headers, pipeline_ids=[pipeline],
                      access_parameters={"access_mode": "email",
@@ -347,6 +348,7 @@ def test_workspace_key_sees_only_its_workspace(app, client, org, pipeline):
     assert client.get(f"{URL}/{link['id']}", headers=insider).status_code == 200
 
 
+@pytest.mark.dialect  # archived_at kept, read back
 def test_archive_is_idempotent_and_keeps_the_first_time(app, client, org, pipeline):
     link = create(client, org.headers, pipeline_ids=[pipeline]).get_json()
     first = client.post(f"{URL}/{link['id']}/archive", headers=org.headers)
@@ -360,6 +362,7 @@ def test_archive_is_idempotent_and_keeps_the_first_time(app, client, org, pipeli
     assert retrieved["archived_at"] == body["archived_at"]
 
 
+@pytest.mark.dialect  # a past expiry read back
 def test_expired_links_are_still_retrievable(app, client, org, pipeline):
     link = factories.make_link(app, org, pipeline_ids=[pipeline],
                                expires_in=timedelta(days=-1))
@@ -368,6 +371,7 @@ def test_expired_links_are_still_retrievable(app, client, org, pipeline):
     assert datetime.fromisoformat(response.get_json()["expires_at"]) < datetime.now(UTC)
 
 
+@pytest.mark.dialect  # aware expiry stored as naive UTC
 def test_store_function_dedupes_and_keeps_order(app, org):
     """``create_share_link`` is also called directly (demo seeder): it must not store repeats."""
     aware = datetime.now(UTC) + timedelta(days=2, microseconds=123456)

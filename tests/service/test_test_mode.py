@@ -53,6 +53,7 @@ def first_use(client, headers) -> None:
     assert client.get(f"{LINKS}/sl_none", headers=headers).status_code == 404
 
 
+@pytest.mark.dialect  # bulk inserts under the shared advisory lock
 def test_first_use_of_a_test_key_seeds_its_workspace_once(app, client, org):
     headers = make_key(app, org, livemode=False)
     first_use(client, headers)
@@ -93,6 +94,7 @@ def test_live_keys_seed_nothing(app, client, org):
     assert rows(app, schema.workspaces, id=org.workspace_id)[0].test_data_seeded_at is None
 
 
+@pytest.mark.dialect  # the seeding claim under concurrent transactions
 def test_two_racing_first_uses_seed_once(app, org):
     engine = get_engine(app)
     outcomes, barrier = [], threading.Barrier(2)

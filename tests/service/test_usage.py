@@ -41,6 +41,7 @@ def window(start="2026-04-01T00:00:00Z", end="2026-04-03T00:00:00Z", size="HOUR"
     return {"starting_at": start, "ending_at": end, "window_size": size, **more}
 
 
+@pytest.mark.dialect  # aggregates: bucket arithmetic, SUM's type, HAVING
 def test_hour_buckets_are_utc_aligned_sums_without_empty_ones(app, client, org):
     insert(app, [
         record(org, "adme", 1, DAY0),
@@ -62,6 +63,7 @@ def test_hour_buckets_are_utc_aligned_sums_without_empty_ones(app, client, org):
     assert all(isinstance(b["quantity"], int) for b in page["data"])
 
 
+@pytest.mark.dialect  # aggregates: bucket arithmetic, SUM's type, HAVING
 def test_day_buckets(app, client, org):
     insert(app, [record(org, "adme", 3, DAY0 + 23 * H), record(org, "adme", 4, DAY0 + D),
                  record(org, "adme", 5, DAY0 + 40 * D)])
@@ -72,6 +74,7 @@ def test_day_buckets(app, client, org):
     ]
 
 
+@pytest.mark.dialect  # aggregates: bucket arithmetic, SUM's type, HAVING
 def test_range_is_half_open_and_edge_buckets_are_clipped(app, client, org):
     insert(app, [record(org, "adme", 1, DAY0 + 10 * 60 - 1), record(org, "adme", 2, DAY0 + 600),
                  record(org, "adme", 4, DAY0 + 2 * H + 1199),
@@ -85,6 +88,7 @@ def test_range_is_half_open_and_edge_buckets_are_clipped(app, client, org):
     ]
 
 
+@pytest.mark.dialect  # aggregates: bucket arithmetic, SUM's type, HAVING
 def test_offsets_are_converted_to_utc(app, client, org):
     insert(app, [record(org, "adme", 5, DAY0 + 3 * H)])
     # 05:00+02:00 is 03:00Z; the bucket is reported in UTC.
@@ -140,6 +144,7 @@ def test_range_limits_at_and_past_the_edge(client, org):
     get(client, org, window("2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z", "HOUR"), status=400)
 
 
+@pytest.mark.dialect  # aggregates: bucket arithmetic, SUM's type, HAVING
 def test_filters_take_one_value_or_many(app, client, org):
     other_ws = client.post("/compute/v1/admin/workspaces", json={}, headers=org.headers).json
     insert(app, [record(org, "adme", 1, DAY0), record(org, "protein_design", 2, DAY0),
@@ -156,6 +161,7 @@ def test_filters_take_one_value_or_many(app, client, org):
                            "applications[]": "protein_design"})) == 0
 
 
+@pytest.mark.dialect  # aggregates: bucket arithmetic, SUM's type, HAVING
 def test_group_by_orders_by_start_time_then_keys(app, client, org):
     second = client.post("/compute/v1/admin/workspaces", json={}, headers=org.headers).json["id"]
     first = org.workspace_id
@@ -195,6 +201,7 @@ def seed_many(app, org):
     insert(app, rows)
 
 
+@pytest.mark.dialect  # aggregates: bucket arithmetic, SUM's type, HAVING
 def test_paging_walks_every_bucket_exactly_once(app, client, org):
     seed_many(app, org)
     params = window(end="2026-04-05T00:00:00Z", **{"group_by[]": "application"})
@@ -207,6 +214,7 @@ def test_paging_walks_every_bucket_exactly_once(app, client, org):
         assert items == everything, limit
 
 
+@pytest.mark.dialect  # aggregates: bucket arithmetic, SUM's type, HAVING
 def test_pages_across_long_empty_stretches_miss_nothing(app, client, org):
     # Each page first aggregates only its next buckets and widens over empty ones: rows
     # far apart (hours 0, 1, 300, 301 and 700 of a 30-day range) still all come, in order.
@@ -255,6 +263,7 @@ def test_cursor_does_not_survive_a_new_secret_key(app, client, org):
     get(client, org, {**params, "page": cursor}, status=400)
 
 
+@pytest.mark.dialect  # aggregates: bucket arithmetic, SUM's type, HAVING
 def test_usage_is_isolated(app, client, org, other_org):
     insert(app, [record(org, "adme", 5, DAY0), record(other_org, "adme", 7, DAY0)])
     assert [b["quantity"] for b in get(client, org, window())["data"]] == [5]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import sqlalchemy as sa
 from admin_support import assert_envelope, make_key
 
@@ -85,6 +86,7 @@ def test_unknown_field_is_400(client, org):
     assert "nme" in body["message"]
 
 
+@pytest.mark.dialect  # keyset pagination: id order and comparisons in the database
 def test_list_pages_by_id_with_default_20(client, org):
     made = [create(client, org, name=f"w{i}")["id"] for i in range(22)]
     everything = [org.workspace_id, *made]
@@ -118,6 +120,7 @@ def test_retrieve_and_404s(client, org, other_org):
     assert_envelope(client.get(f"{BASE}/ws_nope", headers=org.headers), 404)
 
 
+@pytest.mark.dialect  # updated_at read back
 def test_update_changes_given_fields_and_updated_at(client, org):
     workspace = create(client, org, name="Before")
     url = f"{BASE}/{workspace['id']}"
@@ -151,6 +154,7 @@ def test_update_is_isolated(client, org, other_org):
     assert client.get(url, headers=org.headers).json["name"] == "Mine"
 
 
+@pytest.mark.dialect  # UPDATE row counts, archived_at kept
 def test_archive_deactivates_keys_and_is_idempotent(app, client, org):
     workspace = create(client, org, name="Temp")
     key = make_key(app, org, workspace_id=workspace["id"])

@@ -16,6 +16,9 @@ from tests.signin.conftest import LISTED, csrf_token, make_email_link
 from tests.support.apps import make_org
 from tests.support.servers import start_gunicorn, stop_gunicorn
 
+# The rate-limit key's upsert serialises the workers: a row lock on PostgreSQL.
+pytestmark = pytest.mark.dialect
+
 WORKERS = 4
 BROWSERS = 20
 

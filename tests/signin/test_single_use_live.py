@@ -11,6 +11,9 @@ from tests.signin.conftest import LISTED, csrf_token, make_email_link, parse_mai
 from tests.support.apps import make_org
 from tests.support.servers import start_gunicorn, stop_gunicorn
 
+# Single use across worker processes: a conditional UPDATE under row locks.
+pytestmark = pytest.mark.dialect
+
 
 @pytest.fixture
 def mail_server(app, db_url, tmp_path, smtp):

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from app.viewer.store import get_engine, signin_requests
+
+# Single use and the attempt cap: conditional UPDATEs from two connections (row locks).
+pytestmark = pytest.mark.dialect
 
 
 def _pending(conn, request_id: str = "req-1"):

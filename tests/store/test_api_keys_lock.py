@@ -9,6 +9,9 @@ import sqlalchemy as sa
 from app.db import get_engine
 from app.store import api_keys
 
+# The organization's row lock (PostgreSQL) or the write lock (SQLite).
+pytestmark = pytest.mark.dialect
+
 
 def test_counting_admin_keys_locks_the_organization_until_commit(app, db_url, org):
     engine = get_engine(app)

@@ -14,6 +14,9 @@ from app.ids import new_id
 from app.store import catalog, schema
 from app.store.organizations import create_organization
 
+# Bulk inserts compiled per dialect and driver style; JSON and times read back.
+pytestmark = pytest.mark.dialect
+
 T0 = datetime(2026, 11, 1, 12, 0, 0)
 
 

@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import index_queries
+
+# The frame's upsert (ON CONFLICT) under concurrent writers.
+pytestmark = pytest.mark.dialect
 
 
 def _saved(engine, pipeline_id: str):

@@ -16,6 +16,9 @@ from app import db
 from app.viewer import store as viewer_store
 from tests.support.databases import database_url as _database_url
 
+# Both Alembic histories' DDL, upgraded and downgraded.
+pytestmark = pytest.mark.dialect
+
 API_TABLES = {"organizations", "workspaces", "api_keys", "pipelines", "predictions",
               "results", "artifacts", "share_links", "share_link_resources",
               "share_link_emails", "usage_records"}

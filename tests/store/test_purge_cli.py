@@ -7,6 +7,8 @@ import json
 import re
 from datetime import timedelta
 
+import pytest
+
 from app import artifact_storage
 from app.db import get_engine
 from app.store import schema
@@ -15,6 +17,9 @@ from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index
 from tests.service import factories
 from tests.store.test_retention import World, aged_pipeline, ids, set_retention
+
+# Retention's row picking (FOR UPDATE SKIP LOCKED) and advisory locks.
+pytestmark = pytest.mark.dialect
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+import pytest
 import sqlalchemy as sa
 
 from app import artifact_storage, retention
@@ -24,6 +25,9 @@ from app.store import retention as retention_store
 from app.store import schema
 from app.timeutil import utcnow
 from tests.service import factories
+
+# FOR UPDATE SKIP LOCKED, advisory locks and concurrent purges.
+pytestmark = pytest.mark.dialect
 
 AGES_HOURS = (2, 23, 25, 5 * 24, 13 * 24, 15 * 24)
 SHARED = b"same bytes in an expiring and a surviving row"

@@ -3,11 +3,16 @@ more (a real S3 server: moto's standalone server process on loopback)."""
 
 from __future__ import annotations
 
+import pytest
+
 from app import artifact_storage, retention
 from app.db import get_engine
 from app.store import schema
 from tests import moto_server
 from tests.store.test_retention import OLD_ONLY, SHARED, build_world, ids, path_of, stored_paths
+
+# The purge's row locks and file sweep lock, files on S3.
+pytestmark = pytest.mark.dialect
 
 # The S3 server fixtures (a module attribute that is a fixture is one here too).
 moto_s3, s3_env = moto_server.moto_s3, moto_server.s3_env

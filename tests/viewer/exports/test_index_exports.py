@@ -68,6 +68,7 @@ BEYOND_SDK = pytest.mark.api_extensions
     ("", 24), ("sort=-iptm,external_id", 24), ("sort=external_id&limit=7", 7),
     # A view's own number (family_size: a CSV column after result_id, a JSON key last).
     ("sort=-iptm&diverse=4", None)])
+@pytest.mark.dialect  # hostile text through the store
 def test_index_served_exports_equal_the_api_served_ones_on_hostile_values(
         app, client, org, monkeypatch, query, count):
     link_id, pipeline_id = _hostile_pipeline(app, org)
@@ -102,6 +103,7 @@ def test_index_served_exports_equal_the_api_served_ones_on_hostile_values(
 
 
 @BEYOND_SDK
+@pytest.mark.dialect
 def test_an_export_reads_the_records_beside_the_frame(app, client, org, monkeypatch):
     link_id, pipeline_id = _hostile_pipeline(app, org, n=12)
     path = f"/share/{link_id}/pipelines/{pipeline_id}"

@@ -97,6 +97,7 @@ def test_an_unwritable_cache_falls_back_to_memory_and_says_so_once(tmp_path, cap
 
 
 @pytest.mark.parametrize("setting", [None, ""])
+@pytest.mark.dialect  # the frame's bytes in the store
 def test_load_frame_reads_the_store_once_then_the_files(app, setting, monkeypatch):
     app.config["FRAME_CACHE_DIR"] = setting
     built = small_frame()
@@ -119,6 +120,7 @@ def test_load_frame_reads_the_store_once_then_the_files(app, setting, monkeypatc
         assert len(reads) == 2 and not mapped(second[1].numbers["iptm"])
 
 
+@pytest.mark.dialect
 def test_files_no_worker_loaded_for_the_idle_hours_go_when_a_frame_is_written(
         app, tmp_path, monkeypatch):
     monkeypatch.setattr(frame_files, "_last_sweep", [-1e9])

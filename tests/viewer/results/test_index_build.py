@@ -13,6 +13,7 @@ import threading
 import time
 from datetime import timedelta
 
+import pytest
 import sqlalchemy as sa
 
 from app.db import get_engine
@@ -22,6 +23,9 @@ from app.viewer.results import indexer
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index
 from tests.viewer.results.test_explore import ROW_ID, _key, _pipeline, api_records, viewer_ids
+
+# The index build: leases, upserts and executemany in the store, the API's pages from stored JSON.
+pytestmark = pytest.mark.dialect
 
 
 def _state(app, pipeline_id):

@@ -66,6 +66,7 @@ def _add_best_result(app, pipeline_id: str, count: int) -> str:
     return row["id"]
 
 
+@pytest.mark.dialect
 def test_a_current_index_serves_the_plain_page_and_exports_after_one_api_call(
         app, client, org, calls, monkeypatch):
     link_id, pipeline_id = _pipeline(app, org)
@@ -94,6 +95,7 @@ def test_a_current_index_serves_the_plain_page_and_exports_after_one_api_call(
     assert len(rows) == 41 and [row[0] for row in rows[1:]] == [str(n) for n in range(1, 41)]
 
 
+@pytest.mark.dialect
 def test_a_new_result_is_on_the_next_plain_page(app, client, org):
     link_id, pipeline_id = _pipeline(app, org)
     path = f"/share/{link_id}/pipelines/{pipeline_id}?limit=100"
@@ -104,6 +106,7 @@ def test_a_new_result_is_on_the_next_plain_page(app, client, org):
     assert after[0] == best and after[1:] == before
 
 
+@pytest.mark.dialect
 def test_an_index_being_refreshed_is_not_where_an_export_reads(app, client, org, calls,
                                                                 monkeypatch):
     link_id, pipeline_id = _pipeline(app, org)

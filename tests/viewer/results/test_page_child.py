@@ -45,6 +45,7 @@ def _meta(page: dict) -> dict:
             "empty": not page.get("data")}
 
 
+@pytest.mark.dialect  # API pages from stored JSON
 def test_the_cursor_read_from_the_ends_of_the_apis_pages_is_the_parsed_one(app, client,
                                                                            org):
     link_id, pipeline_id = _pipeline(app, org, n=120, seed=5)
@@ -83,6 +84,7 @@ def _body(ids: list[str], more: bool) -> bytes:
                        "last_id": ids[-1], "has_more": more}).encode()
 
 
+@pytest.mark.dialect  # the child's own connection
 def test_a_page_that_says_another_cursor_than_was_read_writes_nothing(app):
     engine = viewer_engine(app)
     _claimed(engine, "pl_child", 2)
@@ -112,6 +114,7 @@ def test_a_page_that_says_another_cursor_than_was_read_writes_nothing(app):
         assert (state.indexed, state.last_id) == (2, "res_2")
 
 
+@pytest.mark.dialect  # the child's own connection
 def test_pages_queued_in_the_child_follow_each_other_and_none_after_a_failed_one(app):
     engine = viewer_engine(app)
     _claimed(engine, "pl_queue", 6)
@@ -153,6 +156,7 @@ def test_pages_queued_in_the_child_follow_each_other_and_none_after_a_failed_one
     ("sqlite:////tmp/viewer.sqlite", True),
     ("postgresql+psycopg://viewer:secret@db:5432/viewer", True),
 ])
+@pytest.mark.dialect
 def test_only_a_store_another_process_can_open_gets_a_child(url, shared):
     found = shared_url(sa.create_engine(url, poolclass=sa.pool.NullPool))
     assert (found is not None) == shared
@@ -160,6 +164,7 @@ def test_only_a_store_another_process_can_open_gets_a_child(url, shared):
         assert found == url  # the password included: the child logs in with it
 
 
+@pytest.mark.dialect
 def test_a_background_build_without_a_child_is_built_by_its_thread(app, client, org,
                                                                    monkeypatch):
     def no_processes(_url):
@@ -180,6 +185,7 @@ def test_a_background_build_without_a_child_is_built_by_its_thread(app, client, 
     assert viewer_ids(client, path, "sort=id") == sorted(r["id"] for r in records)
 
 
+@pytest.mark.dialect
 def test_the_frame_the_child_built_is_the_one_the_stores_rows_make(app, client, org,
                                                                    monkeypatch):
     monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
@@ -210,6 +216,7 @@ def test_the_frame_the_child_built_is_the_one_the_stores_rows_make(app, client, 
         assert np.array_equal(mine[name], array, equal_nan=array.dtype.kind == "f"), name
 
 
+@pytest.mark.dialect
 def test_a_build_resumed_in_the_background_saves_the_frame_of_every_row(app, client, org,
                                                                         monkeypatch):
     monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
