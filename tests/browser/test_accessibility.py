@@ -1,8 +1,8 @@
 """Accessibility of the viewer's pages in a real browser: axe-core, keyboard, phone width.
 
-One gunicorn server over a database filled by ``flask --app app seed-demo --json`` (as in
-``test_viewer_browser.py``), plus a second gunicorn on the same database whose compute API
-URL points at a closed port, to show the 502 page. Every page type is loaded at desktop
+The shared gunicorn server over a database filled by ``flask --app app seed-demo --json``
+(``site`` of ``conftest.py``), plus a second gunicorn on the same database whose compute
+API URL points at a closed port, to show the 502 page. Every page type is loaded at desktop
 (1280 px) and phone (390 px) width and audited with axe-core (vendored, a test tool only:
 ``tests/browser/vendor/axe-core/``) against the WCAG 2.1 A/AA rules and axe's best
 practices; violations of impact ``serious`` or ``critical`` fail the test. All findings,
@@ -25,7 +25,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.browser.conftest import DESKTOP, PHONE, Visitor, seeded_site_env
+from tests.browser.conftest import DESKTOP, PHONE, Visitor
 from tests.support.servers import free_port, start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -44,20 +44,23 @@ EXPECTED_STATUS = {"not-found": 404, "error-400": 400, "error-502": 502}
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """Gunicorn over a seeded demo database; yields (server, seed summary, broken server).
+def site(shared_sites, tmp_path_factory):
+    """The shared gunicorn over the seeded demo; yields (server, seed summary, broken server).
 
-    The broken server shares the database but reaches the compute API at a port nobody
-    listens on, so every share page answers the 502 "service not answering" page.
+    The broken server is a twin on the same database (``conftest.SharedSite``) that
+    reaches the compute API at a port nobody listens on, so every share page answers the
+    502 "service not answering" page.
     """
-    tmp = tmp_path_factory.mktemp("a11y-browser")
-    env, seed = seeded_site_env(tmp)
-    server = start_gunicorn(env, tmp)
+    server, seed = shared_sites.get()
+    tmp = tmp_path_factory.mktemp("a11y-broken")
+    env = {key: server.env[key] for key in (
+        "FLASK_DATABASE_URL", "FLASK_INSTANCE_PATH", "FLASK_ARTIFACT_DIR", "FLASK_SECRET_KEY",
+        "FLASK_EPITOPE_SCAN")}
     broken = start_gunicorn({**env, "FLASK_COMPUTE_API_URL": f"http://127.0.0.1:{free_port()}",
                              "FLASK_COMPUTE_API_TIMEOUT": "2"}, tmp, workers=1)
     yield server, seed, broken
     stop_gunicorn(broken)
-    stop_gunicorn(server)
+    shared_sites.release()
 
 
 def first_result(site, kind: str, index: int = 0) -> str:

@@ -1,14 +1,14 @@
 """2D chemistry in Chromium, through gunicorn (two workers) over the seeded demo: every
-molecule of both small-molecule tables and of a result page is drawn (the image loaded
-and decoded, not a blank box), the computed properties are RDKit's, and the substructure
-filter form gives exactly the set RDKit finds over every result's SMILES (read from the
-API here), with the matched atoms highlighted. No JavaScript error anywhere."""
+molecule of both small-molecule tables, of a result page and of a substructure view (its
+matched atoms highlighted) is drawn: the image loaded and decoded, not a blank box. No
+JavaScript error anywhere. The pages' HTML (a drawing or the SMILES with a note in every
+row, RDKit's properties, the substructure form's exact set) is checked in process:
+tests/viewer/results/test_views.py, tests/viewer/pages/test_views.py."""
 
 from __future__ import annotations
 
 import pytest
 from rdkit import Chem
-from rdkit.Chem import Descriptors
 from rdkit.rdBase import BlockLogs
 
 from tests.browser.conftest import Visitor, api_records
@@ -45,66 +45,37 @@ def test_every_molecule_of_a_results_table_is_drawn(site, browser, kind):
     link = seed["share_links"]["public"]["id"]
     v.goto(f"{server.url}/share/{link}/pipelines/{seed['pipelines'][kind]}?limit=100")
     records = api_records(server, seed, kind)[:100]
-    rows = v.page.locator("table.results tbody tr")
-    assert rows.count() == len(records)
     drawable = sum(_mol(r.get("smiles")) is not None for r in records)
     assert drawable > 0
     assert _all_drawn(v.page) == drawable
-    # Every row has its drawing, or the SMILES text with a note: never an empty cell.
-    assert v.page.locator("td.smiles figure.mol").count() == len(records)
-    assert v.page.locator("td.smiles .mol-undrawn").count() == len(records) - drawable
     v.close()
     assert v.errors == []
 
 
-def test_a_result_page_draws_the_molecule_and_lists_rdkits_properties(site, browser):
+def test_a_result_page_draws_the_molecule(site, browser):
     server, seed = site
     v = Visitor(browser)
     kind = "small_molecule_design"
     record = api_records(server, seed, kind)[0]
     v.goto(f"{server.url}/share/{seed['share_links']['public']['id']}/pipelines/"
            f"{seed['pipelines'][kind]}/results/{record['id']}")
-    image = v.page.locator("figure.mol-large img")
-    assert image.get_attribute("width") == "320"
     assert _all_drawn(v.page) == 1
-    table = v.page.locator("table.chemistry tbody tr")
-    assert table.count() == 8
-    weight = v.page.locator("tr[data-property=mol_weight] td.num").inner_text()
-    expected = Descriptors.MolWt(_mol(record["smiles"]))
-    assert float(weight.replace("\u2009", "").replace(",", "")) == pytest.approx(expected,
-                                                                                abs=0.05)
-    assert v.page.locator("tr[data-property=tpsa] td").nth(1).inner_text() == "Å²"
+    assert v.page.locator("figure.mol-large img").bounding_box()["width"] == 320
     v.close()
     assert v.errors == []
 
 
-def test_the_substructure_filter_gives_exactly_the_matching_set(site, browser):
+def test_the_highlighted_drawings_of_a_substructure_view_are_drawn(site, browser):
     server, seed = site
     kind = "small_molecule_library_screen"
-    records = api_records(server, seed, kind)
     pattern = Chem.MolFromSmarts(CHLOROPHENYL)
-    wanted = {r["id"] for r in records
+    wanted = {r["id"] for r in api_records(server, seed, kind)
               if (mol := _mol(r.get("smiles"))) is not None and mol.HasSubstructMatch(pattern)}
-    assert 0 < len(wanted) < len(records)  # some of the demo molecules, not all
-
+    assert wanted
     v = Visitor(browser)
     v.goto(f"{server.url}/share/{seed['share_links']['public']['id']}/pipelines/"
-           f"{seed['pipelines'][kind]}?limit=250")
-    page = v.page
-    page.locator("details.explore-filters summary").click()
-    page.get_by_label("Substructure (SMARTS or SMILES)").fill(CHLOROPHENYL)
-    with page.expect_navigation():
-        page.locator("details.explore-filters button[type=submit]").click()
-    page.wait_for_selector("#match-count", timeout=30_000)
-    assert "smarts=" in page.url
-    assert page.locator("#match-count").inner_text().replace("\u2009", "") == str(len(wanted))
-    shown = {tr.get_attribute("data-result-id")
-             for tr in page.locator("table.results tbody tr").all()}
-    assert shown == wanted
-    # The matched atoms are highlighted: every drawing of the view asks for them.
-    sources = page.locator("figure.mol img").evaluate_all("els => els.map(e => e.src)")
-    assert sources and all("highlight=c1ccc(Cl)cc1" in s.replace("%28", "(")
-                           .replace("%29", ")") for s in sources)
-    assert _all_drawn(page) == len(sources)
+           f"{seed['pipelines'][kind]}?limit=250&smarts={CHLOROPHENYL}")
+    v.page.wait_for_selector("#match-count", timeout=30_000)
+    assert _all_drawn(v.page) == len(wanted)
     v.close()
     assert v.errors == []

@@ -3,6 +3,8 @@ queried with CSS selectors (soupsieve), for in-process page tests."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from bs4 import BeautifulSoup, Tag
 
 
@@ -38,3 +40,33 @@ def text(element: Tag) -> str:
 def texts(soup: BeautifulSoup | Tag, selector: str) -> list[str]:
     """The collapsed text of every element ``selector`` matches, in document order."""
     return [text(element) for element in soup.select(selector)]
+
+
+def form_query(form: Tag, **values: str) -> str:
+    """The query string a browser sends on submitting the GET ``form`` with ``values`` typed.
+
+    Every successful control in document order, as the HTML spec builds the form data set:
+    inputs (checkboxes and radios only when checked; no buttons), each select's selected
+    option (else its first), textareas; then ``values`` replace (or add) fields by name.
+    """
+    fields: list[tuple[str, str]] = []
+    for control in form.select("input[name], select[name], textarea[name]"):
+        if control.has_attr("disabled"):
+            continue
+        name = control["name"]
+        if control.name == "select":
+            chosen = control.select_one("option[selected]") or control.select_one("option")
+            fields.append((name, "" if chosen is None else chosen.get("value", chosen.text)))
+        elif control.name == "textarea":
+            fields.append((name, control.text))
+        else:
+            kind = control.get("type", "text").lower()
+            if kind in ("submit", "button", "reset", "image", "file"):
+                continue
+            if kind in ("checkbox", "radio") and not control.has_attr("checked"):
+                continue
+            fields.append((name, control.get("value", "on" if kind == "checkbox" else "")))
+    typed = dict(values)
+    fields = [(name, typed.pop(name) if name in typed else value) for name, value in fields]
+    fields += list(typed.items())
+    return urlencode(fields)
