@@ -2,14 +2,14 @@
 matches the OpenAPI document the app serves at ``/compute/v1/openapi.json``.
 
 The document is loaded from the app (WSGI, no server). Requests go, in process, to an app
-whose database ``seed_demo`` filled (once per module, SQLite or the PostgreSQL of
-``TEST_DATABASE_URL``), and every request to a keyed endpoint carries the demo
-organization's real admin key. In the fuzzing phase, generated identifiers are mostly
-swapped for real ones (share-link ids with the pipelines they cover and a valid JWT for the
-email-mode link, workspaces, throwaway keys, presigned artifact URLs, creatable share-link
-bodies), the rest stay as generated. So the success paths are exercised as well as the
-400/404 ones, and a per-operation guard fails if some operation offered real ids never
-answered 200. Operations that destroy state (archive, revoke) only ever get throwaway
+whose database holds the demo (``seed_demo``'s, copied by ``seeded_demo``: once per module,
+SQLite or the PostgreSQL of ``TEST_DATABASE_URL``), and every request to a keyed endpoint
+carries the demo organization's real admin key. In the fuzzing phase, generated identifiers
+are mostly swapped for real ones (share-link ids with the pipelines they cover and a valid
+JWT for the email-mode link, workspaces, throwaway keys, presigned artifact URLs, creatable
+share-link bodies), the rest stay as generated. So the success paths are exercised as well
+as the 400/404 ones, and a per-operation guard fails if some operation offered real ids
+never answered 200. Operations that destroy state (archive, revoke) only ever get throwaway
 objects made for the purpose. Schemathesis skips the operation that serves the document
 itself (``GET /compute/v1/openapi.json``); ``test_openapi.py`` covers it.
 
@@ -45,7 +45,6 @@ from schemathesis.specs.openapi.checks import (
 
 from app import create_app
 from app.db import get_engine
-from app.demo import seed_demo
 from app.domain import PIPELINE_KINDS
 from app.share_tokens import mint
 from app.store.api_keys import create_api_key
@@ -54,6 +53,7 @@ from app.store.workspaces import create_workspace
 from app.timeutil import utcnow
 from tests.support.apps import make_test_app
 from tests.support.databases import migrated_database
+from tests.support.demo import seeded_demo
 
 DOCUMENT = "/compute/v1/openapi.json"
 MAX_EXAMPLES = 50
@@ -193,9 +193,10 @@ def seeded(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("schemathesis")
     url, drop = migrated_database(tmp_path)
     app = make_test_app(url, tmp_path)
+    # What seed_demo(get_engine(app), ..., public_url=app.config["PUBLIC_URL"]) makes,
+    # copied (the test process's template: seeded once for every module that copies it).
+    summary = seeded_demo(app, public_url=app.config["PUBLIC_URL"])
     engine = get_engine(app)
-    summary = seed_demo(engine, artifact_dir=app.config["ARTIFACT_DIR"],
-                        public_url=app.config["PUBLIC_URL"])
     org_id, workspace_id = summary["organization_id"], summary["workspace_id"]
     pipelines = summary["pipelines"]
     public_id = summary["share_links"]["public"]["id"]

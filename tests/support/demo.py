@@ -11,8 +11,9 @@ PostgreSQL (``TEST_DATABASE_URL``) it runs ``seed_demo`` itself.
 Most tests only read the demo: ``shared_demo(config)`` is one app over one seeded demo per
 test process (tests marked ``reads_demo`` get it as their ``app``), with its exploration
 index built once. After each such test its data are compared with a fingerprint taken when
-it was made; a test that changed them fails, naming itself, and the next test gets a fresh
-copy, so one faulty test never leaks into another.
+it was made, and the app's config and extensions with theirs; a test that changed them
+fails, naming itself, and the next test gets a fresh copy, so one faulty test never leaks
+into another.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from tests.support.databases import PG_URL, dispose_engines, migrated_database
 
 PUBLIC_URL = "http://viewer.test"
 _templates: dict[str, tuple[Path, Path, dict, dict]] = {}
+_MISSING = object()
 
 
 def _sqlite_path(url: str) -> Path | None:
@@ -104,12 +106,19 @@ CACHE_TABLES = frozenset(table.name for table in (
     viewer_schema.epitope_contacts, viewer_schema.epitope_scans))
 
 
+# Visitors' sessions: a test that signs its client in (``session_transaction``) writes one,
+# keyed by a random id no other test's client holds; a visitor, not the demo's data. The
+# sign-in rate limits' rows stay in: a count one test left would change another's limits.
+VISITOR_TABLES = frozenset({viewer_schema.sessions.name})
+
+
 def fingerprint(engine: sa.Engine) -> str:
-    """A digest of every row of every table of ``engine``'s database but the caches."""
+    """A digest of every row of every table of ``engine``'s database but the caches and the
+    visitors' sessions (``CACHE_TABLES``, ``VISITOR_TABLES``)."""
     digest = hashlib.sha256()
     with engine.connect() as conn:
         for name in sorted(sa.inspect(conn).get_table_names()):
-            if name in CACHE_TABLES:
+            if name in CACHE_TABLES or name in VISITOR_TABLES:
                 continue
             table = sa.Table(name, sa.MetaData(), autoload_with=conn)
             digest.update(name.encode())
@@ -128,19 +137,38 @@ class SharedDemo:
         self.app = make_test_app(url, self.folder)
         self.summary = seeded_demo(self.app)
         self.fingerprint = fingerprint(get_engine(self.app))
+        self.config = copy.deepcopy(dict(self.app.config))
+        self.extensions = dict(self.app.extensions)
 
     def summary_copy(self) -> dict:
         """The seed summary, a copy a test may change."""
         return copy.deepcopy(self.summary)
 
+    def changed_state(self) -> list[str]:
+        """The app's config keys and extensions that differ from when the demo was made.
+
+        Not data, but as shared: ``app.config["PUBLIC_URL"] = None`` or a viewer pointed at
+        another API (``app.extensions["compute_api"]``) would hold for every later test of
+        the process. Extensions added since (caches the app makes on first use) are fine.
+        """
+        config = dict(self.app.config)
+        changed = [f"app.config[{key!r}]" for key in sorted(config.keys() | self.config.keys())
+                   if config.get(key, _MISSING) != self.config.get(key, _MISSING)]
+        return changed + [f"app.extensions[{key!r}]" for key, value in self.extensions.items()
+                          if self.app.extensions.get(key) is not value]
+
     def check_unchanged(self, test: str) -> None:
-        """Fail ``test`` if it changed the demo's data; the next test then gets a new demo."""
-        if fingerprint(get_engine(self.app)) == self.fingerprint:
+        """Fail ``test`` if it changed the demo's data or the app's config or extensions;
+        the next test then gets a new demo."""
+        changed = self.changed_state()
+        if not changed and fingerprint(get_engine(self.app)) == self.fingerprint:
             return
         self.close()
+        what = ", ".join(changed) or "its data"
         raise AssertionError(
-            f"{test} changed the shared read-only demo (marked reads_demo): a test that "
-            "changes data takes the `demo` fixture without the marker (its own copy)")
+            f"{test} changed the shared read-only demo (marked reads_demo): {what}. A test "
+            "that changes data or the app takes the `demo` fixture without the marker (its "
+            "own copy)")
 
     def close(self) -> None:
         """Let go of the app, its database and files (``shared_demo`` makes a new one)."""

@@ -22,7 +22,6 @@ from app.store import schema
 from app.viewer.chem import alerts, identifiers
 from tests.rdkit_reference import alert_catalog
 from tests.service import factories
-from tests.support.demo import seeded_demo
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 POOL = {
@@ -52,12 +51,6 @@ def _csv(client, url: str) -> list[dict[str, str]]:
 
 
 @pytest.fixture
-def demo(app) -> dict:
-    """The demo organization: one pipeline of each kind behind a public link."""
-    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
-
-
-@pytest.fixture
 def pool(app, org):
     """A library screen of POOL's molecules behind a public link."""
     names = list(POOL)
@@ -72,6 +65,7 @@ def pool(app, org):
     return f"/share/{link.id}/pipelines/{pipeline_id}", dict(zip(ids, names, strict=True))
 
 
+@pytest.mark.reads_demo
 def test_alerts_and_inchikeys_equal_rdkits_over_the_demos_small_molecules(client, demo):
     link_id = demo["share_links"]["public"]["id"]
     kinds = [k for k in demo["pipelines"] if k.startswith("small_molecule")]

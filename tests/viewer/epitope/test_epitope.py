@@ -15,12 +15,13 @@ from Bio.PDB import MMCIFParser, NeighborSearch
 from Bio.PDB.SASA import ShrakeRupley
 
 from app.db import get_engine
-from app.demo import seed_demo
 from app.viewer.core.api_client import api
-from app.viewer.epitope import scan
+from app.viewer.epitope import contacts, scan
 from app.viewer.proteins import columns
+from app.viewer.store import epitopes as epitope_store
 from tests.support.apps import make_test_app
 from tests.support.databases import dispose_engines, migrated_database
+from tests.support.demo import seeded_demo
 from tests.viewer.view_rows import view_ids
 
 BACKBONE = {"N", "CA", "C", "O", "CB", "OXT"}
@@ -28,13 +29,16 @@ BACKBONE = {"N", "CA", "C", "O", "CB", "OXT"}
 
 @pytest.fixture(scope="module")
 def demo_app(tmp_path_factory):
-    """One app, demo seeded and scanned, for the module (the scan reads 260 files)."""
+    """One app, demo seeded and scanned, for the module (the scan reads 260 files).
+
+    Not the shared demo of ``reads_demo``: the scan is on here (off in every other test
+    app) and writes what it reads; a copy of the demo (``seeded_demo``) of its own.
+    """
     root = tmp_path_factory.mktemp("epitope")
     url, drop = migrated_database(root)
     app = make_test_app(url, root)
     app.config["EPITOPE_SCAN"] = True  # off in the other tests (tests/conftest.py)
-    demo = seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
-                     public_url="http://viewer.test")
+    demo = seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
     client = app.test_client()
     path = _path(demo)
     assert client.get(path).status_code == 200  # starts the scan in the background
@@ -230,9 +234,6 @@ def test_the_files_are_read_outside_the_worker_process(demo_app, monkeypatch):
     """The scan's CPU work (gemmi, NumPy) runs in a child process, so a worker's requests
     never wait for the GIL behind it: the readings are the same with ``contacts.read``
     broken in this process, and a file gemmi cannot read is "unreadable", not an error."""
-    from app.viewer.epitope import contacts
-    from app.viewer.store import epitopes as epitope_store
-
     app, demo = demo_app
     link, pid = demo["share_links"]["public"]["id"], demo["pipelines"]["protein_design"]
     with app.test_request_context():

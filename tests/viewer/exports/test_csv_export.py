@@ -17,7 +17,6 @@ from app.store import schema
 from app.viewer.core.api_client import api
 from app.viewer.exports import csv_writer, sources, stream
 from tests.error_pages import without_reference
-from tests.support.demo import seeded_demo
 from tests.viewer.conftest import point_viewer_at
 from tests.viewer.core.sdk_runs import run_record, share_read
 from tests.viewer.fake_api import FakeApi, json_response
@@ -59,10 +58,8 @@ EXPECTED_HEADERS = {kind: ["rank", "label", *names] for kind, names in EXPECTED_
 IN_ID_ORDER = "?sort=id"
 
 
-@pytest.fixture
-def demo(app) -> dict:
-    """The demo organization: a link over six pipelines (260 protein_design results)."""
-    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
+# The demo: a link over six pipelines (260 protein_design results). Tests marked reads_demo
+# read the shared one; the others take a copy of their own.
 
 
 def by_id(rows: list[list[str]]) -> dict[str, dict[str, str]]:
@@ -104,6 +101,7 @@ def spy_results_calls(app, monkeypatch) -> list[dict]:
     return calls
 
 
+# Not reads_demo: counts the API's pages, which a current index would answer instead.
 def test_every_result_of_a_260_result_pipeline_over_several_api_pages(
         app, client, demo, monkeypatch):
     monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 100)
@@ -120,6 +118,7 @@ def test_every_result_of_a_260_result_pipeline_over_several_api_pages(
     assert all(c["limit"] == 100 for c in calls)
 
 
+@pytest.mark.reads_demo
 def test_columns_of_each_kind_with_full_values(app, client, demo):
     for kind, expected in EXPECTED_HEADERS.items():
         rows = parse(client.get(export_path(demo, kind)))
@@ -162,6 +161,7 @@ def test_entities_in_compact_chain_form():
     assert text == "A:MKT;B,C:GSS;D:ligand_ccd:NAG"
 
 
+@pytest.mark.reads_demo
 def test_ids_filter_exports_just_those_results(app, client, demo):
     records = api_records(app, demo, "protein_design")
     wanted = [records[5]["id"], records[250]["id"], records[0]["id"]]
@@ -174,6 +174,7 @@ def test_ids_filter_exports_just_those_results(app, client, demo):
     assert bad.status_code == 400 and bad.mimetype == "text/html"
 
 
+# Not reads_demo: changes a result.
 def test_submitter_text_that_starts_a_formula_is_written_as_text(app, client, demo):
     pipeline_id = demo["pipelines"]["small_molecule_library_screen"]
     with get_engine(app).begin() as conn:
@@ -198,6 +199,7 @@ def test_formula_guard_on_cells():
     assert csv_writer.defuse_formula("L1300-01-A02") == "L1300-01-A02"
 
 
+@pytest.mark.reads_demo
 def test_headers_name_the_file_after_the_pipeline_and_keep_the_hygiene(client, demo):
     response = client.get(export_path(demo, "protein_design"))
     assert response.status_code == 200
@@ -215,6 +217,7 @@ def test_headers_name_the_file_after_the_pipeline_and_keep_the_hygiene(client, d
     assert "default-src 'none'" in csp and "unsafe" not in csp
 
 
+# Not reads_demo: counts the API's pages, which a current index would answer instead.
 def test_the_body_streams_one_api_page_at_a_time(app, client, demo, monkeypatch):
     monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 100)
     calls = spy_results_calls(app, monkeypatch)
@@ -235,6 +238,7 @@ def test_the_body_streams_one_api_page_at_a_time(app, client, demo, monkeypatch)
     response.close()
 
 
+@pytest.mark.reads_demo
 def test_the_download_link_on_the_results_page(client, demo):
     link_id = demo["share_links"]["public"]["id"]
     pd = demo["pipelines"]["protein_design"]
@@ -250,6 +254,7 @@ def test_the_download_link_on_the_results_page(client, demo):
     assert "limit=25" in href and "Download the first 25" in body
 
 
+@pytest.mark.reads_demo
 def test_email_link_export_needs_a_listed_verified_address(app, client, demo, monkeypatch):
     monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 100)  # a token per page, 3 pages
     path = export_path(demo, "protein_design", link="email")
@@ -269,6 +274,7 @@ def test_email_link_export_needs_a_listed_verified_address(app, client, demo, mo
     assert len(rows) - 1 == 260
 
 
+@pytest.mark.reads_demo
 def test_unknown_link_or_uncovered_pipeline_is_the_shared_404(client, demo):
     public = demo["share_links"]["public"]["id"]
     not_found = client.get(f"/share/{public}/pipelines/pipe_nope/export.csv")

@@ -20,7 +20,6 @@ from app.db import get_engine
 from app.store import schema
 from app.viewer.exports import sources, stream, text_writers
 from tests.error_pages import without_reference
-from tests.support.demo import seeded_demo
 from tests.viewer.conftest import point_viewer_at
 from tests.viewer.core.sdk_runs import run_record, share_read
 from tests.viewer.exports.test_csv_export import (
@@ -34,10 +33,8 @@ PROTEIN_KINDS = domain.PROTEIN_KINDS
 SMALL_MOLECULE_KINDS = domain.SMALL_MOLECULE_KINDS
 
 
-@pytest.fixture
-def demo(app) -> dict:
-    """The demo organization: a link over six pipelines (260 protein_design results)."""
-    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
+# The demo: a link over six pipelines (260 protein_design results). Tests marked reads_demo
+# read the shared one; the others take a copy of their own.
 
 
 def export_path(demo: dict, kind: str, extension: str, link: str = "public",
@@ -86,6 +83,7 @@ def canonical(smiles: str, stereo: bool = True) -> str:
     return Chem.MolToSmiles(Chem.MolFromSmiles(smiles), isomericSmiles=stereo)
 
 
+@pytest.mark.reads_demo
 def test_fasta_has_each_designed_chain_of_every_result(app, client, demo):
     for kind in PROTEIN_KINDS:
         response = ok(client.get(export_path(demo, kind, "fasta")))
@@ -126,6 +124,7 @@ def test_designed_chains_rule():
     assert header == ">res_1|chain=A iptm=0.500 cyclic=true external_id=well_A1_x"
 
 
+@pytest.mark.reads_demo
 def test_sdf_molecules_match_the_api_records(app, client, demo):
     kinds_seen = set()
     for kind in SMALL_MOLECULE_KINDS:
@@ -158,6 +157,7 @@ def test_sdf_molecules_match_the_api_records(app, client, demo):
     assert kinds_seen == {"ligand_structure", "2D"}
 
 
+# Not reads_demo: changes a result.
 def test_an_unparsable_smiles_is_still_a_record(app, client, demo):
     pipeline_id = demo["pipelines"]["small_molecule_design"]
     with get_engine(app).begin() as conn:
@@ -180,6 +180,7 @@ def test_an_unparsable_smiles_is_still_a_record(app, client, demo):
     assert all(m.GetNumAtoms() for m in molecules[1:])
 
 
+# Not reads_demo: a current index would serve the export itself, not the API's pages.
 def test_json_is_the_api_records_over_several_pages(app, client, demo, monkeypatch):
     monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 100)
     records = api_records(app, demo, "protein_design")
@@ -202,6 +203,7 @@ def test_json_is_the_api_records_over_several_pages(app, client, demo, monkeypat
     assert [r["rank"] for r in document["results"]] == list(range(1, 261))
 
 
+@pytest.mark.reads_demo
 def test_zip_holds_the_manifest_and_the_downloads(app, client, demo):
     link_id = demo["share_links"]["public"]["id"]
     for kind in ("protein_library_screen", "small_molecule_design"):
@@ -227,6 +229,7 @@ def test_zip_holds_the_manifest_and_the_downloads(app, client, demo):
         assert any(n.endswith("_ligand.sdf") for n in names) == kind.startswith("small")
 
 
+@pytest.mark.reads_demo
 @pytest.mark.parametrize("extension", ["json", "fasta", "zip"])
 def test_ids_select_exactly_those_results(app, client, demo, extension):
     records = api_records(app, demo, "protein_design")
@@ -243,6 +246,7 @@ def test_ids_select_exactly_those_results(app, client, demo, extension):
     assert sorted(got) == sorted(wanted)
 
 
+@pytest.mark.reads_demo
 def test_ids_select_molecules_too(app, client, demo):
     records = api_records(app, demo, "small_molecule_library_screen")
     wanted = sorted(r["id"] for r in records[3:6])
@@ -251,6 +255,7 @@ def test_ids_select_molecules_too(app, client, demo):
     assert sorted(m.GetProp("_Name").split("|")[2] for m in parse_sdf(response.data)) == wanted
 
 
+@pytest.mark.reads_demo
 def test_the_wrong_family_is_a_400_page(client, demo):
     fasta = client.get(export_path(demo, "small_molecule_design", "fasta"))
     sdf = client.get(export_path(demo, "protein_design", "sdf"))
@@ -262,6 +267,7 @@ def test_the_wrong_family_is_a_400_page(client, demo):
     assert bad.status_code == 400
 
 
+@pytest.mark.reads_demo
 def test_an_unknown_link_is_the_shared_404(client, demo):
     pipeline_id = demo["pipelines"]["small_molecule_design"]
     bodies = set()
@@ -273,6 +279,7 @@ def test_an_unknown_link_is_the_shared_404(client, demo):
     assert len(bodies) == 1
 
 
+@pytest.mark.reads_demo
 def test_an_unknown_extension_is_the_shared_404(client, demo):
     not_found = client.get(f"/share/{demo['share_links']['public']['id']}/nothing-here")
     paths = [export_path(demo, "protein_design", extension)
@@ -286,6 +293,7 @@ def test_an_unknown_extension_is_the_shared_404(client, demo):
             without_reference(not_found.get_data(as_text=True))
 
 
+@pytest.mark.reads_demo
 def test_email_link_exports_need_sign_in(client, demo):
     link_id = demo["share_links"]["email"]["id"]
     paths = [export_path(demo, "small_molecule_design", ext, link="email")
@@ -302,6 +310,7 @@ def test_email_link_exports_need_sign_in(client, demo):
         assert client.get(path).status_code == 200, path
 
 
+@pytest.mark.reads_demo
 def test_the_export_menu_links_every_format_of_the_family(app, client, demo):
     link_id = demo["share_links"]["public"]["id"]
     for kind, wanted, absent in (("protein_design", "export.fasta", "export.sdf"),

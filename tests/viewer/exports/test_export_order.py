@@ -22,8 +22,8 @@ TOP_10 = "?sort=-binding_confidence&limit=10"
 LABEL = re.compile(r"#(\d+) [A-Za-z0-9_\-]{4,}")
 
 
-# Reads the demo: a link over six pipelines (260 protein_design results).
-pytestmark = pytest.mark.reads_demo
+# The demo: a link over six pipelines (260 protein_design results). Tests marked reads_demo
+# read the shared one; the others take a copy of their own.
 
 
 def url(demo: dict, kind: str, extension: str, query: str = "") -> str:
@@ -50,6 +50,7 @@ def run_ranks(app, demo, kind: str) -> dict[str, int]:
     return {r["id"]: n for n, r in enumerate(ranked(api_records(app, demo, kind), metric), 1)}
 
 
+@pytest.mark.reads_demo
 def test_the_top_10_come_best_first_with_rank_and_label_in_every_format(app, client, demo):
     kind = "protein_design"
     best = [r["id"] for r in ranked(api_records(app, demo, kind), "binding_confidence")[:10]]
@@ -84,6 +85,7 @@ def test_the_top_10_come_best_first_with_rank_and_label_in_every_format(app, cli
     assert "best first" in archive.read("README.txt").decode()
 
 
+@pytest.mark.reads_demo
 def test_the_sdf_of_a_limited_view_is_in_rank_order(app, client, demo):
     kind = "small_molecule_library_screen"
     best = [r["id"] for r in ranked(api_records(app, demo, kind), "optimization_score")[:3]]
@@ -95,6 +97,7 @@ def test_the_sdf_of_a_limited_view_is_in_rank_order(app, client, demo):
     assert all(LABEL.fullmatch(m.GetProp("label")) for m in molecules)
 
 
+@pytest.mark.reads_demo
 def test_without_a_sort_an_export_is_ranked_by_the_primary_metric(app, client, demo):
     for kind in ("protein_design", "small_molecule_design"):
         metric = domain.kind(kind).primary_metric
@@ -106,6 +109,7 @@ def test_without_a_sort_an_export_is_ranked_by_the_primary_metric(app, client, d
         assert all(r[1].startswith(f"#{r[0]} ") for r in rows[1:]), kind
 
 
+@pytest.mark.reads_demo
 def test_a_shortlist_export_keeps_the_order_of_its_view(app, client, demo):
     kind = "protein_design"
     records = api_records(app, demo, kind)
@@ -126,6 +130,7 @@ def test_a_shortlist_export_keeps_the_order_of_its_view(app, client, demo):
     assert [r["id"] for r in two["results"]] == [r["id"] for r in by_iptm[:2]]
 
 
+@pytest.mark.reads_demo
 @pytest.mark.parametrize("limit", ["0", "-1", "abc", "1001", "\uff11"])
 def test_a_bad_limit_is_a_400_naming_it(client, demo, limit):
     response = client.get(url(demo, "protein_design", "csv", f"?limit={limit}"))
@@ -133,6 +138,7 @@ def test_a_bad_limit_is_a_400_naming_it(client, demo, limit):
     assert "page size" in response.get_data(as_text=True).lower()
 
 
+@pytest.mark.reads_demo
 def test_json_artifact_links_are_the_viewers_downloads(app, client, demo):
     link_id = demo["share_links"]["public"]["id"]
     for kind in ("protein_design", "small_molecule_library_screen"):
@@ -156,6 +162,7 @@ def test_json_artifact_links_are_the_viewers_downloads(app, client, demo):
         assert "attachment" in download.headers["Content-Disposition"]
 
 
+# Not reads_demo: changes the app's config (on the shared app, every later test's).
 def test_json_links_are_root_relative_without_a_trusted_base(app, client, demo):
     app.config["PUBLIC_URL"] = None  # no FLASK_PUBLIC_URL, no trusted hosts
     document = get(client, url(demo, "protein_design", "json", "?limit=1")).get_json()
@@ -163,6 +170,7 @@ def test_json_links_are_root_relative_without_a_trusted_base(app, client, demo):
     assert link.startswith("/share/") and "relative" in document["export"]["artifact_links"]
 
 
+@pytest.mark.reads_demo
 def test_computed_numbers_are_rounded_to_the_stated_precision(app, client, demo):
     kind = "small_molecule_design"
     rows = list(csv.DictReader(io.StringIO(get(client, url(demo, kind, "csv"))
@@ -182,6 +190,7 @@ def test_computed_numbers_are_rounded_to_the_stated_precision(app, client, demo)
     assert precision.rounded("mol_weight", 180.15899999999996) == 180.16
 
 
+@pytest.mark.reads_demo
 def test_sdf_titles_say_which_records_are_2d_and_which_docked_3d(client, demo):
     seen = set()
     for kind in ("small_molecule_design", "small_molecule_library_screen"):

@@ -11,14 +11,7 @@ import pytest
 from app import domain
 from app.viewer.pages import glossary
 from app.viewer.results import fields
-from tests.support.demo import seeded_demo
 from tests.viewer.pages.test_prediction_pages import body_of, pages  # noqa: F401 (fixture)
-
-
-@pytest.fixture
-def demo(app) -> dict:
-    """The demo organization (public and email links)."""
-    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
 
 
 def _entries(body: str) -> dict[str, str]:
@@ -64,6 +57,7 @@ def test_the_glossary_lists_every_metric_and_computed_field(client):
     assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]
 
 
+@pytest.mark.reads_demo
 @pytest.mark.parametrize("kind", ["protein_design", "small_molecule_design",
                                   "small_molecule_library_screen"])
 def test_every_metric_header_of_a_results_table_links_to_its_entry(client, demo, kind):

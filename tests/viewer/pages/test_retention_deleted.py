@@ -17,7 +17,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.db import get_engine
-from app.demo import seed_demo
 from app.store import schema
 from app.viewer.core import run_kinds
 from app.viewer.pages import deleted
@@ -26,9 +25,9 @@ PURGED = ("protein_design", "protein_redesign", "protein_sequence_redesign")
 
 
 @pytest.fixture
-def purged_demo(app, runner) -> dict:
-    """The demo, its workspace keeping data 10 days, purged as of a week from now."""
-    demo = seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"])
+def purged_demo(app, runner, demo) -> dict:
+    """The demo (a copy of this test's own), its workspace keeping data 10 days, purged as
+    of a week from now."""
     with get_engine(app).begin() as conn:
         conn.execute(schema.workspaces.update()
                      .where(schema.workspaces.c.id == demo["workspace_id"])

@@ -12,19 +12,12 @@ from Bio.SeqUtils.ProtParam import ProteinAnalysis
 
 from app.viewer.core.api_client import api
 from app.viewer.proteins import liabilities
-from tests.support.demo import seeded_demo
 from tests.viewer.view_rows import view_ids
 
-
-@pytest.fixture
-def demo(app) -> dict:
-    """The demo organization: a link over every pipeline (260 protein_design results).
-
-    Without the epitope scan: these tests are about the sequence; the scan's oxidation
-    sites (exposed M/W) are tested in tests/viewer/epitope.
-    """
-    app.config["EPITOPE_SCAN"] = False
-    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
+# Reads the demo: a link over every pipeline (260 protein_design results). Without the
+# epitope scan (off in every test app, tests/support/apps.py): these tests are about the
+# sequence; the scan's oxidation sites (exposed M/W) are tested in tests/viewer/epitope.
+pytestmark = pytest.mark.reads_demo
 
 
 def _path(demo: dict, kind: str = "protein_design") -> str:

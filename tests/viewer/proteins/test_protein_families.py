@@ -12,8 +12,6 @@ import pytest
 from Bio import Align
 from Bio.Align import substitution_matrices
 
-from app.db import get_engine
-from app.demo import seed_demo
 from app.viewer.core.api_client import api
 from app.viewer.proteins import families
 
@@ -51,13 +49,6 @@ def test_greedy_families_in_rank_order():
     assert not stopped.complete and stopped.founders == []
 
 
-@pytest.fixture
-def demo(app) -> dict:
-    """The demo organization: a link over every pipeline (260 protein_design results)."""
-    return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
-                     public_url="http://viewer.test")
-
-
 def _identity(first: str, second: str) -> float:
     """Identity recomputed with Biopython here: needle's defaults, over the shorter."""
     aligner = Align.PairwiseAligner(
@@ -69,6 +60,7 @@ def _identity(first: str, second: str) -> float:
     return best.counts().identities / min(len(first), len(second))
 
 
+@pytest.mark.reads_demo
 def test_diverse_protein_view_matches_biopython(app, client, demo):
     link = demo["share_links"]["public"]["id"]
     path = f"/share/{link}/pipelines/{demo['pipelines']['protein_design']}"

@@ -17,13 +17,11 @@ from rdkit import Chem, DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 from rdkit.Chem.Scaffolds import MurckoScaffold
 
-from app.db import get_engine
-from app.demo import seed_demo
 from app.viewer.chem import alerts, budget, fingerprint_bits, index_chemistry, scaffolds
 from app.viewer.chem import similarity as chem_similarity
 from app.viewer.results import answers, chem_answers, chem_index, frame, frame_chemistry
 from app.viewer.store import get_engine as viewer_engine
-from app.viewer.store import index_queries
+from app.viewer.store import index_queries, result_index
 from tests.rdkit_reference import alert_catalog
 
 SMALL = ("small_molecule_design", "small_molecule_library_screen")
@@ -31,13 +29,6 @@ CHEMISTRY_TASKS = {"alerts", "scaffold", "fingerprint", "molecule"}
 
 
 GENERATOR = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
-
-
-@pytest.fixture
-def demo(app) -> dict:
-    """The demo organization: one pipeline of each kind behind a public link."""
-    return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
-                     public_url="http://viewer.test")
 
 
 @pytest.fixture
@@ -77,6 +68,7 @@ def _build(client, demo, kind: str) -> str:
     return path
 
 
+@pytest.mark.reads_demo
 def test_the_saved_frame_holds_rdkits_answers_for_every_demo_molecule(app, client, demo):
     catalog = alert_catalog()
     for kind in SMALL:
@@ -104,6 +96,7 @@ def test_the_saved_frame_holds_rdkits_answers_for_every_demo_molecule(app, clien
             assert np.array_equal(found, expected)
 
 
+# Not reads_demo: the build it counts on is this test's own (no index before it).
 def test_after_a_build_requests_ask_the_chemistry_child_nothing(app, client, demo,
                                                                 child_calls):
     for kind in SMALL:
@@ -125,6 +118,7 @@ def test_after_a_build_requests_ask_the_chemistry_child_nothing(app, client, dem
         assert child_calls == []
 
 
+@pytest.mark.reads_demo
 def test_similar_to_a_pasted_smiles_equals_rdkit_from_the_index(app, client, demo):
     aspirin = "CC(=O)Oc1ccccc1C(=O)O"
     query = GENERATOR.GetFingerprint(Chem.MolFromSmiles(aspirin))
@@ -140,8 +134,6 @@ def test_similar_to_a_pasted_smiles_equals_rdkit_from_the_index(app, client, dem
 
 
 def _state(app, pipeline_id: str):
-    from app.viewer.store import result_index
-
     with viewer_engine(app).connect() as conn:
         return result_index.get(conn, pipeline_id)
 

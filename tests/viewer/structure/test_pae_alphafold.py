@@ -17,14 +17,10 @@ import numpy as np
 import pytest
 
 from app.viewer.structure import pae
-from tests.support.demo import seeded_demo
 from tests.viewer.structure.test_structure_views import _file, _results
 
-
-@pytest.fixture
-def demo(app) -> dict:
-    """The demo organization (public and email links)."""
-    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
+# Reads the demo (public and email links).
+pytestmark = pytest.mark.reads_demo
 
 
 def _base(demo: dict, kind: str, app) -> tuple[str, object]:

@@ -12,13 +12,9 @@ from app import artifact_storage
 from app.db import get_engine
 from app.store import schema
 from tests.error_pages import without_reference
-from tests.support.demo import seeded_demo
 
-
-@pytest.fixture
-def demo(app) -> dict:
-    """The demo organization: a public link with a structure_and_binding and an adme prediction."""
-    return seeded_demo(app)  # seed_demo(..., public_url="http://viewer.test"), copied
+# Reads the demo: a public link with a structure_and_binding and an adme prediction.
+pytestmark = pytest.mark.reads_demo
 
 
 def prediction_files(app, prediction_id: str) -> dict[str, tuple[bytes, str]]:
