@@ -44,7 +44,7 @@ from app import share_tokens
 from app.metrics.registry import INDEX_BUILD_SECONDS, INDEX_BUILDS
 from app.timeutil import utcnow
 from app.viewer.core import identity, run_kinds
-from app.viewer.core.api_client import ComputeApi, api
+from app.viewer.core.api_client import ComputeApi, api, restart_deadline
 from app.viewer.core.errors import LinkNotFound
 from app.viewer.results import chem_index, index_rows, page_child
 from app.viewer.results.frame import Frame
@@ -344,6 +344,9 @@ def ensure(link_id: str, pipeline: dict) -> IndexState:
     missing = count - claimed.indexed if count is not None else None
     if missing is not None and missing <= int(app.config.get("EXPLORE_SYNC_LIMIT") or 0):
         build.run()
+        # The build's pages and chemistry spent the request's API deadline; what the request
+        # reads next (an export's records) gets a whole one, not a 504 for the first visitor.
+        restart_deadline()
     else:
         build.run_in_background()
     return current(pipeline_id) or claimed
