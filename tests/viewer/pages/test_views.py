@@ -211,3 +211,22 @@ def test_prediction_samples_and_the_glossary(client, demo):
     assert urlsplit(href).path == "/glossary" and urlsplit(href).fragment == "iptm"
     entry = text(one(page(client, local(href)), "article#iptm"))
     assert "0.8" in entry and "Boltz" in entry
+
+
+def test_a_result_page_marks_each_liability_motif_in_its_designed_chain(app, client, demo):
+    records = {r["id"]: r for r in api_records(app, demo, "protein_design")}
+    wanted = [rid for rid, r in records.items()
+              if any(pair in designed(r).upper() for pair in ("NG", "NS"))]
+    assert wanted
+    rid = wanted[0]
+    soup = page(client, pipeline_path(demo, "protein_design", f"/results/{rid}"))
+    report = one(soup, "section.protein-report")
+    assert report.select("mark.liab-deamidation")
+    assert "Deamidation (NG, NS)" in report.select("pre mark.liab-deamidation")[0]["title"]
+    shown = one(report, "pre.seq").get_text().replace(" ", "").replace("\n", "")
+    assert shown == designed(records[rid])
+
+
+def designed(record: dict) -> str:
+    """The designed chain's sequence."""
+    return next(e["value"] for e in record["entities"] if e["type"] == "protein")
