@@ -1,10 +1,10 @@
-"""The PAE heatmap from the keyboard, the prediction page's samples and the glossary, in
+"""The PAE heatmap from the keyboard, in
 Chromium against gunicorn on the demo.
 
 Focusing the heatmap and pressing arrow keys moves a cursor whose pair and error are read
 out through the aria-live #pae-cursor (the same value pae.json holds for that cell);
-Enter selects that cell as a click does. The prediction page marks the best sample per
-metric and links every header to the glossary, whose entry the link scrolls to.
+Enter selects that cell as a click does. (The prediction page's best samples and glossary
+links are server HTML: tests/viewer/pages/test_views.py.)
 Screenshots go to /tmp/shots/issue20/predictions/ when that folder exists.
 """
 
@@ -60,19 +60,3 @@ def test_arrow_keys_move_a_cursor_whose_value_is_read_out(site, visitor):
     _shot(page, "pae-keyboard.png")
 
 
-def test_prediction_samples_and_the_glossary(site, visitor):
-    _server, seed = site
-    page = visitor.page
-    prediction = seed["predictions"]["structure_and_binding"]
-    visitor.goto(f"{_public(site)}/predictions/{prediction}")
-    table = page.locator("table.samples")
-    assert table.locator("tr.best .badge-best").count() == 1
-    assert table.locator("td.metric-best").count() >= 5
-    assert page.locator("[data-purpose='binding_confidence']").inner_text().count("hit discovery")
-    _shot(page, "prediction.png")
-    table.locator("th.col-iptm a.glossary-link").click()
-    page.wait_for_url(re.compile(r"/glossary#iptm$"))
-    entry = page.locator("article#iptm")
-    assert "0.8" in entry.inner_text() and "Boltz" in entry.inner_text()
-    assert page.evaluate("location.hash") == "#iptm"
-    _shot(page, "glossary.png")

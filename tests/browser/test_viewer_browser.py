@@ -1,16 +1,16 @@
 """The viewer in a real browser (Debian's Chromium through Playwright) against gunicorn.
 
 One gunicorn server over a database filled by ``flask --app app seed-demo --json``. Covers
-the overview, every kind's table, pagination, a result page, a download, the gone page,
-embedding by another origin, and JavaScript errors on every page. With
-``UPDATE_SCREENSHOTS=1`` it also rewrites the README screenshots ``docs/overview-*.png``,
-``docs/results-*.png`` and ``docs/structure-desktop.png`` (otherwise they go to a
-temporary folder, so a test run leaves the work tree clean).
+what needs a browser: embedding by another origin (the browser's frame rules), Mol*'s 3D
+viewer, JavaScript errors on every page, and with ``UPDATE_SCREENSHOTS=1`` the README
+screenshots ``docs/overview-*.png``, ``docs/results-*.png`` and
+``docs/structure-desktop.png`` (otherwise they go to a temporary folder, so a test run
+leaves the work tree clean). The pages' server HTML (the overview, every kind's table,
+pagination, sorting, a result page, downloads, the gone page) is asserted in process:
+tests/viewer/{pages,results}/test_views.py, tests/viewer/web/test_error_pages.py.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import httpx
 import pytest
@@ -33,163 +33,6 @@ def api_results(site, kind: str, **params) -> dict:
     link = seed["share_links"]["public"]["id"]
     url = f"{server.url}/compute/v1/share/{link}/pipelines/{seed['pipelines'][kind]}/results"
     return httpx.get(url, params=params, timeout=10).json()
-
-
-KIND_LABELS = {
-    "protein_design": "Protein design",
-    "protein_redesign": "Protein redesign",
-    "protein_sequence_redesign": "Protein sequence redesign",
-    "protein_library_screen": "Protein library screen",
-    "small_molecule_design": "Small-molecule design",
-    "small_molecule_library_screen": "Small-molecule library screen",
-    "small_molecule_explore": "Small-molecule explore",
-}
-# The designed chain's computed properties and liability count (Biopython; issue 20).
-PROTEIN = ["Molecular weight", "pI", "Net charge", "GRAVY", "Instability index",
-           "Extinction coeff.", "Liabilities"]
-# The results page's columns: the rank, the result's name, the key metrics (the kind's
-# primary metric first), then the others in the CSV's order.
-COLUMNS = {
-    "protein_design": ["Rank", "Result", "Binding confidence", "ipTM",
-                       "Min. interaction PAE", "Sequence", "Structure confidence",
-                       "Helix", "Sheet", "Loop", "ipSAE (min)", *PROTEIN, "Warnings"],
-    "protein_redesign": ["Rank", "Result", "Binding confidence", "ipTM",
-                         "Min. interaction PAE", "Sequence", "Structure confidence",
-                         "Helix", "Sheet", "Loop", "ipSAE (min)", *PROTEIN, "Warnings"],
-    "protein_sequence_redesign": ["Rank", "Result", "Binding confidence", "ipTM",
-                                  "Min. interaction PAE", "Variant", "Sequence",
-                                  "Structure confidence", "Helix", "Sheet", "Loop",
-                                  "ipSAE (min)", *PROTEIN, "Warnings"],
-    "protein_library_screen": ["Rank", "Result", "Binding confidence", "ipTM",
-                               "Min. interaction PAE", "External ID", "Sequence",
-                               "Structure confidence", "Helix", "Sheet", "Loop",
-                               "ipSAE (min)", *PROTEIN, "Warnings"],
-    "small_molecule_design": ["Rank", "Result", "Optimization score",
-                              "Binding confidence", "ipTM", "Structure", "pTM",
-                              "Structure confidence", "Complex pLDDT", "Complex ipLDDT",
-                              "Molecular weight", "cLogP", "TPSA", "QED", "Lipophilicity",
-                              "Permeability", "Solubility", "Warnings"],
-    "small_molecule_library_screen": ["Rank", "Result", "Binding confidence",
-                                      "Optimization score", "ipTM", "External ID",
-                                      "Structure", "pTM", "Structure confidence",
-                                      "Complex pLDDT", "Complex ipLDDT",
-                                      "Molecular weight", "cLogP", "TPSA", "QED",
-                                      "Lipophilicity", "Permeability", "Solubility",
-                                      "Warnings"],
-    # Library-screen records without ADME (the SDK's explore results).
-    "small_molecule_explore": ["Rank", "Result", "Binding confidence",
-                               "Optimization score", "ipTM", "External ID", "Structure",
-                               "pTM", "Structure confidence", "Complex pLDDT",
-                               "Complex ipLDDT", "Molecular weight", "cLogP", "TPSA",
-                               "QED", "Warnings"],
-}
-
-
-def test_overview_shows_all_seven_kinds_and_the_predictions(site, visitor):
-    _server, seed = site
-    visitor.goto(public(site))
-    page = visitor.page
-    assert page.locator("h1").inner_text() == "Shared results"
-    cards = page.locator("#pipelines-heading + ul > li")
-    assert cards.count() == len(KIND_LABELS) == 7
-    kinds_shown = page.locator("#pipelines-heading + ul .card-kind").all_inner_texts()
-    for label in KIND_LABELS.values():
-        assert any(text.startswith(label) for text in kinds_shown), label
-    for pipeline_id in seed["pipelines"].values():
-        assert page.locator(f"a[href*='/pipelines/{pipeline_id}']").count() == 1
-    assert page.locator("#predictions-heading + ul > li").count() == 2
-    assert "Link expires in 13 days" in page.locator(".link-meta").inner_text()
-
-
-@pytest.mark.parametrize("kind", list(COLUMNS))
-def test_each_kind_has_its_table_columns(site, visitor, kind):
-    _server, seed = site
-    visitor.goto(public(site, f"/pipelines/{seed['pipelines'][kind]}"))
-    headers = visitor.page.locator("table.results thead th").all_inner_texts()
-    # A header's glossary link ("?") is not part of its label.
-    labels = [h.split("\n")[0].strip().removesuffix("?").strip() for h in headers]
-    assert labels == COLUMNS[kind]
-    rows = visitor.page.locator("table.results tbody tr")
-    assert rows.count() == min(100, len(api_results(site, kind, limit=1000)["data"]))
-
-
-def row_ids(page) -> list[str]:
-    """Return the full result ids of the table rows."""
-    return [tr.get_attribute("data-result-id")
-            for tr in page.locator("table.results tbody tr").all()]
-
-
-@pytest.mark.parametrize("order", ["", "&sort=created_at"])
-def test_pagination_forward_and_back_without_overlap(site, visitor, order):
-    """The default (ranked) view and the as-run order page through every result once."""
-    _server, seed = site
-    page = visitor.page
-    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}"
-                              f"?limit=100{order}"))
-    pages = [row_ids(page)]
-    while page.locator("a[rel=next]").count():
-        page.locator("a[rel=next]").click()
-        page.wait_for_load_state()
-        pages.append(row_ids(page))
-    everything = [record["id"] for record in
-                  api_results(site, "protein_design", limit=1000)["data"]]
-    flat = [rid for ids in pages for rid in ids]
-    if order:  # as run: the API's order
-        assert flat == everything  # each result once, in order: no overlap, no gap
-    else:  # ranked: each result once, the best first
-        assert sorted(flat) == sorted(everything) and len(flat) == len(everything)
-        scores = {r["id"]: r["metrics"]["binding_confidence"] for r in
-                  api_results(site, "protein_design", limit=1000)["data"]}
-        assert [scores[i] for i in flat] == sorted(scores.values(), reverse=True)
-    assert len(pages) == 3 and len(pages[0]) == 100
-    for expected in reversed(pages[:-1]):
-        page.locator("a[rel=prev]").click()
-        page.wait_for_load_state()
-        assert row_ids(page) == expected
-    assert page.locator("a[rel=prev]").count() == 0
-
-
-def test_result_page_shows_the_full_sequence(site, visitor):
-    _server, seed = site
-    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}"))
-    first = visitor.page.locator("table.results tbody tr").first.get_attribute("data-result-id")
-    record = next(r for r in api_results(site, "protein_design", limit=1000)["data"]
-                  if r["id"] == first)
-    visitor.page.locator("table.results tbody th a").first.click()
-    visitor.page.wait_for_load_state()
-    assert first in visitor.page.url  # the row's result (its page names it by its label)
-    shown = visitor.page.locator(".entity pre.seq").all_inner_texts()
-    copies = [b.get_attribute("data-copy") for b in visitor.page.locator(".entity .copy-btn").all()]
-    for entity in record["entities"]:
-        assert entity["value"] in copies
-        assert any("".join(text.split()) == entity["value"] for text in shown)
-
-
-def test_download_bytes_equal_the_file_behind_the_presigned_url(site, visitor, tmp_path):
-    _server, seed = site
-    record = api_results(site, "small_molecule_design", limit=1)["data"][0]
-    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['small_molecule_design']}"
-                              f"/results/{record['id']}"))
-    for name in ("archive", "structure"):
-        with visitor.page.expect_download() as info:
-            visitor.page.locator(f"a[href$='/artifacts/{name}']").click()
-        download = info.value
-        target = tmp_path / download.suggested_filename
-        download.save_as(target)
-        direct = httpx.get(record["artifacts"][name]["url"], timeout=30)
-        assert direct.status_code == 200
-        assert target.read_bytes() == direct.content
-        assert len(direct.content) > 0
-
-
-def test_gone_link_page(site, browser):
-    server, _seed = site
-    v = Visitor(browser, allow=("status of 404",))
-    v.goto(f"{server.url}/share/sl_{'n' * 32}", status=404)
-    assert v.page.locator("h1").inner_text() == "This link is not available"
-    assert "ask the person who sent you the link for a new one" in v.page.content()
-    v.context.close()
-    assert v.errors == []
 
 
 @pytest.fixture
@@ -229,31 +72,6 @@ def test_embed_page_is_framed_by_another_origin_and_normal_page_refuses(browser,
     assert v.errors == []
 
 
-def test_sorting_a_column_orders_every_result(site, visitor):
-    _server, seed = site
-    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}"))
-    page = visitor.page
-    # The page opens ranked by binding confidence (aria-sort says so); ipTM is one click.
-    ranked = page.locator("table.results thead th", has_text="Binding confidence")
-    assert ranked.get_attribute("aria-sort") == "descending"
-    header = page.locator("table.results thead th", has_text="ipTM")
-    index = page.locator("table.results thead th").all_inner_texts().index(
-        header.inner_text())
-    with page.expect_navigation():
-        header.locator("a.sort-link").click()  # first click: best first, the whole set
-    assert "sort=-iptm" in page.url
-    header = page.locator("table.results thead th", has_text="ipTM")
-    assert header.get_attribute("aria-sort") == "descending"
-    assert "sorted by ipTM" in page.locator(".view-order").inner_text()
-    values = [float(t) for t in page.locator(
-        f"table.results tbody tr > :nth-child({index + 1})").all_inner_texts()]
-    assert values == sorted(values, reverse=True) and len(values) == 100
-    # The best of all 260, not of the first page.
-    every = api_results(site, "protein_design", limit=1000)["data"]
-    assert len(every) == 260
-    assert values[0] == round(max(r["metrics"]["iptm"] for r in every), 3)
-
-
 def test_structure_viewer_shows_the_molecule(site, visitor, shots_dir):
     _server, seed = site
     record = api_results(site, "protein_design", limit=1)["data"][0]
@@ -274,27 +92,6 @@ def test_prediction_structure_renders_without_errors(site, visitor):
     assert visitor.page.get_attribute("#structure-viewer", "data-loaded") == "true"
     assert visitor.page.locator("#structure-viewer canvas").count() >= 1
     # The visitor fixture fails the test on any JavaScript or console error.
-
-
-def test_the_whole_pipeline_downloads_as_csv(site, visitor):
-    _server, seed = site
-    visitor.goto(public(site, f"/pipelines/{seed['pipelines']['protein_design']}?limit=25"))
-    menu = visitor.page.locator(".export-menu")
-    # 25 rows per page: the menu's files hold the first 25 of the view, and say so.
-    assert "Download the first 25 as" in menu.inner_text()
-    with visitor.page.expect_download() as info:
-        menu.get_by_role("link", name="CSV", exact=True).click()
-    first = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
-    assert len(first) == 1 + 25
-    with visitor.page.expect_download() as info:
-        menu.locator("a[data-export-all]").click()
-    download = info.value
-    assert download.failure() is None
-    assert download.suggested_filename.startswith("Protein_design-")
-    lines = Path(download.path()).read_text(encoding="utf-8").splitlines()
-    assert lines[0].startswith("rank,label,result_id,sequence_length,chains,sequence,")
-    assert len(lines) == 1 + 260
-    assert lines[1:26] == first[1:]  # the same ranking, the first 25 of it
 
 
 def test_no_javascript_errors_on_any_page(site, browser):

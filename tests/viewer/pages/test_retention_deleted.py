@@ -20,6 +20,7 @@ from app.db import get_engine
 from app.store import schema
 from app.viewer.core import run_kinds
 from app.viewer.pages import deleted
+from tests.support.html import one, page, text
 
 PURGED = ("protein_design", "protein_redesign", "protein_sequence_redesign")
 
@@ -77,6 +78,27 @@ def test_pages_of_a_deleted_run_answer_410_with_the_message(client, purged_demo)
     # A kept run of the same link still opens.
     kept = purged_demo["pipelines"]["small_molecule_design"]
     assert client.get(f"/share/{link}/pipelines/{kept}").status_code == 200
+
+
+def test_the_notice_the_cards_and_the_way_back_from_a_deleted_run(client, purged_demo):
+    """What the Chromium test read (tests/browser), element by element."""
+    link = purged_demo["share_links"]["public"]["id"]
+    total = len(purged_demo["pipelines"]) + len(purged_demo["predictions"])
+    overview = page(client, f"/share/{link}")
+    assert f"3 of the {total} runs shared through this link were deleted under " \
+           "data retention" in text(one(overview, ".retention-notice"))
+    cards = overview.select(".card-deleted")
+    assert len(cards) == 3
+    assert "under the workspace's data-retention policy" in text(cards[0])
+    assert cards[0].select("a") == []
+    pipeline_id = purged_demo["pipelines"]["protein_design"]
+    gone = page(client, f"/share/{link}/pipelines/{pipeline_id}", 410)
+    main = text((gone.select("main") or gone.select("body"))[0])
+    assert "under the workspace's data-retention policy" in main
+    assert "The link itself is still valid" in main
+    back = [a for a in gone.select("a") if text(a) == "See what this link still shares"]
+    assert len(back) == 1
+    assert back[0]["href"].split("viewer.test", 1)[-1] == f"/share/{link}"
 
 
 def test_a_stub_without_progress_is_an_unknown_kind_not_a_guess():

@@ -9,13 +9,16 @@ Chromium keeps the drawings decoded and the screenshots (tests/browser).
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl, urlsplit
+
 import pytest
+from bs4 import Tag
 from rdkit import Chem
 from rdkit.Chem import Descriptors
 
 from tests.rdkit_reference import alert_catalog
 from tests.signin.conftest import EmailLink, sign_in, smtp_server
-from tests.support.html import one, page, text
+from tests.support.html import one, page, text, texts
 from tests.viewer.exports.test_csv_export import api_records
 
 LIBRARY = "small_molecule_library_screen"
@@ -108,3 +111,226 @@ def test_the_footer_says_what_is_true_of_each_link(app, client, demo, inbox):
     assert EMAIL in _footer(shown) and "public link" not in text(one(shown, "body"))
     assert _copy_embed_buttons(shown) == 0
     one(shown, "[data-embed-private]")
+
+
+# The pages of the shared demo, as a visitor reads them.
+
+# Reads the demo: a link over six pipelines and two predictions.
+
+KIND_LABELS = {
+    "protein_design": "Protein design",
+    "protein_redesign": "Protein redesign",
+    "protein_sequence_redesign": "Protein sequence redesign",
+    "protein_library_screen": "Protein library screen",
+    "small_molecule_design": "Small-molecule design",
+    "small_molecule_library_screen": "Small-molecule library screen",
+    "small_molecule_explore": "Small-molecule explore",
+}
+VIEW = {"sort": "-iptm", "binding_confidence__gte": "0.6", "warnings": "none"}
+SCREEN = "small_molecule_library_screen"
+
+
+def public(demo: dict, suffix: str = "") -> str:
+    """The path of the public demo link, plus ``suffix``."""
+    return f"/share/{demo['share_links']['public']['id']}{suffix}"
+
+
+def local(href: str) -> str:
+    """The path and query of ``href`` (the pages link with the public URL)."""
+    parts = urlsplit(href)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def inline_text(element: Tag) -> str:
+    """The element's text as a browser's innerText joins inline elements (no added space)."""
+    return " ".join(element.get_text().split())
+
+
+def query_of(href: str) -> dict:
+    """The query of ``href`` as a dict, without the page position."""
+    return {k: v for k, v in parse_qsl(urlsplit(href).query) if k != "page"}
+
+
+def view_ids(soup) -> list[str]:
+    """The result ids of a results table's rows, in order."""
+    return [tr["data-result-id"] for tr in soup.select("tbody tr[data-result-id]")]
+
+
+@pytest.mark.reads_demo
+def test_overview_shows_all_seven_kinds_and_the_predictions(client, demo):
+    soup = page(client, public(demo))
+    assert text(one(soup, "h1")) == "Shared results"
+    cards = soup.select("#pipelines-heading + ul > li")
+    assert len(cards) == len(KIND_LABELS) == 7
+    kinds_shown = texts(soup, "#pipelines-heading + ul .card-kind")
+    for label in KIND_LABELS.values():
+        assert any(shown.startswith(label) for shown in kinds_shown), label
+    for pipeline_id in demo["pipelines"].values():
+        assert len(soup.select(f"a[href*='/pipelines/{pipeline_id}']")) == 1
+    assert len(soup.select("#predictions-heading + ul > li")) == 2
+    assert "Link expires in 13 days" in inline_text(one(soup, ".link-meta"))
+
+
+def pipeline_path(demo: dict, kind: str, suffix: str = "") -> str:
+    """The path of the demo pipeline of ``kind``, plus ``suffix``."""
+    return public(demo, f"/pipelines/{demo['pipelines'][kind]}{suffix}")
+
+
+@pytest.mark.reads_demo
+def test_result_page_shows_the_full_sequence(app, client, demo):
+    table = page(client, pipeline_path(demo, "protein_design"))
+    first = table.select("table.results tbody tr")[0]["data-result-id"]
+    record = next(r for r in api_records(app, demo, "protein_design") if r["id"] == first)
+    href = local(table.select("table.results tbody th a")[0]["href"])
+    assert first in href  # the row's result (its page names it by its label)
+    soup = page(client, href)
+    shown = [element.get_text() for element in soup.select(".entity pre.seq")]
+    copies = [button.get("data-copy") for button in soup.select(".entity .copy-btn")]
+    for entity in record["entities"]:
+        assert entity["value"] in copies
+        assert any("".join(seq.split()) == entity["value"] for seq in shown)
+
+
+@pytest.mark.reads_demo
+def test_download_bytes_equal_the_file_behind_the_presigned_url(app, client, demo):
+    record = api_records(app, demo, "small_molecule_design")[0]
+    soup = page(client, pipeline_path(demo, "small_molecule_design",
+                                      f"/results/{record['id']}"))
+    for name in ("archive", "structure"):
+        download = client.get(local(one(soup, f"a[href$='/artifacts/{name}']")["href"]))
+        assert download.status_code == 200
+        direct = client.get(local(record["artifacts"][name]["url"]))
+        assert direct.status_code == 200
+        assert download.get_data() == direct.get_data()
+        assert len(direct.get_data()) > 0
+
+
+@pytest.mark.reads_demo
+def test_next_walks_the_sorted_filtered_view_and_the_trail_returns_to_it(client, demo):
+    query = "?" + "&".join(f"{k}={v}" for k, v in VIEW.items())
+    table = page(client, pipeline_path(demo, "protein_design", query))
+    order = view_ids(table)
+    assert len(order) >= 3
+    soup = page(client, local(table.select("tbody tr[data-result-id] a.rid")[0]["href"]))
+    assert text(one(soup, "[data-result-id]")) == order[0]
+    label = text(one(soup, "h1 [data-result-label]"))
+    assert label.startswith("#")  # "#<rank> <tail>", the run-wide name
+    assert order[0].endswith(label.split()[1])
+    # The full id stays at hand, its Copy button beside it (where: the browser test).
+    assert one(soup, ".link-meta .copy-btn")["data-copy"] == order[0]
+    for expected in order[1:3]:
+        href = local(one(soup, "a[rel=next]")["href"])
+        assert query_of(href) == VIEW
+        soup = page(client, href)
+        assert text(one(soup, "[data-result-id]")) == expected
+    assert text(one(soup, ".pager-place")).startswith("3 of ")
+    # Back through the trail: the same view, sort and filters, #3 still on its page.
+    back = local(soup.select(".breadcrumb a")[1]["href"])
+    assert query_of(back) == VIEW
+    assert view_ids(page(client, back))[:3] == order[:3]
+
+
+@pytest.mark.reads_demo
+def test_every_alert_of_a_molecule_is_listed_and_drawn_in_its_colour(app, client, demo):
+    catalog = alert_catalog()
+    found = {}
+    for record in api_records(app, demo, SCREEN):
+        mol = Chem.MolFromSmiles(record["smiles"])
+        found[record["id"]] = [e.GetDescription() for e in catalog.GetMatches(mol)]
+    chosen = max(found, key=lambda rid: len(found[rid]))
+    assert len(found[chosen]) >= 2, "the demo library has a molecule with two alerts"
+    soup = page(client, pipeline_path(demo, SCREEN, f"/results/{chosen}"))
+    items = soup.select("ul.alert-list li")
+    assert len(items) == len(found[chosen])
+    assert [item.get("data-alert") for item in items] == found[chosen]
+    colours = [item.get("data-colour") for item in items]
+    assert len(set(colours)) == len(colours)
+    drawing = client.get(local(one(soup, "figure.mol-large img")["src"]))
+    assert drawing.status_code == 200 and drawing.get_data()
+    svg = drawing.get_data(as_text=True).upper()
+    for colour in colours:
+        assert colour in svg, colour
+
+
+def prediction_path(demo: dict, application: str, suffix: str = "") -> str:
+    """The path of a demo prediction's page under the public link, plus ``suffix``."""
+    return public(demo, f"/predictions/{demo['predictions'][application]}{suffix}")
+
+
+def adme_column(soup, index: int) -> list[str]:
+    """The text of the ADME table's cells of column ``index`` (0 = depiction)."""
+    return [text(tr.find_all(["th", "td"], recursive=False)[index])
+            for tr in soup.select("table.adme tbody tr")]
+
+
+@pytest.mark.reads_demo
+def test_adme_page_lists_every_molecule_and_sorts_by_permeability(client, demo):
+    soup = page(client, prediction_path(demo, "adme"))
+    rows = soup.select("table.adme tbody tr")
+    assert len(rows) == 10
+    # One depiction per row (that each is drawn: the browser test).
+    assert len(soup.select("table.adme tbody tr td.col-depiction img")) == len(rows)
+    headers = texts(soup, "table.adme thead th")
+    assert any("logD 7.4" in h for h in headers)
+    assert any("Permeability" in h and "10\u207b\u2076 cm/s" in h for h in headers)
+    # A plain link in the header sorts on the server; a second click reverses it.
+    href = local(one(soup, "th.col-permeability a.sort-link")["href"])
+    assert "sort=permeability" in href
+    soup = page(client, href)
+    values = [float(v) for v in adme_column(soup, 4)]
+    assert values == sorted(values) and len(values) == 10
+    assert one(soup, "th.col-permeability").get("aria-sort") == "ascending"
+    href = local(one(soup, "th.col-permeability a.sort-link")["href"])
+    assert "sort=-permeability" in href
+    soup = page(client, href)
+    assert [float(v) for v in adme_column(soup, 4)] == sorted(values, reverse=True)
+    assert one(soup, "th.col-permeability").get("aria-sort") == "descending"
+
+
+@pytest.mark.reads_demo
+def test_structure_and_binding_page_puts_the_best_sample_first(client, demo):
+    soup = page(client, prediction_path(demo, "structure_and_binding"))
+    assert text(one(soup, "#best-heading")).startswith("Best sample: sample 1")
+    labels = texts(soup, "#best-heading ~ dl.metric-facts dt")
+    assert labels[:4] == ["ipTM", "pTM", "Complex ipLDDT", "Complex pLDDT"]
+    headers = texts(soup, "table.samples thead th")
+    assert headers[1].startswith("ipTM") and headers[2].startswith("pTM")
+    rows = soup.select("table.samples tbody tr")
+    first = rows[0]
+    assert "Best" in text(first) and first.get("data-sample") == "1"
+    assert len(rows) == 3
+    links = [a for a in first.select("a") if "View in 3D" in text(a)]
+    assert len(links) == 1 and links[0]["href"].endswith("/structure?sample=1")
+
+
+@pytest.mark.reads_demo
+def test_prediction_samples_and_the_glossary(client, demo):
+    soup = page(client, prediction_path(demo, "structure_and_binding"))
+    table = one(soup, "table.samples")
+    assert len(table.select("tr.best .badge-best")) == 1
+    assert len(table.select("td.metric-best")) >= 5
+    assert "hit discovery" in text(one(soup, "[data-purpose='binding_confidence']"))
+    href = one(table, "th.col-iptm a.glossary-link")["href"]
+    assert urlsplit(href).path == "/glossary" and urlsplit(href).fragment == "iptm"
+    entry = text(one(page(client, local(href)), "article#iptm"))
+    assert "0.8" in entry and "Boltz" in entry
+
+
+@pytest.mark.reads_demo
+def test_a_result_page_marks_each_liability_motif_in_its_designed_chain(app, client, demo):
+    records = {r["id"]: r for r in api_records(app, demo, "protein_design")}
+    wanted = [rid for rid, r in records.items()
+              if any(pair in designed(r).upper() for pair in ("NG", "NS"))]
+    assert wanted
+    rid = wanted[0]
+    soup = page(client, pipeline_path(demo, "protein_design", f"/results/{rid}"))
+    report = one(soup, "section.protein-report")
+    assert report.select("mark.liab-deamidation")
+    assert "Deamidation (NG, NS)" in report.select("pre mark.liab-deamidation")[0]["title"]
+    shown = one(report, "pre.seq").get_text().replace(" ", "").replace("\n", "")
+    assert shown == designed(records[rid])
+
+
+def designed(record: dict) -> str:
+    """The designed chain's sequence."""
+    return next(e["value"] for e in record["entities"] if e["type"] == "protein")
