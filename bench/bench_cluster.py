@@ -34,7 +34,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.cluster.harness import running_cluster
+from tests.support.cluster_harness import running_cluster
 
 RESULT_LINK = re.compile(r'href="/share/[^/"]+/pipelines/[^/"]+/results/([A-Za-z0-9_]+)"')
 # Requests out of every ten: what a visitor mostly does is read result pages.

@@ -39,7 +39,7 @@ from app.db import migrate  # noqa: E402
 from app.demo import seed_demo  # noqa: E402
 from app.store import schema  # noqa: E402
 from app.viewer import store as viewer_store  # noqa: E402
-from tests.moto_server import start_moto, stop_moto  # noqa: E402
+from tests.support.moto_server import start_moto, stop_moto  # noqa: E402
 
 
 def cpu_seconds(pid: int) -> float:

@@ -13,6 +13,17 @@ from tests.support.databases import dispose_engines, migrated_database
 from tests.support.demo import seeded_demo, shared_demo
 from tests.support.servers import ServerPolicy, start_gunicorn, stop_gunicorn
 
+# Fixtures that start a server process (gunicorn, moto's S3 server) or a browser: a test that
+# uses one, however deep in its fixtures, is slow.
+SERVER_FIXTURES = frozenset({"live_server", "site", "browser", "moto_s3", "s3_env"})
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` every test whose fixtures start a server or a browser."""
+    for item in items:
+        if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):

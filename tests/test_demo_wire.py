@@ -23,7 +23,7 @@ from app.artifact_storage import path_for
 from app.demo import DEMO_ONLY, PIPELINE_PLAN, build_catalog
 from app.domain import PIPELINE_KINDS
 from app.store import schema
-from tests.service import factories
+from tests.support import factories
 
 wire = pytest.importorskip("boltz_api.types.share_link_read_response")
 

@@ -28,11 +28,11 @@ from boltz_api.types import share_link_read_response as R
 from pydantic import TypeAdapter
 
 from app.db import get_engine
-from tests.service import factories
+from tests.support import factories
 from tests.support.apps import OrgFixture, make_org, make_test_app
 from tests.support.databases import dispose_engines, migrated_database
+from tests.support.links import Shared, seed_link
 from tests.support.servers import LiveServer, start_gunicorn, stop_gunicorn
-from tests.viewer.conftest import Shared, seed_link
 
 # Three gunicorn servers to start: more than a few seconds.
 pytestmark = pytest.mark.slow

@@ -15,7 +15,7 @@ import pytest
 from rdkit import Chem
 
 from tests.browser.conftest import api_records
-from tests.rdkit_reference import alert_catalog
+from tests.support.rdkit_reference import alert_catalog
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 KIND = "small_molecule_library_screen"

@@ -13,8 +13,8 @@ import threading
 import pytest
 
 from tests.browser.conftest import Visitor, seeded_site_env
-from tests.signin.conftest import Inbox, parse_mail, smtp_server
 from tests.support.servers import start_gunicorn, stop_gunicorn
+from tests.support.signin import Inbox, parse_mail, smtp_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")

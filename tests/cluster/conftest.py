@@ -2,7 +2,7 @@
 
 HAProxy (``deploy/haproxy.cfg``) in front of two gunicorn nodes of ``wsgi:app`` sharing
 PostgreSQL, Redis and the artifact store, a bucket of moto's S3 server
-(``tests/cluster/harness.py``, ``tests/moto_server.py``), seeded once with
+(``tests/support/cluster_harness.py``, ``tests/support/moto_server.py``), seeded once with
 ``seed-demo``, sending sign-in mail to a real SMTP server on loopback. Starting it takes
 ~15 s, so every test of the suite shares it; the tests are marked
 ``xdist_group("cluster")`` so that one xdist worker runs them all (``--dist loadgroup``).
@@ -19,9 +19,9 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from tests.cluster.harness import Cluster, running_cluster
-from tests.moto_server import MotoS3, start_moto, stop_moto
-from tests.signin.conftest import Inbox, csrf_token, parse_mail, smtp_server
+from tests.support.cluster_harness import Cluster, running_cluster
+from tests.support.moto_server import MotoS3, start_moto, stop_moto
+from tests.support.signin import Inbox, csrf_token, parse_mail, smtp_server
 
 RESULT_LINK = re.compile(r'href="/share/[^/"]+/pipelines/[^/"]+/results/([A-Za-z0-9_]+)["?]')
 

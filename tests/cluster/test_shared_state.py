@@ -14,7 +14,7 @@ import pytest
 
 from app.viewer.results import frame_files
 from tests.cluster.conftest import archive, ask_for_code, new_public_link
-from tests.error_pages import without_reference
+from tests.support.error_pages import without_reference
 
 pytestmark = pytest.mark.xdist_group("cluster")
 

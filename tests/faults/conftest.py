@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.faults.harness import PrivatePostgres, pg_bin, private_postgres_server
-from tests.viewer.conftest import Shared, seed_link
+from tests.support.fault_harness import PrivatePostgres, pg_bin, private_postgres_server
+from tests.support.links import Shared, seed_link
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ import pytest
 from werkzeug.wrappers import Response
 
 from app.viewer.exports import sources, stream
-from tests.viewer.conftest import point_viewer_at
-from tests.viewer.fake_api import FakeApi, json_response
+from tests.support.fake_api import FakeApi, json_response
+from tests.support.links import point_viewer_at
 
 TIMEOUT = 1.0
 

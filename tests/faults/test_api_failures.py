@@ -9,9 +9,9 @@ import time
 import pytest
 from werkzeug.wrappers import Response
 
+from tests.support.fake_api import FakeApi, dripper, json_response, sleeper, status
+from tests.support.links import point_viewer_at
 from tests.support.servers import free_port
-from tests.viewer.conftest import point_viewer_at
-from tests.viewer.fake_api import FakeApi, dripper, json_response, sleeper, status
 
 LINK = "sl_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 

@@ -17,11 +17,11 @@ import pytest
 from app import create_service_app
 from app.db import get_engine
 from app.viewer import store as viewer_store
-from tests.service.factories import assert_envelope
 from tests.support.apps import make_test_app
 from tests.support.databases import dispose_engines
+from tests.support.factories import assert_envelope
+from tests.support.links import point_viewer_at
 from tests.support.servers import free_port
-from tests.viewer.conftest import point_viewer_at
 
 LINK = "sl_" + "A" * 32
 

@@ -15,11 +15,11 @@ import sqlalchemy as sa
 
 from app.db import migrate
 from app.viewer import store as viewer_store
-from tests.faults import restart_scenario
+from tests.support import restart_scenario
 from tests.support.apps import make_org, make_test_app
 from tests.support.databases import dispose_engines
+from tests.support.links import seed_link
 from tests.support.servers import start_gunicorn, stop_gunicorn
-from tests.viewer.conftest import seed_link
 
 pytestmark = pytest.mark.slow
 

@@ -12,9 +12,9 @@ from contextlib import contextmanager
 
 import pytest
 
-from tests.signin.conftest import LISTED, ask_for_message, make_email_link
 from tests.support.apps import make_org
 from tests.support.servers import free_port
+from tests.support.signin import LISTED, ask_for_message, make_email_link
 
 MAIL_TIMEOUT = 1
 

@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from app.db import get_engine
-from tests.faults.harness import wait_until
-from tests.service import factories
+from tests.support import factories
 from tests.support.apps import make_org
+from tests.support.fault_harness import wait_until
 
 pytestmark = pytest.mark.slow
 

@@ -6,12 +6,12 @@ from datetime import datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
-from admin_support import assert_envelope, make_key
 
 from app.db import get_engine
 from app.store import schema
 from app.store.api_keys import hash_key
 from app.timeutil import utcnow
+from tests.support.admin import assert_envelope, make_key
 
 BASE = "/compute/v1/admin/api-keys"
 WORKSPACES = "/compute/v1/admin/workspaces"

@@ -12,8 +12,8 @@ import pytest
 
 from app.db import get_engine
 from app.service.artifacts import UrlSigner, presign, signature_for
-from tests.service import factories
-from tests.service.factories import assert_envelope
+from tests.support import factories
+from tests.support.factories import assert_envelope
 
 FILENAME = 'résumé "final".zip'
 CONTENT = bytes(range(256)) * 40  # 10,240 bytes

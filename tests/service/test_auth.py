@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from admin_support import assert_envelope, make_key
 from sqlalchemy import event
 
 from app import create_app
 from app.db import get_engine
 from app.store import api_keys, schema
 from app.timeutil import utcnow
+from tests.support.admin import assert_envelope, make_key
 
 ADMIN_URL = "/compute/v1/admin/workspaces"
 

@@ -12,7 +12,7 @@ from app.ids import is_record_id, new_id, new_secret_id
 from app.store import api_keys, schema
 from app.store.organizations import create_organization
 from app.timeutil import utcnow
-from tests.service.factories import assert_envelope
+from tests.support.factories import assert_envelope
 
 
 def test_unknown_api_route_answers_envelope(client):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import jsonschema
 import pytest
-from admin_support import assert_envelope
 from openapi_spec_validator import validate
 
 from app.service.api import specs_of
 from app.service.openapi import openapi_path
 from app.service.routes import BLUEPRINTS
+from tests.support.admin import assert_envelope
 
 SPECS = specs_of(BLUEPRINTS)
 

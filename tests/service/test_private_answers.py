@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.db import get_engine
-from tests.service import factories
+from tests.support import factories
 
 PRIVATE = {"Cache-Control": "private, no-store", "Referrer-Policy": "no-referrer"}
 
@@ -55,7 +55,8 @@ def test_an_ipv6_zone_id_is_not_an_allowed_address(client, org, address):
 def test_page_sizes_are_written_with_ascii_digits(app, client, org, limit):
     # The API has always refused these; the viewer's own parser read them as numbers.
     with get_engine(app).begin() as conn:
-        pipeline, _ids = factories.insert_pipeline(conn, org.workspace_id, n_results=2)
+        pipeline, _ids = factories.insert_pipeline(conn, org.workspace_id, n_results=2,
+                                                   artifact_dir=app.config["ARTIFACT_DIR"])
     link = factories.make_link(app, org, pipeline_ids=[pipeline])
     page = client.get(f"/share/{link.id}/pipelines/{pipeline}", query_string={"limit": limit})
     assert page.status_code == 400

@@ -22,8 +22,8 @@ from app.service.api import ApiBlueprint, EndpointSpec, specs_of
 from app.service.routes import BLUEPRINTS
 from app.service.wire import Timestamp, omitted_if_none
 from app.store.usage import add_usage_records
-from tests.service import factories
-from tests.service.factories import assert_envelope
+from tests.support import factories
+from tests.support.factories import assert_envelope
 
 SPECS = specs_of(BLUEPRINTS)
 WHEN = datetime(2026, 4, 1, 12, 30)

@@ -16,7 +16,7 @@ from app.db import get_conn, get_engine
 from app.service import result_records, result_wire
 from app.service.artifacts import Presigner
 from app.store import results as results_store
-from tests.service import factories
+from tests.support import factories
 
 
 def _both(kind: str, pipeline_id: str, limit: int, after_id: str | None = None):

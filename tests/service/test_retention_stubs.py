@@ -14,8 +14,6 @@ from app import retention
 from app.db import get_engine
 from app.store import schema
 from app.timeutil import utcnow
-from tests.service import factories
-from tests.service.admin_support import make_key
 from tests.service.test_sdk_contract import (
     API,
     MODEL_OF_PREDICTION,
@@ -27,6 +25,8 @@ from tests.service.test_sdk_contract import (
     seed_live,
     strict,
 )
+from tests.support import factories
+from tests.support.admin import make_key
 
 # Retention's locks; purged JSON columns set to SQL NULL, read back.
 pytestmark = pytest.mark.dialect

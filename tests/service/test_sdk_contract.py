@@ -85,8 +85,8 @@ from app.demo import build_catalog, insert_catalog
 from app.domain import PIPELINE_KINDS
 from app.store import schema
 from app.store.usage import add_usage_records
-from tests.service import factories
-from tests.service.admin_support import make_key
+from tests.support import factories
+from tests.support.admin import make_key
 from tests.support.sdk_clients import base_url, http_client, sdk_client
 
 R = share_link_read_response

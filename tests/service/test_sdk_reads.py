@@ -17,9 +17,9 @@ import pytest
 
 from app.db import get_engine
 from app.domain import PIPELINE_KINDS
-from tests.service import factories
-from tests.service.admin_support import make_key
-from tests.service.factories import assert_envelope
+from tests.support import factories
+from tests.support.admin import make_key
+from tests.support.factories import assert_envelope
 from tests.support.sdk_clients import base_url, http_client, sdk_client
 
 # SDK resource path -> the kinds it serves.

@@ -12,7 +12,7 @@ import pytest
 
 from app import share_tokens
 from app.db import get_engine
-from tests.service import factories
+from tests.support import factories
 from tests.support.sdk_clients import base_url, http_client, sdk_client
 
 RESULTS = 257

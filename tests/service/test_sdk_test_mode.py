@@ -15,7 +15,7 @@ import pytest
 
 from app import synthetic_data
 from app.db import get_engine
-from tests.service import factories
+from tests.support import factories
 from tests.support.sdk_clients import http_client, sdk_client
 
 NOTICE = "<strong>Test data:</strong> these results are synthetic."

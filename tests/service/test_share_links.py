@@ -9,8 +9,8 @@ import pytest
 from app.db import get_engine
 from app.store import api_keys, schema
 from app.store import share_links as store
-from tests.service import factories
-from tests.service.factories import assert_envelope
+from tests.support import factories
+from tests.support.factories import assert_envelope
 
 URL = "/compute/v1/share-links"
 

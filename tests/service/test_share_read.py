@@ -17,8 +17,8 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from app import share_tokens
 from app.db import get_engine
 from app.service.result_records import PAGE_MODELS
-from tests.service import factories
-from tests.service.factories import assert_envelope
+from tests.support import factories
+from tests.support.factories import assert_envelope
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from app import artifact_storage, synthetic_data
 from app.db import get_engine
 from app.domain import PIPELINE_KINDS
 from app.store import api_keys, schema
-from tests.service import factories
-from tests.service.factories import assert_envelope
+from tests.support import factories
+from tests.support.factories import assert_envelope
 
 LINKS = "/compute/v1/share-links"
 

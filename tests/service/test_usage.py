@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 import pytest
-from admin_support import assert_envelope, make_key
 
 from app.db import get_engine
 from app.service.usage import UsagePage
 from app.store.usage import add_usage_records
+from tests.support.admin import assert_envelope, make_key
 
 URL = "/compute/v1/admin/usage"
 DAY0 = int(datetime(2026, 4, 1, tzinfo=UTC).timestamp())

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
-from admin_support import assert_envelope, make_key
 
 from app.db import get_engine
 from app.service.workspaces import WorkspaceOut, WorkspacePage
 from app.store import schema
+from tests.support.admin import assert_envelope, make_key
 
 BASE = "/compute/v1/admin/workspaces"
 

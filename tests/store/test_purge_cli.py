@@ -15,8 +15,8 @@ from app.store import schema
 from app.timeutil import utcnow
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index
-from tests.service import factories
 from tests.store.test_retention import World, aged_pipeline, ids, set_retention
+from tests.support import factories
 
 # Retention's row picking (FOR UPDATE SKIP LOCKED) and advisory locks.
 pytestmark = pytest.mark.dialect

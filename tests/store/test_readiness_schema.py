@@ -12,11 +12,11 @@ from alembic.script import ScriptDirectory
 
 from app.db import API_DB, get_engine
 from app.viewer import store as viewer_store
-from tests.signin.conftest import make_email_link
 from tests.support.apps import make_test_app
 from tests.support.databases import database_url as _database_url
 from tests.support.databases import dispose_engines
-from tests.viewer.conftest import seed_link
+from tests.support.links import seed_link
+from tests.support.signin import make_email_link
 
 # A missing table is another driver error per dialect (db_schema).
 pytestmark = pytest.mark.dialect

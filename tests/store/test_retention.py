@@ -24,7 +24,7 @@ from app.ids import new_id
 from app.store import retention as retention_store
 from app.store import schema
 from app.timeutil import utcnow
-from tests.service import factories
+from tests.support import factories
 
 # FOR UPDATE SKIP LOCKED, advisory locks and concurrent purges.
 pytestmark = pytest.mark.dialect

@@ -8,8 +8,8 @@ import pytest
 from app import artifact_storage, retention
 from app.db import get_engine
 from app.store import schema
-from tests import moto_server
 from tests.store.test_retention import OLD_ONLY, SHARED, build_world, ids, path_of, stored_paths
+from tests.support import moto_server
 
 # The purge's row locks and file sweep lock, files on S3.
 pytestmark = pytest.mark.dialect

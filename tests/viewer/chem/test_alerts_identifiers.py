@@ -20,8 +20,8 @@ from rdkit import Chem
 from app.db import get_engine
 from app.store import schema
 from app.viewer.chem import alerts, identifiers
-from tests.rdkit_reference import alert_catalog
-from tests.service import factories
+from tests.support import factories
+from tests.support.rdkit_reference import alert_catalog
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 POOL = {

@@ -12,7 +12,7 @@ import os
 import time
 
 from app.viewer.chem import budget, depict, substructure
-from tests.viewer.chem.hostile_molecules import CORPUS
+from tests.support.hostile_molecules import CORPUS
 
 POLYACENE = CORPUS["polyacene 20 rings"]
 RING_45_ANY_ATOMS = "*1" + "~*" * 44 + "1"

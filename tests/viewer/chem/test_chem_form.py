@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from app.db import get_engine
 from app.store import schema
 from app.viewer.chem import alerts, presets, substructure
-from tests.service import factories
+from tests.support import factories
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 # name -> SMILES: acids, esters, amines and two PAINS compounds (a 5-benzylidene rhodanine,

@@ -18,7 +18,7 @@ from app.demo_data.chemistry import LIBRARY
 from app.store import schema
 from app.viewer.chem import depict, properties
 from app.viewer.results import frame as index_frame
-from tests.service import factories
+from tests.support import factories
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 CHLOROPHENYL = "c1ccc(Cl)cc1"

@@ -17,7 +17,7 @@ from rdkit.rdBase import BlockLogs
 
 from app.demo_data.chemistry import LIBRARY
 from app.viewer.chem import butina
-from tests.viewer.chem.pools import POOLS, pool_pipeline
+from tests.support.molecule_pools import POOLS, pool_pipeline
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 FAMILY_CELL = re.compile(r'<td class="num col-family">([0-9,]+)</td>')

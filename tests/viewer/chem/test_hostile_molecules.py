@@ -10,7 +10,7 @@ import sys
 
 from app.viewer.chem import depict
 from tests.support.databases import ROOT
-from tests.viewer.chem.hostile_molecules import CORPUS, STEPS
+from tests.support.hostile_molecules import CORPUS, STEPS
 
 # Per molecule and step. Before the layout budget, the 40-atom ring alone took minutes.
 BUDGET_SECONDS = 2.0
@@ -18,7 +18,7 @@ BUDGET_SECONDS = 2.0
 
 def test_every_chemistry_step_stays_within_its_budget_on_hostile_molecules():
     # In a child process with a timeout: a stalled step fails here instead of hanging.
-    done = subprocess.run([sys.executable, "-m", "tests.viewer.chem.hostile_molecules"],
+    done = subprocess.run([sys.executable, "-m", "tests.support.hostile_molecules"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
     measured = json.loads(done.stdout)
     assert set(measured["worst"]) == set(STEPS)

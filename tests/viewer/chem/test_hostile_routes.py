@@ -17,9 +17,9 @@ import time
 import httpx
 import pytest
 
+from tests.support import hostile_routes
+from tests.support.hostile_molecules import CORPUS
 from tests.support.servers import start_gunicorn, stop_gunicorn
-from tests.viewer.chem import hostile_routes
-from tests.viewer.chem.hostile_molecules import CORPUS
 
 pytestmark = pytest.mark.slow
 

@@ -19,8 +19,8 @@ from rdkit.rdBase import BlockLogs
 
 from app.db import get_engine
 from app.viewer.chem import scaffolds
-from tests.service import factories
-from tests.viewer.chem.pools import ACYCLIC, POOLS, pool_pipeline
+from tests.support import factories
+from tests.support.molecule_pools import ACYCLIC, POOLS, pool_pipeline
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 SIM_CELL = re.compile(r'<td class="num col-similarity">([^<]*)</td>')

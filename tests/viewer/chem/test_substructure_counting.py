@@ -24,7 +24,7 @@ from app.viewer.results import (
     substructure_first,
 )
 from app.viewer.web import work_gate
-from tests.viewer.chem.pools import pool_pipeline
+from tests.support.molecule_pools import pool_pipeline
 from tests.viewer.chem.test_substructure_screen import POOL, _screened
 
 

@@ -25,7 +25,7 @@ from app.viewer.chem import budget, index_chemistry, pattern_screen, substructur
 from app.viewer.core.errors import BadRequest
 from app.viewer.results import chem_index, frame, frame_chemistry, substructure_answers
 from app.viewer.results.frame_screen import Screen
-from tests.viewer.chem.pools import POOLS, UNPARSABLE, pool_pipeline
+from tests.support.molecule_pools import POOLS, UNPARSABLE, pool_pipeline
 
 TRICKY = ["c1ccc2ccccc2c1", "C1CC2CCC1CC2", "c1ccc2c(c1)ccc1ccccc12", "C1CCCCCCCCC1",
           "O=[N+]([O-])c1ccccc1", "CN(=O)=O", "C[N+](C)(C)C", "CC(=O)[O-].[Na+]",
@@ -193,7 +193,7 @@ def test_a_block_confirms_what_each_candidate_alone_does(molecules):
 def test_a_hostile_molecule_in_a_block_costs_its_budget_and_no_other_answer(monkeypatch):
     """A block holding a molecule that blows up the matcher overruns; its candidates are
     then confirmed one by one: only that one counts as not matching (logged)."""
-    from tests.viewer.chem.hostile_molecules import CORPUS
+    from tests.support.hostile_molecules import CORPUS
 
     ring = "*1" + "~*" * 44 + "1"
     smiles = ["C1CCCCC1", CORPUS["polyacene 20 rings"], "C" * 50, "c1ccccc1"]

@@ -15,8 +15,8 @@ from werkzeug.wrappers import Request, Response
 from app.timeutil import utcnow
 from app.viewer import store as viewer_store
 from app.viewer.store import result_index
-from tests.viewer.conftest import point_viewer_at
-from tests.viewer.fake_api import FakeApi, json_response
+from tests.support.fake_api import FakeApi, json_response
+from tests.support.links import point_viewer_at
 
 LINK, PIPELINE = "sl_freshlink", "pl_fresh"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.viewer.conftest import point_viewer_at, seed_link
+from tests.support.links import point_viewer_at, seed_link
 
 
 def test_viewer_reads_a_remote_api_over_http(app, org, client, live_server):
@@ -35,7 +35,7 @@ def test_the_viewer_alone_refuses_to_start_without_an_api_url(tmp_path):
 
 
 def test_email_link_without_a_verified_address_goes_to_sign_in(app, org, client):
-    from tests.service import factories
+    from tests.support import factories
 
     shared = seed_link(app, org)
     link = factories.make_link(app, org, pipeline_ids=[shared.pipelines["protein_design"]],

@@ -11,8 +11,8 @@ from app.viewer.chem.cache import BoundedCache
 from app.viewer.depictions.markup import molecule_html
 from app.viewer.depictions.signing import depiction_url
 from app.viewer.depictions.views import MAX_AGE
-from tests.error_pages import without_reference
-from tests.service import factories
+from tests.support import factories
+from tests.support.error_pages import without_reference
 
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
 

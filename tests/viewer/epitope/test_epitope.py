@@ -22,7 +22,7 @@ from app.viewer.store import epitopes as epitope_store
 from tests.support.apps import make_test_app
 from tests.support.databases import dispose_engines, migrated_database
 from tests.support.demo import seeded_demo
-from tests.viewer.view_rows import view_ids
+from tests.support.view_rows import view_ids
 
 BACKBONE = {"N", "CA", "C", "O", "CB", "OXT"}
 

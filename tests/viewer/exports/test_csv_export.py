@@ -16,10 +16,10 @@ from app.db import get_engine
 from app.store import schema
 from app.viewer.core.api_client import api
 from app.viewer.exports import csv_writer, sources, stream
-from tests.error_pages import without_reference
-from tests.viewer.conftest import point_viewer_at
-from tests.viewer.core.sdk_runs import run_record, share_read
-from tests.viewer.fake_api import FakeApi, json_response
+from tests.support.error_pages import without_reference
+from tests.support.fake_api import FakeApi, json_response
+from tests.support.links import point_viewer_at
+from tests.support.sdk_runs import run_record, share_read
 
 # The designed chain's computed properties and liability count (app.viewer.proteins).
 PROTEIN = ["protein_weight", "isoelectric_point", "net_charge", "gravy", "instability_index",

@@ -19,15 +19,15 @@ from app import domain
 from app.db import get_engine
 from app.store import schema
 from app.viewer.exports import sources, stream, text_writers
-from tests.error_pages import without_reference
-from tests.viewer.conftest import point_viewer_at
-from tests.viewer.core.sdk_runs import run_record, share_read
+from tests.support.error_pages import without_reference
+from tests.support.fake_api import FakeApi, json_response
+from tests.support.links import point_viewer_at
+from tests.support.sdk_runs import run_record, share_read
 from tests.viewer.exports.test_csv_export import (
     api_records,
     breaking_api,
     broken_download_behind_gunicorn,
 )
-from tests.viewer.fake_api import FakeApi, json_response
 
 PROTEIN_KINDS = domain.PROTEIN_KINDS
 SMALL_MOLECULE_KINDS = domain.SMALL_MOLECULE_KINDS

@@ -14,9 +14,9 @@ from rdkit.rdBase import BlockLogs
 from werkzeug.wrappers import Response
 
 from app.viewer.exports import csv_writer
-from tests.viewer.conftest import point_viewer_at
-from tests.viewer.core.sdk_runs import run_record, share_read
-from tests.viewer.fake_api import FakeApi, json_response
+from tests.support.fake_api import FakeApi, json_response
+from tests.support.links import point_viewer_at
+from tests.support.sdk_runs import run_record, share_read
 
 LIGAND = Chem.MolToMolBlock(Chem.AddHs(Chem.MolFromSmiles("CCO"))) + "$$$$\n"
 

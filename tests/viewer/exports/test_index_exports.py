@@ -26,7 +26,7 @@ from app.viewer.exports import (
     text_writers,
 )
 from app.viewer.results import frame_files, freshness
-from tests.service import factories
+from tests.support import factories
 
 # Text that breaks records, starts formulas or needs quoting, as submitters may send it.
 HOSTILE = ["=HYPERLINK(\"http://x\")", "+cmd|' /C calc'!A0", "-1.5", " +2", "@SUM(A1)",

@@ -1,1 +1,1 @@
-"""In-process tests of app/viewer/pages (a package: its test_views.py shares a basename)."""
+"""Tests of app/viewer/pages."""

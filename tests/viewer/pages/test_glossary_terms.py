@@ -11,7 +11,7 @@ import pytest
 
 from app.viewer.proteins import liabilities
 from app.viewer.results import fields
-from tests.viewer.pages.test_glossary import _entries, demo  # noqa: F401 (fixture)
+from tests.viewer.pages.test_glossary import _entries
 from tests.viewer.pages.test_prediction_pages import body_of
 
 PROTEIN = [k for k, f in fields.FIELDS.items() if f.group == "protein"]
@@ -58,7 +58,8 @@ def _linked(markup: str) -> set[str]:
     return set(LINK.findall(markup))
 
 
-def test_every_results_header_with_an_entry_links_to_it(client, demo, entries):  # noqa: F811
+@pytest.mark.reads_demo
+def test_every_results_header_with_an_entry_links_to_it(client, demo, entries):
     link = demo["share_links"]["public"]["id"]
     for kind in ("protein_design", "small_molecule_library_screen"):
         body = body_of(client.get(f"/share/{link}/pipelines/{demo['pipelines'][kind]}"))
@@ -82,7 +83,8 @@ def test_every_results_header_with_an_entry_links_to_it(client, demo, entries): 
     assert "scaffold" in _linked(grouped[:grouped.index("</thead>")])
 
 
-def test_result_pages_link_their_rows_to_the_glossary(client, demo, entries):  # noqa: F811
+@pytest.mark.reads_demo
+def test_result_pages_link_their_rows_to_the_glossary(client, demo, entries):
     link = demo["share_links"]["public"]["id"]
     base = f"/share/{link}/pipelines/{demo['pipelines']['small_molecule_library_screen']}"
     first = re.search(r'<tr data-result-id="([^"]+)"', body_of(client.get(base))).group(1)

@@ -9,7 +9,7 @@ import pytest
 
 from app import domain
 from app.viewer.core import identity
-from tests.viewer.conftest import KINDS
+from tests.support.links import KINDS
 
 
 def text(response) -> str:

@@ -14,7 +14,7 @@ from app.db import get_engine
 from app.demo_data import predictions as demo
 from app.ids import new_id
 from app.store import schema
-from tests.service import factories
+from tests.support import factories
 
 WHEN = datetime(2026, 1, 5, tzinfo=UTC)
 

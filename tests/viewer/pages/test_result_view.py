@@ -15,7 +15,7 @@ from app.db import get_engine
 from app.viewer.core import paging
 from app.viewer.results import indexer
 from app.viewer.results.labels import run_labels
-from tests.service import factories
+from tests.support import factories
 
 NEXT = re.compile(r'<link rel="next" href="([^"]+)"')
 PREV = re.compile(r'<link rel="prev" href="([^"]+)"')

@@ -1,6 +1,6 @@
 """A pipeline type (or version) or prediction model the viewer does not know: plain pages.
 
-The API is a scripted one on loopback (``tests.viewer.fake_api``) that sends SDK-shaped
+The API is a scripted one on loopback (``tests.support.fake_api``) that sends SDK-shaped
 records of a future pipeline (``pipeline: "boltzfuture"``) and a future model. Every page
 answers 200 with the record's fields and its results as a generic table; never a 500.
 """
@@ -12,8 +12,8 @@ import json
 import pytest
 from werkzeug.wrappers import Request, Response
 
-from tests.viewer.conftest import point_viewer_at
-from tests.viewer.fake_api import FakeApi, json_response
+from tests.support.fake_api import FakeApi, json_response
+from tests.support.links import point_viewer_at
 
 LINK = "sl_futurelink"
 PIPELINE = "pl_future"

@@ -16,9 +16,9 @@ from bs4 import Tag
 from rdkit import Chem
 from rdkit.Chem import Descriptors
 
-from tests.rdkit_reference import alert_catalog
-from tests.signin.conftest import EmailLink, sign_in, smtp_server
 from tests.support.html import one, page, text, texts
+from tests.support.rdkit_reference import alert_catalog
+from tests.support.signin import EmailLink, sign_in, smtp_server
 from tests.viewer.exports.test_csv_export import api_records
 
 LIBRARY = "small_molecule_library_screen"

@@ -12,7 +12,7 @@ from Bio.SeqUtils.ProtParam import ProteinAnalysis
 
 from app.viewer.core.api_client import api
 from app.viewer.proteins import liabilities
-from tests.viewer.view_rows import view_ids
+from tests.support.view_rows import view_ids
 
 # Reads the demo: a link over every pipeline (260 protein_design results). Without the
 # epitope scan (off in every test app, tests/support/apps.py): these tests are about the

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.viewer.structure.roles import Role, prediction_roles, result_roles
-from tests.viewer.provenance import sdk_records as records
+from tests.support import sdk_records as records
 
 
 def protein_result(*entities: tuple[str, str]) -> dict:

@@ -9,7 +9,7 @@ from app.viewer.core.formatting import format_number
 from app.viewer.provenance import chain_parts, prediction_provenance, run_provenance, run_title
 from app.viewer.provenance.entities import run_entities, spec_length
 from app.viewer.provenance.runs import duration_phrase, prediction_title
-from tests.viewer.provenance import sdk_records as records
+from tests.support import sdk_records as records
 
 
 def facts(p) -> dict[str, str]:

@@ -9,7 +9,7 @@ from flask import Flask, render_template_string
 
 from app.viewer import provenance
 from app.viewer.core import formatting
-from tests.viewer.provenance import sdk_records as records
+from tests.support import sdk_records as records
 
 TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 

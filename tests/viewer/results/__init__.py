@@ -1,1 +1,1 @@
-"""In-process tests of app/viewer/results (a package: its test modules share basenames)."""
+"""Tests of app/viewer/results."""

@@ -22,7 +22,7 @@ from app.viewer.chem import similarity as chem_similarity
 from app.viewer.results import answers, chem_answers, chem_index, frame, frame_chemistry
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import index_queries, result_index
-from tests.rdkit_reference import alert_catalog
+from tests.support.rdkit_reference import alert_catalog
 
 SMALL = ("small_molecule_design", "small_molecule_library_screen")
 CHEMISTRY_TASKS = {"alerts", "scaffold", "fingerprint", "molecule"}

@@ -17,7 +17,7 @@ from app.timeutil import utcnow
 from app.viewer.results import answers, indexer
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index
-from tests.service import factories
+from tests.support import factories
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
 # The request's own reference on an error page (app.request_ids) differs on every answer.

@@ -19,7 +19,7 @@ from app.timeutil import utcnow
 from app.viewer.proteins.columns import LIABILITY_COLUMNS
 from app.viewer.results import extra_metrics, fields, frame, index_rows, indexer, table
 from app.viewer.store.result_index import IndexState
-from tests.service import factories
+from tests.support import factories
 from tests.viewer.results.test_explore import api_records, viewer_ids
 
 HEADER_CELLS = re.compile(r"<thead>(.*?)</thead>", re.S)

@@ -9,7 +9,7 @@ from app import domain
 from app.db import get_engine
 from app.viewer.results import fields, table
 from app.viewer.results.explore_answer import Ready
-from tests.service import factories
+from tests.support import factories
 
 
 @pytest.mark.parametrize("kind", sorted(domain.KINDS))

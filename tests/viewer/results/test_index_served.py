@@ -25,8 +25,8 @@ from app.timeutil import utcnow
 from app.viewer.core import api_client
 from app.viewer.results import freshness, indexer
 from app.viewer.store.result_index import IndexState
-from tests.service import factories
-from tests.viewer.core.sdk_runs import run_record
+from tests.support import factories
+from tests.support.sdk_runs import run_record
 
 FIRST_ROW = re.compile(r'<tr data-result-id="([^"]+)"')
 

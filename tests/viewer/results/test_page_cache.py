@@ -13,7 +13,7 @@ import pytest
 
 from app.db import get_engine
 from app.viewer.results import page, page_cache
-from tests.service import factories
+from tests.support import factories
 
 FIRST_ROW = re.compile(r'<tr data-result-id="([^"]+)"')
 

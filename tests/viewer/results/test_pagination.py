@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.viewer.conftest import seed_link
+from tests.support.links import seed_link
 
 ROW_ID = re.compile(r'<th scope="row" class="col-id"><a href="[^"]+/results/([^"?]+)')
 

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from app.viewer.results import indexer
-from tests.viewer.conftest import seed_link
+from tests.support.links import seed_link
 
 ROW = re.compile(r'<td class="col-rank num">(\d+)</td>\s*<th scope="row" class="col-id">'
                  r'<a href="([^"]+)" class="rid" title="([^"]+)">([^<]+)</a>')

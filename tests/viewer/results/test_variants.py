@@ -10,7 +10,7 @@ import re
 import pytest
 
 from app.db import get_engine
-from tests.service import factories
+from tests.support import factories
 
 BINDER_ONLY = ("Binding confidence", "ipTM", "Min. interaction PAE")
 GENERIC = ("Structure confidence", "Helix", "Sheet", "Loop")

@@ -30,11 +30,11 @@ from rdkit.rdBase import BlockLogs
 from app.db import get_engine
 from app.demo import seed_demo
 from app.viewer.core.api_client import api
-from tests.rdkit_reference import alert_catalog
 from tests.support.apps import make_test_app
 from tests.support.databases import dispose_engines, migrated_database
 from tests.support.demo import PUBLIC_URL
 from tests.support.html import form_query, one, page, parse, text, texts
+from tests.support.rdkit_reference import alert_catalog
 from tests.viewer.exports.test_csv_export import api_records
 from tests.viewer.exports.test_export_order import ranked
 

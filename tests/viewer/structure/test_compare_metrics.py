@@ -9,7 +9,7 @@ import re
 from app import domain
 from app.db import get_engine
 from app.viewer.structure.compare import Side, metric_rows
-from tests.service import factories
+from tests.support import factories
 
 
 def _side(metrics: dict) -> Side:

@@ -11,7 +11,7 @@ import pytest
 from app import artifact_storage
 from app.db import get_engine
 from app.store import schema
-from tests.error_pages import without_reference
+from tests.support.error_pages import without_reference
 
 # Reads the demo: a public link with a structure_and_binding and an adme prediction.
 pytestmark = pytest.mark.reads_demo

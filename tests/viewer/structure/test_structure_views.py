@@ -23,7 +23,7 @@ from app.db import get_engine
 from app.store import schema
 from app.viewer.structure import pae
 from app.viewer.structure.model import PLDDT_BANDS, band
-from tests.error_pages import without_reference
+from tests.support.error_pages import without_reference
 
 # Tests marked reads_demo read the shared demo; the others take a copy of their own.
 

@@ -10,8 +10,8 @@ from datetime import timedelta
 
 from app.db import get_engine
 from app.timeutil import utcnow
-from tests.error_pages import without_reference
-from tests.service import factories
+from tests.support import factories
+from tests.support.error_pages import without_reference
 
 
 def gone_paths(app, org, shared) -> dict[str, str]:

@@ -11,7 +11,7 @@ import pytest
 
 from app.db import get_engine
 from app.viewer.core import identity
-from tests.service import factories
+from tests.support import factories
 
 PUBLIC = "Shared through a public link: anyone with this address can see it"
 EMAIL = "Shared with specific people: sign-in required"

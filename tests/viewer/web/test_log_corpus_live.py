@@ -14,9 +14,9 @@ import time
 
 import httpx
 
-from tests.log_corpus import encodings, offending_lines, request_targets
+from tests.support.links import seed_link
+from tests.support.log_corpus import encodings, offending_lines, request_targets
 from tests.support.servers import start_gunicorn, stop_gunicorn
-from tests.viewer.conftest import seed_link
 
 API_KEY = "bz_test_" + "Qx7_" * 8
 

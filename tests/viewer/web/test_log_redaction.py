@@ -6,8 +6,8 @@ import time
 
 import httpx
 
+from tests.support.links import seed_link
 from tests.support.servers import free_port, start_gunicorn, stop_gunicorn
-from tests.viewer.conftest import seed_link
 
 
 def wait_for_log(server, needle: str, count: int = 1, timeout: float = 5.0) -> str:

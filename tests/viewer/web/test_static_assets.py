@@ -15,7 +15,7 @@ import pytest
 
 from app.db import get_engine
 from app.viewer.web import precompress
-from tests.service import factories
+from tests.support import factories
 from tests.support.databases import ROOT
 
 CSS = ROOT / "static" / "css" / "viewer.css"

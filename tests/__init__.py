@@ -1,0 +1,1 @@
+"""The test suite (tests/README.md): it mirrors app/."""

@@ -1,0 +1,1 @@
+"""Browser tests (Chromium, Playwright): what needs JavaScript, layout or accessibility."""

@@ -1,0 +1,1 @@
+"""Cluster tests: two gunicorn nodes behind HAProxy, PostgreSQL, Redis, S3."""

@@ -1,0 +1,1 @@
+"""Fault tests: real dependencies broken on purpose."""
