@@ -61,6 +61,7 @@ def public_link(app) -> dict:
     """Make an organization with a public link over a pipeline; return its link and key."""
     org = make_org(app)
     with get_engine(app).begin() as conn:
-        pipeline_id, _ = factories.insert_pipeline(conn, org.workspace_id, n_results=2)
+        pipeline_id, _ = factories.insert_pipeline(conn, org.workspace_id, n_results=2,
+                                                   artifact_dir=app.config["ARTIFACT_DIR"])
     link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
     return {"link": link.id, "key": org.headers["x-api-key"]}

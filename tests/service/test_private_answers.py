@@ -34,7 +34,8 @@ def test_answers_that_carry_a_key_or_a_share_url_are_private(app, client, org):
     assert created.status_code == 200 and created.json["key"]
     _assert_private(created)
     with get_engine(app).begin() as conn:
-        pipeline, _ids = factories.insert_pipeline(conn, org.workspace_id, n_results=1)
+        pipeline, _ids = factories.insert_pipeline(conn, org.workspace_id, n_results=1,
+                                                   artifact_dir=app.config["ARTIFACT_DIR"])
     link = client.post("/compute/v1/share-links", headers=org.headers,
                        json={"expires_at": _expiry(), "pipeline_ids": [pipeline]})
     assert link.status_code == 200 and link.json["url"].endswith(link.json["id"])

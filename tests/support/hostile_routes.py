@@ -38,9 +38,11 @@ def seed(app, org) -> tuple[str, str, str]:
     artifact_dir = app.config["ARTIFACT_DIR"]
     with get_engine(app).begin() as conn:
         molecules, _ = factories.insert_pipeline(
-            conn, org.workspace_id, "small_molecule_library_screen", 0)
+            conn, org.workspace_id, "small_molecule_library_screen", 0,
+            artifact_dir=app.config["ARTIFACT_DIR"])
         proteins, _ = factories.insert_pipeline(
-            conn, org.workspace_id, "protein_library_screen", 0)
+            conn, org.workspace_id, "protein_library_screen", 0,
+            artifact_dir=app.config["ARTIFACT_DIR"])
         rows = []
         for index, (name, smiles) in enumerate(CORPUS.items()):
             row = factories.result_row("small_molecule_library_screen", molecules, index, rng)

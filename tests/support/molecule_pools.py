@@ -28,7 +28,8 @@ def pool_pipeline(app, org, kind: str) -> tuple[str, dict[str, str]]:
     pool = POOLS[kind]
     with get_engine(app).begin() as conn:
         pipeline_id, ids = factories.insert_pipeline(
-            conn, org.workspace_id, kind, len(pool) + 7, seed=5)
+            conn, org.workspace_id, kind, len(pool) + 7, seed=5,
+            artifact_dir=app.config["ARTIFACT_DIR"])
         for index, result_id in enumerate(ids):
             conn.execute(sa.update(schema.results).where(schema.results.c.id == result_id)
                          .values(smiles=pool[index % len(pool)]))

@@ -56,7 +56,8 @@ def pool(app, org):
     names = list(POOL)
     with get_engine(app).begin() as conn:
         pipeline_id, ids = factories.insert_pipeline(
-            conn, org.workspace_id, "small_molecule_library_screen", len(names), seed=5)
+            conn, org.workspace_id, "small_molecule_library_screen", len(names), seed=5,
+            artifact_dir=app.config["ARTIFACT_DIR"])
         for result_id, name in zip(ids, names, strict=True):
             conn.execute(sa.update(schema.results).where(schema.results.c.id == result_id)
                          .values(smiles=POOL[name], warnings=[]))
@@ -145,7 +146,8 @@ def test_bad_alert_values_are_a_400_naming_the_key(client, pool, query):
 def test_alert_on_protein_results_is_a_400(app, client, org):
     with get_engine(app).begin() as conn:
         pipeline_id, _ids = factories.insert_pipeline(conn, org.workspace_id,
-                                                      "protein_design", 3, seed=2)
+                                                      "protein_design", 3, seed=2,
+                                                      artifact_dir=app.config["ARTIFACT_DIR"])
     link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
     response = client.get(f"/share/{link.id}/pipelines/{pipeline_id}?alert=nitro_group")
     assert response.status_code == 400

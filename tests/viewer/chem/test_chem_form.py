@@ -40,7 +40,8 @@ def molecules(app, org):
     names = list(POOL)
     with get_engine(app).begin() as conn:
         pipeline_id, ids = factories.insert_pipeline(
-            conn, org.workspace_id, "small_molecule_library_screen", len(names), seed=3)
+            conn, org.workspace_id, "small_molecule_library_screen", len(names), seed=3,
+            artifact_dir=app.config["ARTIFACT_DIR"])
         for result_id, name in zip(ids, names, strict=True):
             conn.execute(sa.update(schema.results).where(schema.results.c.id == result_id)
                          .values(smiles=POOL[name]))
@@ -130,7 +131,8 @@ def test_alerts_none_excludes_pains_molecules_and_any_keeps_only_them(client, mo
 def test_alerts_on_protein_results_is_a_400(app, client, org):
     with get_engine(app).begin() as conn:
         pipeline_id, _ids = factories.insert_pipeline(conn, org.workspace_id,
-                                                      "protein_design", 3)
+                                                      "protein_design", 3,
+                                                      artifact_dir=app.config["ARTIFACT_DIR"])
     link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
     response = client.get(f"/share/{link.id}/pipelines/{pipeline_id}?alerts=none")
     assert response.status_code == 400 and "alerts" in response.get_data(as_text=True)

@@ -65,7 +65,8 @@ def molecules(app, org):
     SMILES RDKit cannot read), behind a public link."""
     with get_engine(app).begin() as conn:
         pipeline_id, ids = factories.insert_pipeline(
-            conn, org.workspace_id, "small_molecule_library_screen", 130, seed=4)
+            conn, org.workspace_id, "small_molecule_library_screen", 130, seed=4,
+            artifact_dir=app.config["ARTIFACT_DIR"])
         pool = [smiles for _name, smiles in LIBRARY] + [UNPARSABLE]
         for index, result_id in enumerate(ids):
             conn.execute(sa.update(schema.results).where(schema.results.c.id == result_id)
@@ -134,7 +135,8 @@ def test_a_bad_substructure_is_a_400_naming_smarts(client, molecules, query, why
 def test_a_substructure_on_protein_results_is_a_400(app, client, org):
     with get_engine(app).begin() as conn:
         pipeline_id, _ids = factories.insert_pipeline(conn, org.workspace_id,
-                                                      "protein_design", 3)
+                                                      "protein_design", 3,
+                                                      artifact_dir=app.config["ARTIFACT_DIR"])
     link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
     path = f"/share/{link.id}/pipelines/{pipeline_id}"
     for url in (f"{path}?smarts=CCO", f"{path}/export.csv?smarts=CCO",

@@ -144,7 +144,8 @@ def test_bad_similarity_or_group_is_a_400(client, molecules, query):
 def test_protein_results_refuse_scaffold_and_similarity(app, client, org):
     with get_engine(app).begin() as conn:
         pipeline_id, _ids = factories.insert_pipeline(conn, org.workspace_id,
-                                                      "protein_design", 3)
+                                                      "protein_design", 3,
+                                                      artifact_dir=app.config["ARTIFACT_DIR"])
     link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
     for query in ("scaffold=c1ccccc1", "similar_to=CCO", "group=scaffold"):
         assert client.get(f"/share/{link.id}/pipelines/{pipeline_id}?{query}").status_code \

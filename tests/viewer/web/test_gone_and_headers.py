@@ -18,7 +18,7 @@ def gone_paths(app, org, shared) -> dict[str, str]:
     """Return paths that must all answer the same 404, by what makes them gone."""
     with get_engine(app).begin() as conn:
         other_pipeline, other_results = factories.insert_pipeline(
-            conn, org.workspace_id, "protein_design", 1)
+            conn, org.workspace_id, "protein_design", 1, artifact_dir=app.config["ARTIFACT_DIR"])
     expired = factories.make_link(app, org, pipeline_ids=[shared.pipelines["protein_design"]])
     factories.set_link(app, expired.id, expires_at=utcnow() - timedelta(minutes=1))
     archived = factories.make_link(app, org, pipeline_ids=[shared.pipelines["protein_design"]])

@@ -35,7 +35,8 @@ def email_link(app, org):
     """An email-mode link over a small-molecule pipeline, for READER."""
     with get_engine(app).begin() as conn:
         pipeline_id, _ids = factories.insert_pipeline(
-            conn, org.workspace_id, "small_molecule_design", 3)
+            conn, org.workspace_id, "small_molecule_design", 3,
+            artifact_dir=app.config["ARTIFACT_DIR"])
     link = factories.make_link(app, org, pipeline_ids=[pipeline_id], access_mode="email",
                                allowed_emails=[READER])
     return f"/share/{link.id}", pipeline_id

@@ -147,7 +147,8 @@ def test_streamed_answers_are_never_compressed(client, shared):
 def test_a_page_with_a_csrf_token_is_not_compressed(app, client, org):
     """BREACH: the CSRF token is the one secret an attacker could learn from sizes."""
     with get_engine(app).begin() as conn:
-        pipeline_id, _ids = factories.insert_pipeline(conn, org.workspace_id, n_results=2)
+        pipeline_id, _ids = factories.insert_pipeline(conn, org.workspace_id, n_results=2,
+                                                      artifact_dir=app.config["ARTIFACT_DIR"])
     link = factories.make_link(app, org, pipeline_ids=[pipeline_id], access_mode="email",
                                allowed_emails=["ada@example.com"])
     page = client.get(f"/share/{link.id}/sign-in", headers={"Accept-Encoding": "gzip"})
