@@ -3,6 +3,8 @@ gunicorn of the user, one of the instance's own when asked for."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support.servers import start_gunicorn, stop_gunicorn
 
 
@@ -10,6 +12,7 @@ def _sockets(folder):
     return sorted(path.name for path in folder.rglob("*.ctl"))
 
 
+@pytest.mark.slow  # starts gunicorn
 def test_no_control_socket_at_the_shared_default_path(tmp_path):
     # gunicorn's default is ~/.gunicorn/gunicorn.ctl (or under $XDG_RUNTIME_DIR): a second
     # server on the host would take it over.
@@ -25,6 +28,7 @@ def test_no_control_socket_at_the_shared_default_path(tmp_path):
         stop_gunicorn(server)
 
 
+@pytest.mark.slow  # starts gunicorn
 def test_a_control_socket_of_the_instances_own_when_configured(tmp_path):
     own = tmp_path / "instance-a.ctl"
     env = {"HOME": str(tmp_path), "GUNICORN_CONTROL_SOCKET": str(own),

@@ -28,6 +28,9 @@ from tests.support.apps import make_test_app
 from tests.support.databases import migrated_database
 from tests.support.servers import free_port
 
+# Its fixtures start gunicorn.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -20,6 +20,9 @@ from app.store import schema
 from tests.support.databases import ROOT, migrated_database
 from tests.support.servers import start_gunicorn, stop_gunicorn
 
+# Its fixtures start gunicorn.
+pytestmark = pytest.mark.slow
+
 MIB = 1024 * 1024
 BIG = 24 * MIB  # above the multipart threshold, many relay chunks
 

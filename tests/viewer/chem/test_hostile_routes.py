@@ -24,6 +24,7 @@ from tests.support.servers import start_gunicorn, stop_gunicorn
 pytestmark = pytest.mark.slow
 
 
+@pytest.mark.slow  # starts gunicorn
 def test_hostile_data_through_every_route_while_another_visitor_reads(app, org, db_url,
                                                                        tmp_path):
     link, molecules, proteins = hostile_routes.seed(app, org)

@@ -21,6 +21,9 @@ from tests.support.fake_api import FakeApi, json_response
 from tests.support.links import point_viewer_at
 from tests.support.sdk_runs import run_record, share_read
 
+# Its fixtures start gunicorn.
+pytestmark = pytest.mark.slow
+
 # The designed chain's computed properties and liability count (app.viewer.proteins).
 PROTEIN = ["protein_weight", "isoelectric_point", "net_charge", "gravy", "instability_index",
            "extinction_coefficient", "liability_count"]

@@ -381,6 +381,7 @@ def test_a_failure_midway_is_marked_and_raised(app, client, extension):
             zipfile.ZipFile(io.BytesIO(body))
 
 
+@pytest.mark.slow  # starts gunicorn
 def test_behind_gunicorn_a_broken_json_export_is_a_failed_download(db_url, tmp_path):
     """The body ends without its final chunk: the client raises, and no JSON parses."""
     received, _log = broken_download_behind_gunicorn(db_url, tmp_path, "json")

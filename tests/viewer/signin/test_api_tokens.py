@@ -26,6 +26,9 @@ from tests.support.sdk_clients import http_client
 from tests.support.servers import start_gunicorn, stop_gunicorn
 from tests.support.signin import LISTED, UNLISTED, make_email_link
 
+# Its fixtures start gunicorn.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def linked(db_url, tmp_path, org):

@@ -17,7 +17,7 @@ from tests.support.servers import start_gunicorn, stop_gunicorn
 from tests.support.signin import LISTED, csrf_token, make_email_link
 
 # The rate-limit key's upsert serialises the workers: a row lock on PostgreSQL.
-pytestmark = pytest.mark.dialect
+pytestmark = [pytest.mark.dialect, pytest.mark.slow]
 
 WORKERS = 4
 BROWSERS = 20

@@ -12,7 +12,7 @@ from tests.support.servers import start_gunicorn, stop_gunicorn
 from tests.support.signin import LISTED, csrf_token, make_email_link, parse_mail
 
 # Single use across worker processes: a conditional UPDATE under row locks.
-pytestmark = pytest.mark.dialect
+pytestmark = [pytest.mark.dialect, pytest.mark.slow]
 
 
 @pytest.fixture

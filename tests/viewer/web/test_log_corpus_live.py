@@ -13,6 +13,7 @@ import socket
 import time
 
 import httpx
+import pytest
 
 from tests.support.links import seed_link
 from tests.support.log_corpus import encodings, offending_lines, request_targets
@@ -64,6 +65,7 @@ def send_corpus(url: str, share_id: str) -> list[int]:
     return statuses
 
 
+@pytest.mark.slow  # starts gunicorn
 def test_no_log_line_holds_any_spelling_of_a_share_id(app, org, db_url, tmp_path):
     shared = seed_link(app, org)
     instance = tmp_path / "instance"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import httpx
+import pytest
 
 from tests.support.links import seed_link
 from tests.support.servers import free_port, start_gunicorn, stop_gunicorn
@@ -45,6 +46,7 @@ def test_access_log_never_holds_a_share_id(app, org, live_server):
     assert "x" * 32 not in log
 
 
+@pytest.mark.slow  # starts gunicorn
 def test_viewer_error_log_never_holds_a_share_id(tmp_path, db_url):
     link_id = "sl_" + "y" * 32
     server = start_gunicorn(
