@@ -344,9 +344,7 @@ def ensure(link_id: str, pipeline: dict) -> IndexState:
     missing = count - claimed.indexed if count is not None else None
     if missing is not None and missing <= int(app.config.get("EXPLORE_SYNC_LIMIT") or 0):
         build.run()
-        # The build's pages and chemistry spent the request's API deadline; what the request
-        # reads next (an export's records) gets a whole one, not a 504 for the first visitor.
-        restart_deadline()
+        restart_deadline()  # the build spent the request's; an export's reads get a whole one
     else:
         build.run_in_background()
     return current(pipeline_id) or claimed
