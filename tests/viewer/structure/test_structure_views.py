@@ -24,6 +24,7 @@ from app.store import schema
 from app.viewer.structure import pae
 from app.viewer.structure.model import PLDDT_BANDS, band
 from tests.support.error_pages import without_reference
+from tests.support.view_rows import ROW_ID
 
 # Tests marked reads_demo read the shared demo; the others take a copy of their own.
 
@@ -70,15 +71,18 @@ def _representations(node: dict) -> list[dict]:
 def test_result_page_colours_every_residue_by_its_band_and_names_the_chains(app, client, demo):
     link = demo["share_links"]["public"]["id"]
     pipeline = demo["pipelines"]["protein_design"]
-    first, second = _results(app, pipeline)[:2]
-    base = f"/share/{link}/pipelines/{pipeline}/results/{first.id}"
+    # The first two rows of the results view in its default order: the 3D page of the first
+    # offers to compare it with the next.
+    listing = client.get(f"/share/{link}/pipelines/{pipeline}").get_data(as_text=True)
+    first, second = ROW_ID.findall(listing)[:2]
+    base = f"/share/{link}/pipelines/{pipeline}/results/{first}"
     response = client.get(f"{base}/structure")
     assert response.status_code == 200
     body = response.get_data(as_text=True)
     scenes = _scenes(body)
     assert set(scenes) == {"plddt", "chain"}
     st = gemmi.make_structure_from_block(gemmi.cif.read_string(
-        _file(app, first.id, "structure").decode())[0])
+        _file(app, first, "structure").decode())[0])
     expected = {(ch.name, res.seqid.num): PLDDT_BANDS[band(res[0].b_iso)][2]
                 for ch in st[0] for res in ch}
     assert _colours(scenes["plddt"]["root"], {}) == expected
@@ -100,7 +104,7 @@ def test_result_page_colours_every_residue_by_its_band_and_names_the_chains(app,
     assert "<strong>Target</strong> · chain B · Interleukin-6" in body
     assert f'data-url="{base}/structure/pae.json"' in body
     # The previous/next result's comparison, the page's own PAE link, Mol*'s CSP.
-    assert f"compare?a={first.id}&amp;b={second.id}" in body
+    assert f"compare?a={first}&amp;b={second}" in body
     assert "'unsafe-eval'" in response.headers["Content-Security-Policy"]
     assert "connect-src 'self';" in response.headers["Content-Security-Policy"]
     _assert_loads_molstar(body)
