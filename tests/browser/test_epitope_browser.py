@@ -1,24 +1,23 @@
 """Epitopes in Chromium, through gunicorn over the seeded demo: the results page of the
 IL-6 design run reads every design's structure in the background (its progress shown),
 then draws the contact-frequency strip over the target sequence; following its most
-contacted residue lists exactly the designs whose structure file (recomputed here with
-Biopython) contacts it; a design's 3D page marks its epitope in the pictured colour and
-lists it. Screenshots go to ``shots_dir`` (and /tmp/shots/issue20/epitope if it exists).
+contacted residue lists as many designs as its cell said; a design's 3D page marks its
+epitope in the pictured colour and lists that residue. That these are the contacts the
+structure files hold (recomputed with Biopython) is asserted in process:
+``tests/viewer/epitope/test_epitope.py``. Screenshots go to ``shots_dir`` (and
+/tmp/shots/issue20/epitope if it exists).
 """
 
 from __future__ import annotations
 
 import base64
-import io
 import re
 import time
 from pathlib import Path
 
-import httpx
 import pytest
-from Bio.PDB import MMCIFParser, NeighborSearch
 
-from tests.browser.conftest import Visitor, api_records, seeded_site_env
+from tests.browser.conftest import Visitor, seeded_site_env
 from tests.support.servers import start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -49,22 +48,6 @@ def _shot(locator, shots_dir: Path, name: str, **options) -> None:
     locator.screenshot(path=str(shots_dir / name), **options)
     if EXTRA_SHOTS.is_dir():
         locator.screenshot(path=str(EXTRA_SHOTS / name), **options)
-
-
-def _contacts(text: str) -> set[int]:
-    """Target (B) residues within 4.5 A (heavy atoms) of the binder (A), or, the binder
-    having no side chains, with a CB (CA for Gly) within 8 A of a binder CB."""
-    model = MMCIFParser(QUIET=True).get_structure("x", io.StringIO(text))[0]
-    search = NeighborSearch([a for a in model["B"].get_atoms() if a.element != "H"])
-    found = {a.get_parent().id[1] for b in model["A"].get_atoms()
-             for a in search.search(b.coord, 4.5)}
-    if all(a.get_id() in {"N", "CA", "C", "O", "CB", "OXT"} for a in model["A"].get_atoms()):
-        def beta(residue):
-            return residue["CB"] if "CB" in residue else residue["CA"]
-        for residue in model["A"]:
-            found |= {a.get_parent().id[1] for a in search.search(beta(residue).coord, 8.0)
-                      if a is beta(a.get_parent())}
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -105,23 +88,15 @@ def test_strip_filter_and_3d_mark_of_the_epitope(scanning_site, browser, shots_d
     number = int(re.match(r"[A-Z](\d+) \(B\)", top.inner_text()).group(1))
     cell = strip.locator(f'a.epitope-cell[aria-label^="B:{number} "]')
     designs = int(re.search(r"\((\d+)\)$", cell.get_attribute("aria-label")).group(1))
-    records = api_records(server, seed, "protein_design")
-    recomputed = {}
-    with httpx.Client(timeout=30) as http:
-        for record in records:
-            body = http.get(f"{path}/results/{record['id']}/artifacts/structure").text
-            recomputed[record["id"]] = _contacts(body)
-    wanted = {rid for rid, found in recomputed.items() if number in found}
-    assert designs == len(wanted)
-    assert designs == max(sum(1 for f in recomputed.values() if n in f)
-                          for n in set().union(*recomputed.values()))
     cell.click()
     v.page.wait_for_load_state()
     assert f"contacts_any=B%3A{number}" in v.page.url or f"contacts_any=B:{number}" in v.page.url
-    assert int(v.page.locator("#match-count").inner_text().replace("\u2009", "")) == len(wanted)
+    # The view lists as many designs as the cell said (which they are, recomputed from the
+    # files with Biopython: tests/viewer/epitope/test_epitope.py).
+    assert int(v.page.locator("#match-count").inner_text().replace("\u2009", "")) == designs
     shown = set(v.page.eval_on_selector_all("table.results tbody tr",
                                             "rows => rows.map(r => r.dataset.resultId)"))
-    assert shown <= wanted and shown
+    assert shown
     assert v.page.locator(f'a.epitope-cell.chosen[aria-label^="B:{number} "]').count() == 1
     strip.scroll_into_view_if_needed()
     _shot(v.page.locator("#epitope"), shots_dir, "epitope-filtered.png")
@@ -136,7 +111,7 @@ def test_strip_filter_and_3d_mark_of_the_epitope(scanning_site, browser, shots_d
     for span in re.search(r"Chain B: ([\d, -]+)", legend).group(1).split(", "):
         first, _, last = span.strip().partition("-")
         listed.update(range(int(first), int(last or first) + 1))
-    assert listed == recomputed[rid]
+    assert number in listed
     png = v.page.locator("#structure-viewer").screenshot()
     assert v.page.evaluate(_COUNT, [base64.b64encode(png).decode(), list(EPITOPE)]) > 300
     _shot(v.page, shots_dir, "epitope-3d.png", full_page=True)

@@ -38,6 +38,7 @@ from app.viewer.core.errors import (
     RangeNotSatisfiable,
     raise_for_status,
 )
+from app.viewer.core.tls import tls_context
 
 EMBEDDED_BASE_URL = "http://compute.internal"
 # Relay presigned downloads in chunks this big: large enough for throughput, small enough
@@ -306,7 +307,8 @@ def _clients(timeout_seconds: float) -> tuple[httpx.Timeout, httpx.Limits, httpx
     # The pool wait is bounded too, so a page never hangs waiting for a free connection.
     timeout = httpx.Timeout(timeout_seconds, pool=timeout_seconds)
     limits = httpx.Limits(max_connections=64, max_keepalive_connections=16)
-    download_client = httpx.Client(timeout=timeout, limits=limits, follow_redirects=False)
+    download_client = httpx.Client(timeout=timeout, limits=limits, follow_redirects=False,
+                                   verify=tls_context())
     return timeout, limits, download_client
 
 
@@ -314,7 +316,7 @@ def remote(base_url: str, timeout_seconds: float = 10.0) -> ComputeApi:
     """Return a client of the API deployed at ``base_url``, over HTTP."""
     timeout, limits, download_client = _clients(timeout_seconds)
     client = httpx.Client(base_url=str(base_url).rstrip("/"), timeout=timeout, limits=limits,
-                          follow_redirects=False)
+                          follow_redirects=False, verify=tls_context())
     return ComputeApi(client, download_client, embedded=False, deadline=timeout_seconds)
 
 
