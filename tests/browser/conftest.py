@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
-import hashlib
 import http.server
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -18,9 +15,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+import sqlalchemy as sa
 
-from app.viewer.store import schema as viewer_schema
 from tests.support.databases import ROOT
+from tests.support.demo import fingerprint
 from tests.support.servers import free_port, start_gunicorn, stop_gunicorn
 
 DOCS = ROOT / "docs"
@@ -191,13 +189,8 @@ class SharedSite:
     into the next one: after each module the data are compared with what they were when
     the server started, and a server whose data changed is stopped; the next module gets a
     fresh copy. Tables left out of the comparison are the exploration index's (a cache
-    that reading builds; it answers the same rows as the API's tables).
+    that reading builds; it answers the same rows as the API's tables) and the visitors' sessions.
     """
-
-    CACHE_TABLES = tuple(table.name for table in (
-        viewer_schema.result_indexes, viewer_schema.indexed_results,
-        viewer_schema.indexed_records, viewer_schema.index_frames,
-        viewer_schema.epitope_contacts, viewer_schema.epitope_scans))
 
     def __init__(self, tmp_path_factory) -> None:
         self.factory = tmp_path_factory
@@ -215,18 +208,14 @@ class SharedSite:
         return self.current
 
     def _fingerprint(self) -> str:
-        """A digest of every row of the site's database but the exploration caches."""
+        """The shared demo's digest of the site's database (``tests.support.demo``): every
+        row but the exploration caches' and the visitors' sessions."""
         path = self.current[0].env["FLASK_DATABASE_URL"].removeprefix("sqlite:///")
-        digest = hashlib.sha256()
-        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-            tables = [name for (name,) in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-                if name not in self.CACHE_TABLES]
-            for table in tables:
-                digest.update(table.encode())
-                for row in conn.execute(f'SELECT * FROM "{table}" ORDER BY 1'):
-                    digest.update(repr(row).encode())
-        return digest.hexdigest()
+        engine = sa.create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
+        try:
+            return fingerprint(engine)
+        finally:
+            engine.dispose()
 
     def release(self) -> None:
         """After a module: stop the server if the module changed its data."""
