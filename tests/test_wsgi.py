@@ -25,13 +25,13 @@ import boltz_api
 import httpx
 import pytest
 from boltz_api.types import share_link_read_response as R
-from pydantic import TypeAdapter
 
 from app.db import get_engine
 from tests.support import factories
 from tests.support.apps import OrgFixture, make_org, make_test_app
 from tests.support.databases import dispose_engines, migrated_database
 from tests.support.links import Shared, seed_link
+from tests.support.sdk_clients import checked_share_read, strict
 from tests.support.servers import LiveServer, start_gunicorn, stop_gunicorn
 
 # Three gunicorn servers to start: more than a few seconds.
@@ -104,11 +104,6 @@ def viewer(site, service) -> LiveServer:
     stop_gunicorn(server)
 
 
-def strict(model, body):
-    """Validate ``body`` strictly with the SDK's ``model`` (not its lenient construct)."""
-    return TypeAdapter(model).validate_python(body)
-
-
 def test_app_answers_the_sdk_strictly_and_serves_pages_and_files(site, composed):
     admin_key = site.shared.org.admin_key
     expires = (datetime.now(UTC) + timedelta(days=1)).isoformat()
@@ -122,21 +117,11 @@ def test_app_answers_the_sdk_strictly_and_serves_pages_and_files(site, composed)
             prediction_ids=[p.id for p in sdk.predictions.structure_and_binding.list()])
         # FLASK_PUBLIC_URL (the server's address here) is the base of the links handed out.
         assert link.url == f"{composed.url}/share/{link.id}"
-        read = sdk.share_links.with_raw_response.read(link.id).http_response.json()
-        strict(R.ShareLinkReadResponse, read)
+        # Presigned at the server's address: the structure downloads through gunicorn.
+        read, downloads = checked_share_read(sdk, link.id, composed.url, http.get)
         assert read["predictions"]
-        for entry in read["pipelines"]:
-            strict(R.PipelineSmDesignRun, entry)
-            raw = sdk.small_molecule.design.with_raw_response.retrieve(entry["id"])
-            assert raw.http_response.json() == entry  # the same builder
-        for entry in read["predictions"]:
-            strict(R.PredictionBoltz2Prediction, entry)
-            # Presigned at the server's address: the structure downloads through gunicorn.
-            url = entry["output"]["best_sample"]["structure"]["url"]
-            assert url.startswith(composed.url)
-            download = http.get(url)
-            assert download.status_code == 200
-            assert download.content == f"data_pred\n{entry['id']}".encode()
+        for prediction_id, download in downloads.items():
+            assert download.content == f"data_pred\n{prediction_id}".encode()
 
         # The viewer half of the same process: the link's page.
         page = http.get(f"/share/{link.id}")

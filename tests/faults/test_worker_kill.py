@@ -18,7 +18,7 @@ import pytest
 from app.db import get_engine
 from tests.support import factories
 from tests.support.apps import make_org
-from tests.support.fault_harness import wait_until
+from tests.support.polling import wait_until
 
 pytestmark = pytest.mark.slow
 

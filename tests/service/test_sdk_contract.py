@@ -78,7 +78,7 @@ from boltz_api.types.small_molecule import (
 from boltz_api.types.small_molecule import (
     library_screen_retrieve_response as sm_screen_retrieve,
 )
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from app.db import get_engine
 from app.demo import build_catalog, insert_catalog
@@ -87,14 +87,15 @@ from app.store import schema
 from app.store.usage import add_usage_records
 from tests.support import factories
 from tests.support.admin import make_key
-from tests.support.sdk_clients import base_url, http_client, sdk_client
+from tests.support.sdk_clients import (
+    base_url,
+    checked_share_read,
+    http_client,
+    sdk_client,
+    strict,
+)
 
 R = share_link_read_response
-
-
-def strict(model: Any, body: Any) -> Any:
-    """Validate ``body`` strictly with the SDK's ``model`` (a class or a union)."""
-    return TypeAdapter(model).validate_python(body)
 
 
 # Each pipeline type: its resource path, the SDK models of its list items, retrieve and
@@ -403,18 +404,8 @@ def test_answers_through_the_sdk_validate_strictly(app, org):
         link = sdk.share_links.create(
             expires_at=(datetime.now(UTC) + timedelta(days=1)).isoformat(), pipeline_ids=runs,
             prediction_ids=[p.id for p in sdk.predictions.structure_and_binding.list()])
-        read = sdk.share_links.with_raw_response.read(link.id).http_response.json()
-        strict(R.ShareLinkReadResponse, read)
-        for entry in read["pipelines"]:
-            strict(R.PipelineSmDesignRun, entry)
-            raw = sdk.small_molecule.design.with_raw_response.retrieve(entry["id"])
-            assert raw.http_response.json() == entry  # the same builder
-        for entry in read["predictions"]:
-            strict(R.PredictionBoltz2Prediction, entry)
-            # Presigned at the app's public URL: the structure downloads.
-            url = entry["output"]["best_sample"]["structure"]["url"]
-            assert url.startswith(base_url(app))
-            assert browser.get(url).status_code == 200
+        # Presigned at the app's public URL: the structure downloads.
+        checked_share_read(sdk, link.id, base_url(app), browser.get)
 
 
 @pytest.mark.dialect  # stored JSON text as is

@@ -33,6 +33,8 @@ import sqlalchemy as sa
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tests.support.polling import wait_until
+
 ROOT = Path(__file__).resolve().parents[2]
 HAPROXY_CONFIG = ROOT / "deploy" / "haproxy.cfg"
 # The PostgreSQL and Redis every CI machine has (see the Makefile); override to point elsewhere.
@@ -47,16 +49,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def wait_until(condition, timeout: float, interval: float = 0.1) -> bool:
-    """Poll ``condition`` until it holds or ``timeout`` seconds pass; return whether it held."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(interval)
-    return condition()
 
 
 @contextmanager

@@ -15,8 +15,7 @@ import socket
 import subprocess
 import tempfile
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
@@ -156,11 +155,3 @@ class Load:
         return collections.Counter(self.counts)
 
 
-def wait_until(condition: Callable[[], bool], timeout: float, interval: float = 0.1) -> bool:
-    """Poll ``condition`` until it holds or ``timeout`` seconds pass; return whether it held."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(interval)
-    return condition()

@@ -29,8 +29,8 @@ from tests.support.fault_harness import (
     free_port,
     pg_bin,
     private_postgres_server,
-    wait_until,
 )
+from tests.support.polling import wait_until
 
 
 @dataclass

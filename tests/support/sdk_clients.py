@@ -13,8 +13,13 @@ Real HTTP (gunicorn, its request line limits, its workers) is tested by ``tests/
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import boltz_api
 import httpx
+from boltz_api.types import share_link_read_response as R
+from pydantic import TypeAdapter
 
 
 def base_url(app) -> str:
@@ -40,3 +45,34 @@ def sdk_client(app, api_key: str, **options) -> boltz_api.Boltz:
     """
     return boltz_api.Boltz(api_key=api_key, base_url=base_url(app), max_retries=0,
                            http_client=http_client(app), **options)
+
+
+def strict(model: Any, body: Any) -> Any:
+    """Validate ``body`` strictly with the SDK's ``model`` (a class or a union), not with the
+    SDK's lenient ``construct``."""
+    return TypeAdapter(model).validate_python(body)
+
+
+def checked_share_read(sdk: boltz_api.Boltz, link_id: str, base: str,
+                       get: Callable[[str], httpx.Response]) -> tuple[dict, dict]:
+    """Read share link ``link_id`` with the SDK and check it as the SDK's users rely on.
+
+    The read and each of its small-molecule design runs and structure-and-binding
+    predictions validate strictly; each run is what its own retrieve answers (one builder);
+    each prediction's structure URL starts at ``base`` and downloads (with ``get``) a 200.
+    Returns the read and the downloads, by prediction id.
+    """
+    read = sdk.share_links.with_raw_response.read(link_id).http_response.json()
+    strict(R.ShareLinkReadResponse, read)
+    for entry in read["pipelines"]:
+        strict(R.PipelineSmDesignRun, entry)
+        raw = sdk.small_molecule.design.with_raw_response.retrieve(entry["id"])
+        assert raw.http_response.json() == entry  # the same builder
+    downloads = {}
+    for entry in read["predictions"]:
+        strict(R.PredictionBoltz2Prediction, entry)
+        url = entry["output"]["best_sample"]["structure"]["url"]
+        assert url.startswith(base)
+        downloads[entry["id"]] = get(url)
+        assert downloads[entry["id"]].status_code == 200
+    return read, downloads
