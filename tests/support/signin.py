@@ -16,7 +16,7 @@ from aiosmtpd.controller import Controller
 
 from app.db import get_engine
 from tests.support import factories
-from tests.support.servers import free_port
+from tests.support.servers import LiveServer, free_port, start_gunicorn
 
 LISTED = "ada@example.org"
 
@@ -168,3 +168,16 @@ def sign_in(client, smtp: Inbox, link: EmailLink, address: str, count: int = 1):
     assert response.status_code == 302, response.data[:300]
     mail = parse_mail(smtp.wait_for(address, count))
     return submit_code(client, link, mail.code)
+
+
+def start_mailing_server(db_url: str, tmp_path, smtp: Inbox, workers: int,
+                         **settings: str) -> LiveServer:
+    """Start gunicorn with ``workers`` workers on the database at ``db_url``, sending its
+    mail to ``smtp``; ``settings`` are more ``FLASK_*`` variables. Stop it with
+    ``stop_gunicorn``."""
+    return start_gunicorn({
+        "FLASK_DATABASE_URL": db_url, "FLASK_SECRET_KEY": "live-secret",
+        "FLASK_INSTANCE_PATH": str(tmp_path / "instance"),
+        "FLASK_ARTIFACT_DIR": str(tmp_path / "artifacts"),
+        "FLASK_MAIL_SERVER": "127.0.0.1", "FLASK_MAIL_PORT": str(smtp.port), **settings,
+    }, tmp_path, workers=workers)

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from tests.support.apps import make_org
-from tests.support.servers import start_gunicorn, stop_gunicorn
-from tests.support.signin import LISTED, csrf_token, make_email_link
+from tests.support.servers import stop_gunicorn
+from tests.support.signin import LISTED, csrf_token, make_email_link, start_mailing_server
 
 # The rate-limit key's upsert serialises the workers: a row lock on PostgreSQL.
 pytestmark = [pytest.mark.dialect, pytest.mark.slow]
@@ -26,14 +26,9 @@ BROWSERS = 20
 @pytest.fixture
 def four_workers(app, db_url, tmp_path, smtp):
     """Gunicorn with four workers in the default limit configuration, mailing ``smtp``."""
-    server = start_gunicorn({
-        "FLASK_DATABASE_URL": db_url, "FLASK_SECRET_KEY": "live-secret",
-        "FLASK_INSTANCE_PATH": str(tmp_path / "instance"),
-        "FLASK_ARTIFACT_DIR": str(tmp_path / "artifacts"),
-        "FLASK_MAIL_SERVER": "127.0.0.1", "FLASK_MAIL_PORT": str(smtp.port),
-        # Only the per-address limit (default: 5 per 15 minutes) is under test here.
-        "FLASK_SIGNIN_LIMIT_REQUESTS_PER_CLIENT": "1000 per hour",
-    }, tmp_path, workers=WORKERS)
+    # Only the per-address limit (default: 5 per 15 minutes) is under test here.
+    server = start_mailing_server(db_url, tmp_path, smtp, WORKERS,
+                                  FLASK_SIGNIN_LIMIT_REQUESTS_PER_CLIENT="1000 per hour")
     yield server
     stop_gunicorn(server)
 

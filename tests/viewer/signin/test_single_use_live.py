@@ -8,8 +8,14 @@ import httpx
 import pytest
 
 from tests.support.apps import make_org
-from tests.support.servers import start_gunicorn, stop_gunicorn
-from tests.support.signin import LISTED, csrf_token, make_email_link, parse_mail
+from tests.support.servers import stop_gunicorn
+from tests.support.signin import (
+    LISTED,
+    csrf_token,
+    make_email_link,
+    parse_mail,
+    start_mailing_server,
+)
 
 # Single use across worker processes: a conditional UPDATE under row locks.
 pytestmark = [pytest.mark.dialect, pytest.mark.slow]
@@ -18,12 +24,7 @@ pytestmark = [pytest.mark.dialect, pytest.mark.slow]
 @pytest.fixture
 def mail_server(app, db_url, tmp_path, smtp):
     """Gunicorn with two workers, sending mail to ``smtp``, on the test database."""
-    server = start_gunicorn({
-        "FLASK_DATABASE_URL": db_url, "FLASK_SECRET_KEY": "live-secret",
-        "FLASK_INSTANCE_PATH": str(tmp_path / "instance"),
-        "FLASK_ARTIFACT_DIR": str(tmp_path / "artifacts"),
-        "FLASK_MAIL_SERVER": "127.0.0.1", "FLASK_MAIL_PORT": str(smtp.port),
-    }, tmp_path, workers=2)
+    server = start_mailing_server(db_url, tmp_path, smtp, 2)
     yield server
     stop_gunicorn(server)
 
