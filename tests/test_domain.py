@@ -125,3 +125,14 @@ def test_unknown_keys_get_plain_fallbacks():
     assert domain.kind("future_kind").label == "Future kind"
     assert domain.metric("min_interaction_pae").scale == "Å"
     assert domain.metric("iptm").scale == "0\u20131"
+
+
+def test_metric_quality_bands():
+    quality, metric = domain.quality, domain.metric
+    assert quality(metric("binding_confidence"), 0.85) == "strong"
+    assert quality(metric("binding_confidence"), 0.49) == "weak"
+    assert quality(metric("binding_confidence"), 0.6) == ""
+    assert quality(metric("min_interaction_pae"), 3.2) == "strong"
+    assert quality(metric("min_interaction_pae"), 16.0) == "weak"
+    assert quality(metric("helix_fraction"), 0.9) == ""
+    assert quality(metric("something_new"), 0.9) == ""

@@ -1,0 +1,35 @@
+"""The results table's paging: its query string, the previous and next links, pasted ids."""
+
+from __future__ import annotations
+
+import pytest
+from werkzeug.datastructures import MultiDict
+
+from app.viewer.core import paging
+from app.viewer.core.errors import BadRequest
+
+
+def parse(**args) -> paging.PageRequest:
+    return paging.parse(MultiDict(args))
+
+
+def test_links_walking_forward_and_back():
+    page = {"first_id": "b", "last_id": "c", "has_more": True}
+    first = paging.links(page, parse())
+    assert first.prev is None and first.next == {"after_id": "c"}
+    middle = paging.links(page, parse(after_id="a", limit="25"))
+    assert middle.prev == {"limit": 25, "before_id": "b"}
+    assert middle.next == {"limit": 25, "after_id": "c"}
+    end = paging.links({**page, "has_more": False}, parse(after_id="a"))
+    assert end.next is None and end.prev == {"before_id": "b"}
+    back_to_start = paging.links({**page, "has_more": False}, parse(before_id="d"))
+    assert back_to_start.prev is None and back_to_start.next == {"after_id": "c"}
+    empty = paging.links({"first_id": None, "last_id": None, "has_more": False},
+                         parse(after_id="z"))
+    assert empty.prev is None and empty.next is None
+
+
+def test_pasted_ids_keep_order_and_drop_repeats():
+    assert paging.parse_ids("b, a\nb;c  a") == ("b", "a", "c")
+    with pytest.raises(BadRequest):
+        paging.parse_ids("ok, not/ok")
