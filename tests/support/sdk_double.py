@@ -22,9 +22,6 @@ bodies, artifact downloads, other endpoints) passes through untouched.
 
 It is how every test app's viewer reaches the embedded API (``tests/support/apps.py``,
 ``make_test_app``); a test marked ``api_extensions`` reads the service's answers whole.
-Served alone: ``gunicorn 'tests.support.sdk_double:service_app()'`` is the
-compute API behind the double, for ``gunicorn 'wsgi:viewer_app'`` with
-``FLASK_COMPUTE_API_URL`` pointing at it.
 """
 
 from __future__ import annotations
@@ -379,13 +376,3 @@ def use_api_double(app) -> SdkOnly:
         double, api_client.timeout_setting(service.config))
     app.extensions["sdk_double"] = double
     return double
-
-
-def service_app() -> SdkOnly:
-    """Return the compute service (configured from the environment) behind SdkOnly.
-
-    For ``gunicorn 'tests.support.sdk_double:service_app()'``: the API alone, as the double.
-    """
-    from app import create_service_app
-
-    return SdkOnly(create_service_app())
