@@ -1,6 +1,5 @@
 """Server HTML parsed into a tree for in-process page tests: BeautifulSoup over lxml's HTML
-parser (libxml2, in C: the stdlib's parser cost a quarter of a page test's time), queried
-with CSS selectors (soupsieve)."""
+parser (libxml2, in C), queried with CSS selectors (soupsieve)."""
 
 from __future__ import annotations
 
