@@ -147,7 +147,7 @@ def pre_request(worker, req):
 
 
 def post_worker_init(worker):
-    """Start the chemistry children (``app.viewer.chem.budget``), freeze what exists then
+    """Start the chemistry children (``app.viewer.runtime.budget``), freeze what exists then
     out of the garbage collector's walks; print the demo links once the first worker can
     answer (``make run`` asks for it).
 
@@ -156,7 +156,7 @@ def post_worker_init(worker):
     the address served (``FLASK_PUBLIC_URL``, else this worker's socket), not the one the
     demo was seeded for.
     """
-    from app.viewer.chem import budget
+    from app.viewer.runtime import budget
 
     _wake_on_signals(worker)
     budget.warm_up()  # the chemistry children, before the first drawing needs one

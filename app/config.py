@@ -87,7 +87,7 @@ DEFAULTS: dict[str, object] = {
     "EPITOPE_SCAN": True,
     # Expensive requests (exports, new substructure searches) one process runs at once, and
     # how many of them one client address may hold; one more is a 503 "busy, retry"
-    # (app.viewer.web.work_gate). With gunicorn's 4 threads, 2 leave 2 for pages.
+    # (app.viewer.runtime.work_gate). With gunicorn's 4 threads, 2 leave 2 for pages.
     "EXPENSIVE_WORK_SLOTS": 2,
     "EXPENSIVE_WORK_PER_CLIENT": 2,
     # Largest JSON request body the service accepts, bytes.

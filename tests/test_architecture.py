@@ -90,6 +90,77 @@ def test_no_import_cycle():
     assert _cycles(_app_graph()) == []
 
 
+# The viewer's packages, top to bottom. A package imports only packages below it: never one
+# above, never one beside it on the same line. docs/architecture.md explains each layer.
+VIEWER_LAYERS: tuple[tuple[str, ...], ...] = (
+    ("app.viewer",),  # the factory: blueprints, error pages, embeds, template globals
+    ("app.viewer.signin",),  # sign-in pages and flows
+    ("app.viewer.structure_pages",),  # the 3D pages
+    ("app.viewer.exports",),
+    ("app.viewer.pages",),  # overview, run, result and prediction pages, downloads
+    ("app.viewer.results",),  # the exploration engine and its table page
+    ("app.viewer.depictions",),  # molecule drawings
+    ("app.viewer.epitope",),
+    ("app.viewer.proteins",),
+    ("app.viewer.provenance",),  # what a run record says: inputs, chains, their roles
+    ("app.viewer.chem",),
+    ("app.viewer.structure",),  # structure files read: chains, confidence, PAE, fits
+    ("app.viewer.runtime",),  # budgeted child processes, admission control
+    ("app.viewer.core",),  # the API client, loaders, errors, formatting
+    ("app.viewer.access",),  # who the visitor is: session, verified address, token
+    ("app.viewer.web",),  # HTTP plumbing: security headers, compression, static files
+    ("app.viewer.store",),  # the viewer's own tables
+)
+
+
+def _package(module: str) -> str:
+    """Return the package ``module`` belongs to (itself when it is a package)."""
+    return module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+def _viewer_package(module: str) -> str | None:
+    """Return the top viewer package (a name of ``VIEWER_LAYERS``) holding ``module``."""
+    package = _package(module) if module in MODULES else module
+    names = [name for layer in VIEWER_LAYERS for name in layer
+             if package == name or (name != "app.viewer" and package.startswith(name + "."))]
+    return names[0] if names else None
+
+
+def _layer(package: str) -> int:
+    return next(i for i, layer in enumerate(VIEWER_LAYERS) if package in layer)
+
+
+def _upward_imports(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Return {module: [imported modules]} for every viewer import that does not go down
+    (imports inside one top package are the module cycle check's)."""
+    found = {}
+    for module, imported in graph.items():
+        here = _viewer_package(module)
+        if here is None:
+            continue
+        wrong = sorted(target for target in imported
+                       if (there := _viewer_package(target)) is not None and there != here
+                       and _layer(there) <= _layer(here))
+        if wrong:
+            found[module] = wrong
+    return found
+
+
+def test_every_viewer_package_has_a_layer():
+    packages = {_package(name) for name in MODULES if name.startswith("app.viewer")}
+    assert {package for package in packages if _viewer_package(package) is None} == set()
+
+
+def test_viewer_imports_only_go_down():
+    assert _upward_imports(_app_graph()) == {}
+
+
+def test_the_layer_check_finds_an_import_going_up():
+    graph = {"app.viewer.core.loaders": {"app.viewer.results.fields"},
+             "app.viewer.results.fields": {"app.viewer.core.loaders"}}
+    assert _upward_imports(graph) == {"app.viewer.core.loaders": ["app.viewer.results.fields"]}
+
+
 def test_the_cycle_check_finds_a_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]

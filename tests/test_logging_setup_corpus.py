@@ -104,7 +104,7 @@ def test_the_app_log_holds_no_spelling_of_an_id(app):
     forms = list(encodings(SHARE_ID).values()) + list(encodings(API_KEY).values())
     try:
         for form in forms:
-            logging.getLogger("app.viewer.web.error_pages").warning(
+            logging.getLogger("app.viewer.error_pages").warning(
                 "compute API failure (502): GET /compute/v1/share/%s", form)
             app.logger.error("next=%s", f"%2Fshare%2F{form}")
             logging.getLogger("werkzeug").warning('"GET /share/x?ref=%s HTTP/1.1" 404', form)

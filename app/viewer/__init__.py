@@ -12,8 +12,8 @@ from __future__ import annotations
 from flask import Config, Flask
 
 from app import base_app, cli
-from app.viewer import signin, store
-from app.viewer.core import api_client, cache_sweep, formatting, requests_in_flight
+from app.viewer import embeds, error_pages, signin, store
+from app.viewer.core import api_client, formatting, requests_in_flight
 from app.viewer.depictions import markup as depiction_markup
 from app.viewer.depictions import views as depiction_views
 from app.viewer.exports import views as export_views
@@ -21,19 +21,14 @@ from app.viewer.pages import downloads
 from app.viewer.pages import views as page_views
 from app.viewer.proteins import markup as protein_markup
 from app.viewer.provenance import init_app as provenance_init_app
+from app.viewer.results import cache_sweep
 from app.viewer.results import fields as results_fields
 from app.viewer.results import views as results_views
+from app.viewer.runtime import work_gate
 from app.viewer.signin import oidc
 from app.viewer.signin import views as signin_views
-from app.viewer.structure import views as structure_views
-from app.viewer.web import (
-    compression,
-    embeds,
-    error_pages,
-    security,
-    static_assets,
-    work_gate,
-)
+from app.viewer.structure_pages import views as structure_views
+from app.viewer.web import compression, security, static_assets
 
 # Every route of the viewer, in one place: the only importer of modules with a blueprint.
 BLUEPRINTS = (page_views.bp, results_views.bp, downloads.bp, export_views.bp, signin_views.bp,

@@ -25,7 +25,7 @@
    legend (occlusion darkens them), and on a machine without a GPU those passes cost
    seconds per frame. Mol*'s MolViewSpec loader resets the canvas to Mol*'s defaults
    (occlusion on) at every load: the scenes' canvas node switches it off again
-   (app/viewer/structure/scene.py, FLAT), and our build draws nothing mid-load. The PAE
+   (app/viewer/structure_pages/scene.py, FLAT), and our build draws nothing mid-load. The PAE
    heatmap (pae.js) asks for residues to be selected with a "structure:select" event; this
    script also answers it. */
 (function () {
@@ -62,7 +62,7 @@
   }
 
   function show(mode, keepCamera) {
-    // The trees are made and checked on the server (app/viewer/structure/scene.py); skip the re-check.
+    // The trees are made and checked on the server (app/viewer/structure_pages/scene.py); skip the re-check.
     return viewer.loadMvsData(JSON.stringify(scenes[mode]), "mvsj",
       { keepCamera: !!keepCamera, sanityChecks: false }).then(function () { markMode(mode); });
   }

@@ -77,7 +77,7 @@ def test_a_result_of_a_view_keeps_its_id_at_hand_and_fits_a_phone(site, visitor,
 
 def test_compare_draws_both_and_fits_a_phone(site, visitor, shots_dir):
     """The metrics side by side, the better marked (server HTML) are asserted in process:
-    tests/viewer/structure/test_views.py."""
+    tests/viewer/structure_pages/test_views.py."""
     page = visitor.page
     visitor.goto(_pipeline_url(site) + "?sort=-binding_confidence")
     page.wait_for_selector("tbody tr[data-result-id]")

@@ -7,7 +7,7 @@ screenshots ``docs/overview-*.png``, ``docs/results-*.png`` and
 ``docs/structure-desktop.png`` (otherwise they go to a temporary folder, so a test run
 leaves the work tree clean). The pages' server HTML (the overview, every kind's table,
 pagination, sorting, a result page, downloads, the gone page) is asserted in process:
-tests/viewer/{pages,results}/test_views.py, tests/viewer/web/test_error_pages.py.
+tests/viewer/{pages,results}/test_views.py, tests/viewer/test_error_pages.py.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_embed_page_is_framed_by_another_origin_and_normal_page_refuses(browser,
     hrefs = [a.get_attribute("href") for a in embed.locator("a[href*='/pipelines/']").all()]
     assert hrefs and all("embed=1" in h for h in hrefs)
     # The normal page is not shown: the browser asked for it as a frame (Sec-Fetch-Dest),
-    # so the viewer answers a notice that says to use ?embed=1 (app.viewer.web.embeds), not
+    # so the viewer answers a notice that says to use ?embed=1 (app.viewer.embeds), not
     # the browser's grey box; nothing of the link is in it.
     normal = v.page.frame_locator("#normal")
     assert "cannot be shown inside another page" in normal.locator("h1").inner_text()

@@ -74,7 +74,7 @@ def test_the_viewer_answers_a_503_page(down_app, caplog):
     assert "Try again" in response.get_data(as_text=True)
     # One line from the API, one from the viewer that read it; no traceback.
     assert len(_one_line_per_failure(caplog, "app.service.errors")) == 1
-    assert len(_one_line_per_failure(caplog, "app.viewer.web.error_pages")) == 1
+    assert len(_one_line_per_failure(caplog, "app.viewer.error_pages")) == 1
 
 
 def test_readyz_fails_while_healthz_still_answers(down_app):

@@ -28,7 +28,7 @@ def make_test_app(database_url: str, tmp_path: Path, api_double: bool = True):
             "PUBLIC_URL": "http://viewer.test",
             # Flask's test client closes a streamed answer only when a test does: the work
             # gate's slot of an export is held until then (gunicorn always closes).
-            # tests/viewer/web/test_work_gate.py puts a gate of one slot in place.
+            # tests/viewer/runtime/test_work_gate.py puts a gate of one slot in place.
             "EXPENSIVE_WORK_SLOTS": 10_000,
             "EXPENSIVE_WORK_PER_CLIENT": 10_000,
             # Off: a protein results page would read every design's structure in a

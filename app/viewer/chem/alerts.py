@@ -31,8 +31,8 @@ from rdkit import Chem
 from rdkit.Chem.FilterCatalog import FilterCatalog, FilterCatalogParams
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem import budget
 from app.viewer.chem.cache import BoundedCache
+from app.viewer.runtime import budget
 
 FAMILIES = ("pains", "brenk")
 FAMILY_LABELS = {"pains": "PAINS", "brenk": "Brenk"}
@@ -94,6 +94,7 @@ def _pattern_smarts(entry, mol: Chem.Mol) -> str | None:
     return None
 
 
+@budget.task("alerts")
 def alerts_now(smiles: str) -> tuple[tuple[str, str | None], ...] | None:
     """Return the ``(name, SMARTS)`` of each alert ``smiles`` matches, computed here and now
     (None: RDKit cannot read it). The chemistry child's task."""

@@ -36,9 +36,10 @@ from rdkit.Chem import rdDepictor
 from rdkit.Chem.Draw import rdMolDraw2D
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem import alert_atoms, budget, substructure
+from app.viewer.chem import alert_atoms, substructure
 from app.viewer.chem.cache import BoundedCache
 from app.viewer.core.errors import BadRequest
+from app.viewer.runtime import budget
 
 # Past this a SMILES is no small molecule of a design pipeline; it bounds what one
 # request can make the server parse and lay out.
@@ -167,6 +168,13 @@ def _draw(mol: Chem.Mol, highlight: str | None, size: str) -> str:
     drawer.FinishDrawing()
     svg = _CLASS.sub("", drawer.GetDrawingText())
     return _PATH_STYLE.sub(r"fill='none' stroke='\1' stroke-width='\2' stroke-linecap='\3'", svg)
+
+
+@budget.task("draw")
+def draw_item(item: tuple[str, str | None, str]) -> str | None:
+    """The SVG of ``(smiles, highlight, size)``, or None when it cannot be drawn."""
+    smiles, highlight, size = item
+    return draw_now(smiles, highlight, size)
 
 
 def draw_now(smiles: str, highlight: str | None = None, size: str = "row") -> str | None:

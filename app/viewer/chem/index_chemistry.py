@@ -23,7 +23,8 @@ from rdkit import Chem
 from rdkit.Chem.Scaffolds import MurckoScaffold
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem import alerts, budget, fingerprint_bits, pattern_screen, similarity
+from app.viewer.chem import alerts, fingerprint_bits, pattern_screen, similarity
+from app.viewer.runtime import budget
 
 MoleculeAnswer = tuple[tuple[tuple[str, str | None], ...] | None, str | None, bytes, bytes,
                        bytes]
@@ -34,6 +35,7 @@ MAX_SMILES = 2000  # the depictions' limit: longer is no small molecule of a pip
 WORKER = "index"  # its own child: a build never waits for a visitor's search or drawing
 
 
+@budget.task("molecule")
 def molecule_now(smiles: str) -> MoleculeAnswer:
     """Return the alerts, scaffold and packed fingerprint of ``smiles`` (the child's task)."""
     if not smiles or len(smiles) > MAX_SMILES:
@@ -50,6 +52,7 @@ def molecule_now(smiles: str) -> MoleculeAnswer:
             pattern_screen.record_of(mol))
 
 
+@budget.task("screen")
 def screen_now(smiles: str) -> tuple[bytes, bytes]:
     """Return the pattern fingerprint and the record of ``smiles`` (b"", b"" if RDKit
     cannot read it): the child's task for molecules whose other answers are known."""

@@ -19,8 +19,8 @@ from rdkit import Chem
 from rdkit.Chem.Scaffolds import MurckoScaffold
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem import budget
 from app.viewer.chem.cache import BoundedCache
+from app.viewer.runtime import budget
 
 ACYCLIC = "acyclic"
 ITEM_SECONDS = 2.0
@@ -31,6 +31,7 @@ _known: BoundedCache[str] = BoundedCache(200_000)
 _UNREADABLE = "\x00"  # cached marker of a SMILES RDKit cannot read (None is "not cached")
 
 
+@budget.task("scaffold")
 def scaffold_now(smiles: str) -> str | None:
     """Return the canonical scaffold SMILES of ``smiles`` ("" if acyclic), None if unreadable."""
     if not smiles or len(smiles) > MAX_SMILES:

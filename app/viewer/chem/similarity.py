@@ -20,9 +20,9 @@ from rdkit import Chem, DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem import budget
 from app.viewer.chem.cache import BoundedCache
 from app.viewer.core.errors import BadRequest
+from app.viewer.runtime import budget
 
 RADIUS = 2
 BITS = 2048
@@ -45,6 +45,7 @@ def fingerprint_of(mol: Chem.Mol) -> DataStructs.ExplicitBitVect:
     return generator().GetFingerprint(mol)
 
 
+@budget.task("fingerprint")
 def fingerprint_now(smiles: str) -> bytes:
     """Return the binary fingerprint of ``smiles`` (b"" if RDKit cannot read it): the
     child's answer, small and picklable."""

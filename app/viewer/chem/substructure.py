@@ -39,8 +39,9 @@ from rdkit import Chem
 from rdkit.Chem import rdSubstructLibrary
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem import budget, pattern_screen
+from app.viewer.chem import pattern_screen
 from app.viewer.core.errors import BadRequest
+from app.viewer.runtime import budget
 
 # The depictions' limit: longer is no small molecule of a design pipeline.
 MAX_SMILES = 2000
@@ -128,6 +129,13 @@ def match_within_budget(smiles: list[str], text: str) -> list[bool]:
     return [answer is True for answer in found]
 
 
+@budget.task("contains")
+def contains(smiles: str, query_text: str) -> bool:
+    """Whether the molecule of ``smiles`` holds the query (parsed once, cached)."""
+    return match_each([smiles], parse_query(query_text))[0]
+
+
+@budget.task("confirm")
 def confirm_one(item: bytes | str, query_text: str) -> bool:
     """Whether a candidate holds the query: ``item`` is its record (``pattern_screen``)
     or its SMILES (unreadable: no). The child's task."""
@@ -140,6 +148,7 @@ def confirm_one(item: bytes | str, query_text: str) -> bool:
     return match_each([item], query)[0]
 
 
+@budget.task("confirm_block")
 def confirm_block(items: list[bytes | str], query_text: str) -> list[bool]:
     """Return ``confirm_one`` of each item, the records matched by RDKit's
     ``SubstructLibrary`` (module doc). The child's task."""
@@ -171,6 +180,7 @@ def confirm_block(items: list[bytes | str], query_text: str) -> list[bool]:
     return out
 
 
+@budget.task("query_pattern")
 def query_pattern(query_text: str) -> bytes:
     """Return the packed pattern fingerprint of the query (b"": none, screen nothing).
     The child's task: the parent has already refused a query it cannot read."""

@@ -2,7 +2,8 @@
 
 The viewer's error pages (``error_pages``) turn each into a page: 404 for anything gone or
 not covered, the sign-in flow for 401, an access-denied page for 403, 400 for a bad query,
-and 502/503/504 when the API is down, failing or slow.
+and 502/503/504 when the API is down, failing or slow. ``Retryable`` is the viewer's own
+"not now": work not admitted or not finished yet, a 503 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -83,6 +84,21 @@ class ApiTimeout(ApiUnavailable):
 
     def __init__(self, detail: str = "compute API timed out"):
         super().__init__(504, detail)
+
+
+class Retryable(Exception):
+    """Not now, later: the page answers ``status`` (503) with ``Retry-After``.
+
+    ``retry_after`` is in seconds. ``reason`` names what the 503 page says (``busy``: too
+    much heavy work at once; ``counting``: a count still running; None: ``message`` alone);
+    ``details`` join the JSON answer the browser reads (``{"error": message, **details}``).
+    """
+
+    def __init__(self, message: str, *, retry_after: int, reason: str | None = None,
+                 status: int = 503, details: dict | None = None):
+        super().__init__(message)
+        self.message, self.retry_after, self.reason = message, retry_after, reason
+        self.status, self.details = status, details or {}
 
 
 def raise_for_status(response: httpx.Response) -> None:

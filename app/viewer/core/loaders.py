@@ -10,7 +10,8 @@ from __future__ import annotations
 from flask import g
 
 from app import domain
-from app.viewer.core import identity, paging, run_kinds
+from app.viewer.access import identity
+from app.viewer.core import paging, run_kinds
 from app.viewer.core.api_client import api
 from app.viewer.core.errors import LinkNotFound, RunDataDeleted
 

@@ -20,7 +20,7 @@ model) and returns a ``Reading``:
 Hostile files are bounded by the caller's byte limit and by ``MAX_ATOMS`` here: a larger
 model raises ``TooLarge`` and is recorded as unreadable, never computed.
 
-``read_item`` is ``read`` as the scan's child process runs it (``chem.budget_tasks``):
+``read_item`` is ``read`` as the scan's child process runs it (``runtime.budget``):
 its answer is the ``Reading``, or the name of the error class that made the file
 unreadable (an exception would end the child's loop).
 """
@@ -33,6 +33,7 @@ import gemmi
 import numpy as np
 
 from app.viewer.epitope import exposure
+from app.viewer.runtime import budget
 
 CONTACT_CUTOFF = 4.5  # Angstroms, heavy atom to heavy atom
 CB_CUTOFF = 8.0  # Angstroms, CB to CB, for models without side chains
@@ -149,6 +150,7 @@ def read(data: bytes, fmt: str, binder_chains: set[str], target_chains: set[str]
 UNREADABLE = (RuntimeError, ValueError, IndexError, KeyError)
 
 
+@budget.task("epitope")
 def read_item(item: tuple[bytes, str, set[str], set[str]]) -> Reading | str:
     """Return ``read(*item)``, or the error's class name when the file is unreadable."""
     try:

@@ -43,16 +43,17 @@ from flask import Flask, current_app
 
 from app import share_tokens
 from app.timeutil import utcnow
-from app.viewer.chem import budget
-from app.viewer.core import identity, requests_in_flight
+from app.viewer.access import identity
+from app.viewer.core import requests_in_flight
 from app.viewer.core.api_client import ComputeApi, api
 from app.viewer.core.artifacts import read_artifact, result_locator
 from app.viewer.epitope import contacts
+from app.viewer.provenance.roles import Role, result_roles
+from app.viewer.runtime import budget
 from app.viewer.store import epitopes as store
 from app.viewer.store import get_engine
 from app.viewer.store.result_index import IndexState
-from app.viewer.structure.loading import structure_format
-from app.viewer.structure.roles import Role, result_roles
+from app.viewer.structure.model import structure_format
 
 log = logging.getLogger(__name__)
 

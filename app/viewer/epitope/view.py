@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from app import domain
 from app.timeutil import utcnow
 from app.viewer.epitope import answers, query_keys, scan
+from app.viewer.provenance.roles import Role, result_roles
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 from app.viewer.store.result_index import IndexState
-from app.viewer.structure.roles import Role, result_roles
 
 TOP = 10  # residues listed in words
 

@@ -17,14 +17,14 @@ from flask import Response, request, stream_with_context
 
 from app import domain
 from app.metrics.registry import EXPORTS
+from app.viewer.core.errors import BadRequest
 from app.viewer.core.filenames import safe_filename
 from app.viewer.core.loaders import load_pipeline
 from app.viewer.exports import collector
 from app.viewer.exports.formats import Format, Source
-from app.viewer.exports.sources import FromIndex, IndexNotReady, is_selection, record_pages
+from app.viewer.exports.sources import FromIndex, is_selection, record_pages
 from app.viewer.exports.stream import Walk, guarded
-from app.viewer.web import work_gate
-from app.viewer.web.error_pages import html_error_page
+from app.viewer.runtime import work_gate
 
 
 def export_filename(pipeline: dict, kind: domain.Kind, filtered: bool,
@@ -43,12 +43,9 @@ def export_response(link_id: str, pipeline_id: str, fmt: Format) -> Response:
     """Check the link, the format and the first page, then stream the export (module doc)."""
     _share, pipeline, kind = load_pipeline(link_id, pipeline_id)
     if fmt.family and kind.family != fmt.family:
-        return html_error_page(400, fmt.wrong_family)
-    try:
-        pages = record_pages(link_id, pipeline, kind, request.args, urls=fmt.urls)
-    except IndexNotReady as building:
-        return html_error_page(503, f"Sorting every result first: {building.indexed:,} of "
-                                    f"{building.total:,} are indexed. Try again in a moment.")
+        raise BadRequest(fmt.wrong_family)
+    # A view whose index is still being built raises IndexNotReady (a 503 to retry).
+    pages = record_pages(link_id, pipeline, kind, request.args, urls=fmt.urls)
     source = Source(link_id, pipeline_id, pipeline, kind, request.args, [Walk(pages)])
     # Admitted (or Busy, a 503) before anything streams; held until the download closes.
     release = work_gate.enter("export")

@@ -31,9 +31,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 
 from app import domain
-from app.viewer.core import api_client, identity
+from app.viewer.access import identity
+from app.viewer.core import api_client
 from app.viewer.core.api_client import api
-from app.viewer.core.errors import BadRequest
+from app.viewer.core.errors import BadRequest, Retryable
 from app.viewer.exports import index_source
 from app.viewer.exports.ranking import export_limit, ranked
 from app.viewer.results import answers, freshness, indexer, labels
@@ -53,11 +54,16 @@ COMPUTED_KEYS = tuple(f.key for group in ("chemistry", "protein") for f in of_gr
                       if f.column)
 
 
-class IndexNotReady(Exception):
-    """The view needs the exploration index, which is still being built."""
+# Seconds before a visitor tries an export again while its index is being built.
+INDEX_RETRY_AFTER = 10
+
+
+class IndexNotReady(Retryable):
+    """The view needs the exploration index, which is still being built: a 503, retry."""
 
     def __init__(self, indexed: int, total: int):
-        super().__init__(f"indexing {indexed} of {total}")
+        super().__init__(f"Sorting every result first: {indexed:,} of {total:,} are "
+                         "indexed. Try again in a moment.", retry_after=INDEX_RETRY_AFTER)
         self.indexed, self.total = indexed, total
 
 

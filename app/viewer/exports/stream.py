@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator
 
-from app.viewer.core import api_client, artifacts, identity
+from app.viewer.access import identity
+from app.viewer.core import api_client, artifacts
 
 log = logging.getLogger(__name__)
 

@@ -14,6 +14,28 @@ from app.viewer.proteins import liabilities, properties
 
 # Per-liability site counts, stored as index columns under these names (prefixed: a
 # result's own metric named "oxidation" must never collide with them).
+# The designed chain's computed properties (Biopython ProtParam, ``properties``)
+# and its sequence liabilities (``liabilities``): columns, filters and plots of
+# protein kinds. (key, label, unit, description, descending first)
+FIELD_SPECS = (
+    ("protein_weight", "Molecular weight", "Da", "Average mass of the designed chain "
+     "(Biopython ProtParam; standard residues only).", True),
+    ("isoelectric_point", "pI", "", "Isoelectric point of the designed chain "
+     "(Biopython ProtParam, Bjellqvist pK values).", False),
+    ("net_charge", "Net charge", "pH 7.4", "Net charge of the designed chain at pH 7.4 "
+     "(Biopython ProtParam).", False),
+    ("gravy", "GRAVY", "", "Grand average of hydropathy (Kyte-Doolittle): above 0 is "
+     "hydrophobic.", False),
+    ("instability_index", "Instability index", "", "Guruprasad's instability index: above "
+     "40 predicts an unstable protein.", False),
+    ("extinction_coefficient", "Extinction coeff.", "M⁻¹cm⁻¹",
+     "Molar extinction coefficient at 280 nm with cystines formed (oxidised).", True),
+    ("liability_count", "Liabilities", "sites", "Sequence liability sites of the designed "
+     "chain: N-glycosylation (N-X-S/T), deamidation (NG, NS), isomerisation (DG, DS), an "
+     "odd cysteine, and M/W oxidation where the structure shows them exposed.", False),
+)
+
+
 LIABILITY_COLUMNS = {name: f"liability_{name}" for name in liabilities.LIABILITIES}
 KEYS = (*properties.KEYS, "liability_count", *LIABILITY_COLUMNS.values())
 

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from markupsafe import Markup, escape
 
 from app.viewer.proteins import columns, liabilities
-from app.viewer.results import fields
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -77,6 +76,6 @@ def report(record: dict) -> Report | None:
 
 def init_app(app: Flask) -> None:
     """Offer ``protein_report`` and the liabilities' labels to the templates."""
-    descriptions = {f.key: f.description for f in fields.of_group("protein")}
+    descriptions = {key: description for key, _, _, description, _ in columns.FIELD_SPECS}
     app.jinja_env.globals.update(protein_report=report, liability_labels=liabilities.LABELS,
                                  protein_descriptions=descriptions)

@@ -4,9 +4,10 @@
 engine and versions, times, ``error``) into a ``Provenance`` and gives a pipeline its
 title (``run_title``); ``entities`` reads the target and binder entities of any input
 shape the SDK declares; ``chains`` says which chain ids the input designs and which it
-keeps fixed (``structure.roles`` reads it); ``labels.result_chain_labels`` says it for
-tables. ``values`` reads hostile JSON values; ``facts``, ``design``, ``library``,
-``progress`` and ``titles`` are the parts ``runs`` builds from.
+keeps fixed; ``roles`` which chain is the binder and which the target;
+``labels.result_chain_labels`` says it for tables. ``values`` reads hostile JSON values;
+``facts``, ``design``, ``library``, ``progress`` and ``titles`` are the parts ``runs``
+builds from.
 ``init_app`` offers them to the templates (``templates/share/_provenance.html``).
 """
 

@@ -1,14 +1,15 @@
 """The chains of a result as tables name them: designed binder, target, ligand...
 
 ``result_chain_labels(record, pipeline)`` joins what the run's input says
-(``chains.chain_parts``) with the structure package's chain roles
-(``structure.roles.result_roles``). It lives apart from ``chains`` because
-``structure.roles`` reads ``chains``: this module depends on both, neither on it.
+(``chains.chain_parts``) with the chains' roles (``roles.result_roles``). It lives apart
+from ``chains`` because ``roles`` reads ``chains``: this module depends on both, neither
+on it.
 """
 
 from __future__ import annotations
 
 from app.viewer.provenance.chains import BINDER_PART, DESIGNED_PART, chain_parts
+from app.viewer.provenance.roles import Role, result_roles
 from app.viewer.provenance.values import as_dict
 
 
@@ -17,12 +18,9 @@ def result_chain_labels(record, pipeline=None) -> dict[str, str]:
 
     "Designed binder" / "Designed" for the chains the run's input designs, "Screened
     binder" for a library protein beside the target, "Target (fixed)", "Ligand (fixed)",
-    "Fixed" otherwise. The roles are ``structure.roles.result_roles`` (input first, the
+    "Fixed" otherwise. The roles are ``roles.result_roles`` (input first, the
     old guess without one).
     """
-    # Imported here: importing ``structure.roles`` loads this package, which loads us.
-    from app.viewer.structure.roles import Role, result_roles
-
     parts = chain_parts(pipeline) if pipeline else {}
     labels = {}
     for chain, role in result_roles(as_dict(record), as_dict(pipeline) or None).items():

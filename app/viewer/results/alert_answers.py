@@ -27,7 +27,7 @@ from app.viewer.chem import alerts
 from app.viewer.results.frame import Frame
 from app.viewer.results.frame_chemistry import Chemistry
 from app.viewer.results.query import ExploreQuery
-from app.viewer.web import work_gate
+from app.viewer.runtime import work_gate
 
 FACET_MOLECULES = 1000
 

@@ -35,10 +35,10 @@ from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
 from app.viewer.results.query import ExploreQuery
 from app.viewer.results.query import check_keys as check_query_keys
+from app.viewer.runtime import work_gate
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 from app.viewer.store.result_index import IndexState
-from app.viewer.web import work_gate
 
 HISTOGRAM_BINS = 20
 POINTS_LIMIT = 5000

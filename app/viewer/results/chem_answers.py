@@ -27,8 +27,8 @@ from app.viewer.chem import fingerprint_bits, scaffolds, similarity
 from app.viewer.chem.cache import BoundedCache
 from app.viewer.core.errors import BadRequest
 from app.viewer.results.frame import Frame
+from app.viewer.runtime import work_gate
 from app.viewer.store.result_index import IndexState
-from app.viewer.web import work_gate
 
 # Per index version: a scaffold table and a fingerprint list per pipeline, and recent
 # similarity columns (800 KB each at 100,000 results).

@@ -26,10 +26,11 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from app.viewer.chem import alerts, budget, index_chemistry
+from app.viewer.chem import alerts, index_chemistry
 from app.viewer.chem.index_chemistry import MoleculeAnswer
 from app.viewer.results import frame, frame_chemistry
 from app.viewer.results.frame import Frame
+from app.viewer.runtime import budget
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 

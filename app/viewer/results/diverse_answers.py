@@ -30,10 +30,10 @@ from app.viewer.chem import butina, similarity
 from app.viewer.proteins import columns, families
 from app.viewer.results import chem_answers
 from app.viewer.results.frame import Frame
+from app.viewer.runtime import work_gate
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 from app.viewer.store.result_index import IndexState
-from app.viewer.web import work_gate
 
 POOL = 2000  # distinct molecules clustered first (~0.3 s of Tanimoto pairs)
 MAX_POOL = 4000  # at most: 16 M Tanimoto pairs (~1.5 s)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Literal
 
 from app import domain
 from app.viewer.chem import properties
+from app.viewer.proteins import columns as protein_columns
 from app.viewer.results import extra_metrics
 
 if TYPE_CHECKING:
@@ -85,28 +86,6 @@ def _chemistry(key: str, prop: properties.Property) -> Field:
                  column=key if shown else None)
 
 
-# The designed chain's computed properties (Biopython ProtParam, ``proteins.properties``)
-# and its sequence liabilities (``proteins.liabilities``): columns, filters and plots of
-# protein kinds. (key, label, unit, description, descending first)
-_PROTEIN = (
-    ("protein_weight", "Molecular weight", "Da", "Average mass of the designed chain "
-     "(Biopython ProtParam; standard residues only).", True),
-    ("isoelectric_point", "pI", "", "Isoelectric point of the designed chain "
-     "(Biopython ProtParam, Bjellqvist pK values).", False),
-    ("net_charge", "Net charge", "pH 7.4", "Net charge of the designed chain at pH 7.4 "
-     "(Biopython ProtParam).", False),
-    ("gravy", "GRAVY", "", "Grand average of hydropathy (Kyte-Doolittle): above 0 is "
-     "hydrophobic.", False),
-    ("instability_index", "Instability index", "", "Guruprasad's instability index: above "
-     "40 predicts an unstable protein.", False),
-    ("extinction_coefficient", "Extinction coeff.", "M⁻¹cm⁻¹",
-     "Molar extinction coefficient at 280 nm with cystines formed (oxidised).", True),
-    ("liability_count", "Liabilities", "sites", "Sequence liability sites of the designed "
-     "chain: N-glycosylation (N-X-S/T), deamidation (NG, NS), isomerisation (DG, DS), an "
-     "odd cysteine, and M/W oxidation where the structure shows them exposed.", False),
-)
-
-
 def _protein(key: str, label: str, unit: str, description: str, desc: bool) -> Field:
     return Field(key, label, "protein", unit, description, numeric=True,
                  descending_first=desc, family="protein", plotted=True, column=key)
@@ -119,7 +98,7 @@ FIELDS: dict[str, Field] = {field.key: field for field in (
     Field("length", "Length (aa)", "record", "aa", numeric=True, descending_first=True,
           family="protein", plotted=True, column="sequence"),
     *(_chemistry(key, prop) for key, prop in properties.PROPERTIES.items()),
-    *(_protein(*spec) for spec in _PROTEIN),
+    *(_protein(*spec) for spec in protein_columns.FIELD_SPECS),
     Field("id", "Result id", "record"),  # the implicit first column sorts by it itself
     Field("created_at", "Created", "record"),
     Field("variant", "Variant", "record", description=(

@@ -22,8 +22,7 @@ The thread reads through the same link with the visitor's proof (a fresh token p
 for an email-mode link), so it never reads more than the visitor could. A failure midway
 (API down, worker killed) leaves the rows read so far and an expiring lease: the next
 request resumes from ``last_id``. A 404 from the API (link or pipeline gone) deletes the
-index. Indexes unused for ``EXPLORE_INDEX_IDLE_HOURS`` are deleted by ``ensure`` as it
-goes (at most every few minutes per process).
+index; ``ensure`` also drops indexes unused for ``EXPLORE_INDEX_IDLE_HOURS``.
 """
 
 from __future__ import annotations
@@ -43,7 +42,8 @@ from flask import Flask, current_app
 from app import share_tokens
 from app.metrics.registry import INDEX_BUILD_SECONDS, INDEX_BUILDS
 from app.timeutil import utcnow
-from app.viewer.core import identity, run_kinds
+from app.viewer.access import identity
+from app.viewer.core import run_kinds
 from app.viewer.core.api_client import ComputeApi, api, restart_deadline
 from app.viewer.core.errors import LinkNotFound
 from app.viewer.results import chem_index, index_rows, page_child

@@ -22,8 +22,9 @@ import numpy as np
 from flask import Response, g, render_template, request
 
 from app import domain
+from app.viewer.access import identity
 from app.viewer.chem import substructure
-from app.viewer.core import identity, paging
+from app.viewer.core import paging
 from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer
 from app.viewer.epitope import view as epitope_view

@@ -45,9 +45,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from app.db import json_loads, make_engine
-from app.viewer.chem import budget
 from app.viewer.results import frame
 from app.viewer.results.frame import Frame
+from app.viewer.runtime import budget
 from app.viewer.store import wal_checkpoints
 
 # The parent's request for the frame, after the last page.

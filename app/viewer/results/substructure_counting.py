@@ -44,10 +44,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.viewer.core.errors import BadRequest
+from app.viewer.core.errors import BadRequest, Retryable
 from app.viewer.results import substructure_answers
 from app.viewer.results.frame import Molecules
-from app.viewer.web import work_gate
+from app.viewer.runtime import work_gate
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class Count:
         self.checked, self.matched = checked, matched
 
 
-class Counting(Exception):
+class Counting(Retryable):
     """The query's count is not finished: a 503 saying how far it got (module doc)."""
 
     def __init__(self, count: Count):
@@ -99,8 +99,8 @@ class Counting(Exception):
         message = (f"The substructure search has checked {self.checked:,} of "
                    f"{self.candidates:,} candidate molecules: {self.matched:,} match so "
                    "far, and the count goes on.")
-        super().__init__(message)
-        self.message = message
+        super().__init__(message, retry_after=RETRY_AFTER_SECONDS, reason="counting",
+                         details={"counting": self.progress()})
 
     def progress(self) -> dict:
         """How far the count got, for ``explore.json``."""

@@ -18,7 +18,8 @@ from __future__ import annotations
 from flask import Flask, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
-from app.viewer.signin import cookies, limits, oidc_providers, pages, sessions, state
+from app.viewer.access import cookies, sessions, state
+from app.viewer.signin import limits, oidc_providers, pages
 
 DEFAULTS: dict[str, object] = {
     # A sign-in message (link and code) works for this long, once.

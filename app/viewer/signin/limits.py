@@ -37,7 +37,7 @@ from limits.strategies import MovingWindowRateLimiter
 
 from app.timeutil import utcnow
 from app.viewer import store
-from app.viewer.signin import codes, purge
+from app.viewer.access import codes, purge
 from app.viewer.store import rate_limits
 
 log = logging.getLogger(__name__)

@@ -18,8 +18,9 @@ from authlib.common.errors import AuthlibBaseError
 from flask import Blueprint, abort, current_app, redirect, request, session, url_for
 
 from app import public_url
+from app.viewer.access import state
 from app.viewer.core import loaders
-from app.viewer.signin import navigation, oidc_providers, pages, state
+from app.viewer.signin import navigation, oidc_providers, pages
 
 bp = Blueprint("oidc", __name__)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from flask import Response, current_app, g, render_template, url_for
 
-from app.viewer.signin import navigation, state
+from app.viewer.access import state
+from app.viewer.signin import navigation
 
 # What a visitor reads for each way a code or link can fail (see README, "Sign-in").
 PROBLEMS = {

@@ -19,10 +19,11 @@ import logging
 from flask import Blueprint, Response, redirect, request, url_for
 
 from app import public_url, share_tokens
-from app.viewer.core import errors, identity, loaders
+from app.viewer.access import codes, identity, state
+from app.viewer.access.codes import Outcome
+from app.viewer.core import errors, loaders
 from app.viewer.core.api_client import api
-from app.viewer.signin import addresses, codes, limits, mailer, navigation, pages, state
-from app.viewer.signin.codes import Outcome
+from app.viewer.signin import addresses, limits, mailer, navigation, pages
 from app.viewer.store.signin_requests import CODE, LINK
 
 log = logging.getLogger(__name__)

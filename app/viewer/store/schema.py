@@ -46,7 +46,7 @@ signin_requests = sa.Table(
     sa.Index("ix_viewer_signin_requests_expires_at", "expires_at"),
 )
 
-# Browser sessions (sessions.py; app.viewer.signin.sessions): the cookie holds a random id,
+# Browser sessions (sessions.py; app.viewer.access.sessions): the cookie holds a random id,
 # the row is keyed by its keyed hash, so a copy of the table signs nobody in. ``data`` is
 # the session dict (Flask's tagged JSON): CSRF token, browser nonce, pending sign-ins,
 # the proved address. Deleting the row is signing out, wherever the cookie was copied to.

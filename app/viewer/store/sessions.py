@@ -1,6 +1,6 @@
 """Browser sessions kept server-side (viewer store): one row per session, keyed by a hash.
 
-The cookie carries a random id; ``app.viewer.signin.sessions`` hashes it (keyed with the
+The cookie carries a random id; ``app.viewer.access.sessions`` hashes it (keyed with the
 app secret) and calls these functions with the hash, so the table alone names no cookie.
 Expiry is enforced here on every read, not by the cookie: a row past ``expires_at`` reads
 as no session. Deleting the row (sign-out) ends the session for every copy of the cookie.

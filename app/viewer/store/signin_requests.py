@@ -1,6 +1,6 @@
 """Pending e-mail sign-ins (viewer store): one row per message sent, consumed at most once.
 
-Rows hold only hashes (computed by ``app.viewer.signin.codes``): of the link token, of the
+Rows hold only hashes (computed by ``app.viewer.access.codes``): of the link token, of the
 typed code, of the share link id and of the requesting browser's nonce. Single use and the
 attempt limits are enforced by conditional UPDATEs, so they hold across processes and
 servers sharing the database (a row lock in PostgreSQL, the write lock in SQLite). Wrong

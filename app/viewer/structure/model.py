@@ -56,6 +56,13 @@ class Model:
     ca: dict[tuple[str, int], tuple[float, float, float]] = field(default_factory=dict)
 
 
+def structure_format(artifact: dict) -> str:
+    """Return the format of a structure file: ``pdb`` or (by default) ``mmcif``."""
+    name = str(artifact.get("filename") or "").lower()
+    pdb = artifact.get("content_type") == "chemical/x-pdb" or name.endswith((".pdb", ".ent"))
+    return "pdb" if pdb else "mmcif"
+
+
 def band(plddt: float) -> int:
     """Return the index in ``PLDDT_BANDS`` of a 0-100 pLDDT value."""
     for index, (low, _label, _colour) in enumerate(PLDDT_BANDS):

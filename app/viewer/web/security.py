@@ -84,7 +84,7 @@ def apply_headers(app: Flask, response: Response) -> Response:
         # Static files carry no secret and may be revalidated; pages never stored.
         headers["Cache-Control"] = "no-store"
         headers["Pragma"] = "no-cache"
-    # The "use ?embed=1" notice of a framed normal page may be framed too (app.viewer.web.embeds).
+    # The "use ?embed=1" notice of a framed normal page may be framed too (app.viewer.embeds).
     embed = is_embed() or bool(g.get("framed_notice"))
     ancestors = _frame_ancestors(app) if embed else "'none'"
     policy = _STRUCTURE if g.get("csp_structure_viewer") else _CSP

@@ -16,14 +16,14 @@ import pytest
 from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem import budget, substructure
+from app.viewer.chem import substructure
 from app.viewer.results import (
     frame,
     substructure_answers,
     substructure_counting,
     substructure_first,
 )
-from app.viewer.web import work_gate
+from app.viewer.runtime import budget, work_gate
 from tests.support.molecule_pools import pool_pipeline
 from tests.viewer.chem.test_substructure_screen import POOL, _screened
 

@@ -21,10 +21,11 @@ from rdkit import Chem
 from rdkit.Chem import rdSubstructLibrary
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem import budget, index_chemistry, pattern_screen, substructure
+from app.viewer.chem import index_chemistry, pattern_screen, substructure
 from app.viewer.core.errors import BadRequest
 from app.viewer.results import chem_index, frame, frame_chemistry, substructure_answers
 from app.viewer.results.frame_screen import Screen
+from app.viewer.runtime import budget
 from tests.support.molecule_pools import POOLS, UNPARSABLE, pool_pipeline
 
 TRICKY = ["c1ccc2ccccc2c1", "C1CC2CCC1CC2", "c1ccc2c(c1)ccc1ccccc12", "C1CCCCCCCCC1",

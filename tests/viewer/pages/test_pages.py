@@ -8,7 +8,7 @@ import time
 import pytest
 
 from app import domain
-from app.viewer.core import identity
+from app.viewer.access import identity
 from tests.support.links import KINDS
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.viewer.structure.roles import Role, prediction_roles, result_roles
+from app.viewer.provenance.roles import Role, prediction_roles, result_roles
 from tests.support import sdk_records as records
 
 

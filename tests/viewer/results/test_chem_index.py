@@ -17,9 +17,10 @@ from rdkit import Chem, DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 from rdkit.Chem.Scaffolds import MurckoScaffold
 
-from app.viewer.chem import alerts, budget, fingerprint_bits, index_chemistry, scaffolds
+from app.viewer.chem import alerts, fingerprint_bits, index_chemistry, scaffolds
 from app.viewer.chem import similarity as chem_similarity
 from app.viewer.results import answers, chem_answers, chem_index, frame, frame_chemistry
+from app.viewer.runtime import budget
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import index_queries, result_index
 from tests.support.rdkit_reference import alert_catalog

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from app import create_app, create_service_app, share_tokens
 from app.db import get_engine
-from app.viewer.core import identity
+from app.viewer.access import identity
 from tests.support.sdk_clients import http_client
 from tests.support.servers import start_gunicorn, stop_gunicorn
 from tests.support.signin import LISTED, UNLISTED, make_email_link

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from app import create_app
 from app.timeutil import utcnow
-from app.viewer.signin import purge
+from app.viewer.access import purge
 from app.viewer.store import get_engine
 from app.viewer.store import sessions as session_rows
 from app.viewer.store.schema import sessions as sessions_table

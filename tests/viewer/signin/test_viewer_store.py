@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from app.db import get_engine, make_engine, migrate
 from app.viewer import store as viewer_store
-from app.viewer.signin import state
+from app.viewer.access import state
 from app.viewer.store.schema import signin_requests
 from tests.support.apps import make_test_app
 from tests.support.databases import database_url as _database_url

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from app.viewer.structure import pae
-from tests.viewer.structure.test_structure_views import _file, _results
+from tests.viewer.structure_pages.test_structure_views import _file, _results
 
 # Reads the demo (public and email links).
 pytestmark = pytest.mark.reads_demo

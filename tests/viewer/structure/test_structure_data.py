@@ -18,9 +18,11 @@ import pytest
 
 from app.demo_data import molecule_pipelines, protein_pipelines
 from app.demo_data.pae import pae_matrix, pae_npz
-from app.viewer.structure import compare, roles, superpose
+from app.viewer.provenance import roles
 from app.viewer.structure import model as structure_model
 from app.viewer.structure import pae as pae_data
+from app.viewer.structure import superpose
+from app.viewer.structure_pages import compare
 
 START = datetime(2026, 1, 1)
 

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from flask import g, request, session
 
-from app.viewer.core import identity
+from app.viewer.access import codes, identity
 from app.viewer.core.api_client import api
 from app.viewer.core.errors import ApiError, LinkNeedsSignIn
-from app.viewer.signin import codes
 
 PUBLIC = "public"
 EMAIL = "email"

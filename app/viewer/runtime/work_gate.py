@@ -21,6 +21,7 @@ from collections.abc import Callable
 from flask import Flask, current_app, request
 
 from app.metrics.registry import BUSY
+from app.viewer.core.errors import Retryable
 
 DEFAULT_SLOTS = 2
 DEFAULT_PER_CLIENT = 2
@@ -28,11 +29,15 @@ DEFAULT_PER_CLIENT = 2
 RETRY_AFTER_SECONDS = 5
 
 
-class Busy(Exception):
+BUSY_MESSAGE = ("This viewer is busy with other heavy requests (exports, substructure "
+                "searches). Try again in a few seconds.")
+
+
+class Busy(Retryable):
     """Too much expensive work at once (in all, or from this client): answer 503, retry."""
 
     def __init__(self, work: str):
-        super().__init__(work)
+        super().__init__(BUSY_MESSAGE, retry_after=RETRY_AFTER_SECONDS, reason="busy")
         self.work = work
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import time
 
-from app.viewer.chem import budget, depict, substructure
+from app.viewer.chem import depict, substructure
+from app.viewer.runtime import budget
 from tests.support.hostile_molecules import CORPUS
 
 POLYACENE = CORPUS["polyacene 20 rings"]

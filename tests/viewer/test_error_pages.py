@@ -1,4 +1,4 @@
-"""The viewer's error pages (``app.viewer.web.error_pages``), server HTML read with a real
+"""The viewer's error pages (``app.viewer.error_pages``), server HTML read with a real
 HTML parser. Moved from the Chromium test of the gone link's page."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.viewer.web.work_gate import WorkGate
+from app.viewer.runtime.work_gate import WorkGate
 
 
 def test_the_gate_caps_in_all_and_per_client():
@@ -65,7 +65,7 @@ def test_an_export_abandoned_before_its_first_byte_frees_its_slot(client, shared
 def test_busy_json_is_json(app, client, shared, one_slot):
     from flask import jsonify
 
-    from app.viewer.web import work_gate
+    from app.viewer.runtime import work_gate
 
     @app.get("/share/<link_id>/_test/heavy.json")
     def heavy(link_id):

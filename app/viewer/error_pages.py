@@ -19,32 +19,30 @@ from werkzeug.exceptions import HTTPException
 from app.db import DatabaseError, describe, is_unavailable
 from app.db_schema import is_missing_table
 from app.viewer import store
-from app.viewer.core import errors, identity
-from app.viewer.results import substructure_counting
-from app.viewer.web import work_gate
+from app.viewer.core import errors
+from app.viewer.pages import deleted
+from app.viewer.signin import seam
 
 log = logging.getLogger(__name__)
 
 KNOWN_PAGES = {400, 401, 403, 404, 405, 500, 502, 503, 504}
 # Seconds a visitor (or a crawler) should wait before retrying an unavailable page.
 RETRY_AFTER_SECONDS = 10
-BUSY_MESSAGE = ("This viewer is busy with other heavy requests (exports, substructure "
-                "searches). Try again in a few seconds.")
 
 
 def html_error_page(status: int, message: str | None = None, *,
-                    store_missing: bool = False, busy: bool = False,
-                    counting: bool = False) -> Response:
+                    store_missing: bool = False, reason: str | None = None) -> Response:
     """Render ``errors/<status>.html`` (or the generic page) with that status.
 
     ``store_missing`` makes the 503 page say the viewer's own store has no tables (its
-    operator has not run ``init-db``) instead of blaming the results service; ``busy``
-    that this viewer has too much heavy work at once (``work_gate``); ``counting`` that a
-    substructure search is still being counted (``substructure_counting``).
+    operator has not run ``init-db``) instead of blaming the results service; ``reason``
+    is a ``Retryable``'s (``busy``: too much heavy work at once; ``counting``: a count
+    still running), which the 503 page names.
     """
     template = f"errors/{status}.html" if status in KNOWN_PAGES else "errors/generic.html"
     context = {"status": status, "message": message, "retry_url": _retry_url(),
-               "store_missing": store_missing, "busy": busy, "counting": counting}
+               "store_missing": store_missing, "busy": reason == "busy",
+               "counting": reason == "counting"}
     try:
         body = render_template(template, **context)
     except TemplateNotFound:
@@ -81,15 +79,14 @@ def _not_found(_error):
 
 
 def _sign_in(_error):
-    return _through_seam(identity.sign_in_required)
+    return _through_seam(seam.sign_in_required)
 
 
 def _forbidden(_error):
-    return _through_seam(identity.access_denied)
+    return _through_seam(seam.access_denied)
 
 
 def _run_deleted(error: errors.RunDataDeleted):
-    from app.viewer.pages import deleted  # the page lives with the pages
     if request.path.endswith(".json"):
         return jsonify(error=deleted.MESSAGE), 410
     return deleted.page(error)
@@ -108,26 +105,16 @@ def _unavailable(error: errors.ApiUnavailable):
     return html_error_page(error.status)
 
 
-def _busy(error: work_gate.Busy):
-    # One line, no traceback: an operating condition, counted in share_viewer_busy_total.
-    log.info("busy: %s refused (%s)", error.work, request.endpoint)
+def _retryable(error: errors.Retryable):
+    # One line, no traceback: an operating condition (``busy`` is also counted in
+    # share_viewer_busy_total), not a failure.
+    log.info("retry later (%s): %s", request.endpoint, error.reason or error.status)
     if request.path.endswith(".json"):
-        response = jsonify(error=BUSY_MESSAGE)
-        response.status_code = 503
+        response = jsonify(error=error.message, **error.details)
+        response.status_code = error.status
     else:
-        response = html_error_page(503, busy=True)
-    response.headers["Retry-After"] = str(work_gate.RETRY_AFTER_SECONDS)
-    return response
-
-
-def _counting(error: substructure_counting.Counting):
-    # Not a failure: a broad substructure query counted in the background; how far it got.
-    if request.path.endswith(".json"):
-        response = jsonify(error=error.message, counting=error.progress())
-        response.status_code = 503
-    else:
-        response = html_error_page(503, error.message, counting=True)
-    response.headers["Retry-After"] = str(substructure_counting.RETRY_AFTER_SECONDS)
+        response = html_error_page(error.status, error.message, reason=error.reason)
+    response.headers["Retry-After"] = str(error.retry_after)
     return response
 
 
@@ -167,8 +154,7 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(errors.BadRequest, _bad_request)
     app.register_error_handler(errors.RunDataDeleted, _run_deleted)
     app.register_error_handler(errors.ApiUnavailable, _unavailable)
-    app.register_error_handler(work_gate.Busy, _busy)
-    app.register_error_handler(substructure_counting.Counting, _counting)
+    app.register_error_handler(errors.Retryable, _retryable)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(DatabaseError, _database_error)
     app.register_error_handler(Exception, _unexpected)

@@ -32,7 +32,7 @@ from flask.sessions import SecureCookieSession, session_json_serializer
 from app.db_schema import is_missing_table
 from app.timeutil import utcnow
 from app.viewer import store
-from app.viewer.signin import codes, cookies, purge, session_stores
+from app.viewer.access import codes, cookies, purge, session_stores
 
 log = logging.getLogger(__name__)
 

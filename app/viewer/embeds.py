@@ -23,7 +23,7 @@ from flask import Flask, g, render_template, request
 from werkzeug.datastructures import MultiDict
 from werkzeug.urls import urlencode
 
-from app.viewer.core import link_access
+from app.viewer.signin import link_access
 from app.viewer.web.security import is_embed
 
 # Endpoints (last part of the name, any blueprint) whose pages offer embedding.

@@ -22,10 +22,12 @@ from app.viewer.core.filenames import safe_filename
 from app.viewer.core.loaders import bearer, check_ids, load_pipeline, load_prediction
 from app.viewer.epitope import structure_mark
 from app.viewer.pages import predictions, result_view
+from app.viewer.provenance.roles import prediction_roles, result_roles
 from app.viewer.results import indexer
 from app.viewer.results.labels import run_labels
-from app.viewer.structure import loading, pae, rendering
-from app.viewer.structure.roles import prediction_roles, result_roles
+from app.viewer.structure import pae
+from app.viewer.structure.model import structure_format
+from app.viewer.structure_pages import loading, rendering
 from app.viewer.web.security import share_url
 
 bp = Blueprint("structure", __name__)
@@ -58,7 +60,7 @@ def result_structure(link_id: str, pipeline_id: str, result_id: str):
                     if has_archive else None)
     url = url_for("downloads.result_artifact", result_id=result_id, name="structure", **ids)
     return rendering.structure_page(
-        trail=trail, subject_id=result_id, url=url, fmt=loading.structure_format(artifact),
+        trail=trail, subject_id=result_id, url=url, fmt=structure_format(artifact),
         model=model, roles=result_roles(record, pipeline), pae_url=pae_url,
         pae_download=pae_download,
         compare_with=compare_with, label=label,
@@ -73,7 +75,7 @@ def prediction_structure(link_id: str, prediction_id: str):
     if not files:
         raise LinkNotFound()
     artifact, name = loading.prediction_sample(item, files, request.args.get("sample"))
-    fmt = loading.structure_format(artifact)
+    fmt = structure_format(artifact)
     title = run_kinds.prediction_label(item)
     ids = {"link_id": link_id, "prediction_id": prediction_id}
     samples = [(f["sample"], share_url("structure.prediction_structure", sample=f["sample"],

@@ -13,9 +13,9 @@ from flask import render_template
 
 from app import domain
 from app.viewer.core.breadcrumbs import Crumb
-from app.viewer.structure import compare, scene
+from app.viewer.provenance.roles import Role
 from app.viewer.structure.model import Model
-from app.viewer.structure.roles import Role
+from app.viewer.structure_pages import compare, scene
 from app.viewer.web import security
 
 

@@ -1,9 +1,7 @@
-"""The seam between viewer pages and sign-in: who the visitor is for a share link.
+"""What a visitor sees when a link needs sign-in (401) or refuses their address (403).
 
-Viewer views call ``bearer_for(link_id)`` before each API call (None for an anonymous
-visitor), ``sign_in_required(link_id)`` when the API answers 401, and
-``access_denied(link_id)`` when it answers 403. The sign-in package
-(``app.viewer.signin``) owns the session state behind these functions.
+The viewer's error pages answer ``LinkNeedsSignIn`` with ``sign_in_required`` and
+``LinkForbidden`` with ``access_denied``; both know the link only by its id.
 """
 
 from __future__ import annotations
@@ -12,23 +10,10 @@ import logging
 
 from flask import Response, redirect, request, url_for
 
-from app import share_tokens
-from app.viewer.signin import navigation, pages, state
+from app.viewer.access.identity import verified_email
+from app.viewer.signin import navigation, pages
 
 log = logging.getLogger(__name__)
-
-SESSION_EMAIL_KEY = state.EMAIL_KEY
-
-
-def verified_email() -> str | None:
-    """Return the address this browser proved (and whose proof is recent), or None."""
-    return state.verified_email()
-
-
-def bearer_for(link_id: str) -> str | None:
-    """Return a fresh JWT for ``link_id`` when the visitor has a verified address."""
-    email = verified_email()
-    return share_tokens.mint(link_id, email) if email else None
 
 
 def _current_path() -> str | None:

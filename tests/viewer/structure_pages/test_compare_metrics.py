@@ -8,7 +8,7 @@ import re
 
 from app import domain
 from app.db import get_engine
-from app.viewer.structure.compare import Side, metric_rows
+from app.viewer.structure_pages.compare import Side, metric_rows
 from tests.support import factories
 
 

@@ -16,7 +16,7 @@ import time
 
 from flask import session
 
-from app.viewer.signin import codes, sessions
+from app.viewer.access import codes, sessions
 
 EMAIL_KEY = sessions.EMAIL_KEY
 VERIFIED_AT_KEY = sessions.VERIFIED_AT_KEY

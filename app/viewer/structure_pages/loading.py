@@ -20,20 +20,14 @@ from app.viewer.core.errors import BadRequest, LinkNotFound
 from app.viewer.core.loaders import bearer
 from app.viewer.core.prediction_files import prediction_file
 from app.viewer.pages import predictions
+from app.viewer.provenance.roles import result_roles
 from app.viewer.structure import model as structure_model
 from app.viewer.structure import pae
-from app.viewer.structure.compare import Side
-from app.viewer.structure.roles import result_roles
-from app.viewer.structure.scene import chain_infos
+from app.viewer.structure.model import structure_format
+from app.viewer.structure_pages.compare import Side
+from app.viewer.structure_pages.scene import chain_infos
 
 log = logging.getLogger(__name__)
-
-
-def structure_format(artifact: dict) -> str:
-    """Return the format of a structure file: ``pdb`` or (by default) ``mmcif``."""
-    name = str(artifact.get("filename") or "").lower()
-    pdb = artifact.get("content_type") == "chemical/x-pdb" or name.endswith((".pdb", ".ent"))
-    return "pdb" if pdb else "mmcif"
 
 
 def read_model(locate, fmt: str, *, interface: bool = True,

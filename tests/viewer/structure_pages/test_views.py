@@ -1,4 +1,4 @@
-"""The 3D pages' routes (``app.viewer.structure.views``) over the shared seeded demo, their
+"""The 3D pages' routes (``app.viewer.structure_pages.views``) over the shared seeded demo, their
 server HTML read with a real HTML parser: the compare page puts both designs' metrics side
 by side, the better value marked. Moved from the Chromium tests (tests/browser), which keep
 what needs a browser (Mol* drawing, the phone's layout, screenshots).

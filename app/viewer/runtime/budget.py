@@ -1,4 +1,4 @@
-"""Chemistry under a hard time budget: RDKit work runs in a child process, killed on overrun.
+"""Work under a hard time budget: CPU-bound tasks run in a child process, killed on overrun.
 
 The molecules come from clients and the substructure queries from visitors, and some of
 RDKit's algorithms are exponential in the worst case: a ring query of 40 atoms against a
@@ -11,8 +11,12 @@ and the caller shows a placeholder and caches it) or the whole task overruns
 ``total_seconds`` (the items not reached are ``OVERRUN`` too). The next task starts a
 fresh child.
 
-Children are forked from a ``forkserver`` that has imported RDKit and the tasks once, so a
-new child costs milliseconds, not an import. Each process (a gunicorn worker) has one child
+A task is a module-level function registered under a name with ``@task("name")`` where it
+is defined (chemistry, the epitope scan's structure reading): the runtime names no feature.
+The child receives the function itself (pickled by reference, so its module is imported in
+the child). Children are forked from a ``forkserver`` that has imported the modules of the
+tasks registered before it started (RDKit, gemmi) once, so a new child costs milliseconds,
+not an import. Each process (a gunicorn worker) has one child
 per ``ChemistryWorker``, used by one task at a time (a lock): whole-set searches and
 drawings have their own, so a long search never delays a drawing.
 
@@ -34,7 +38,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -53,9 +57,24 @@ FLUSH_SECONDS = 0.05
 # A new child's first breath: the forkserver's own start imports RDKit and the app once.
 STARTUP_SECONDS = 60.0
 _READY = "ready"
-_TASKS_MODULE = "app.viewer.chem.budget_tasks"
 _context = multiprocessing.get_context("forkserver")
-_context.set_forkserver_preload([_TASKS_MODULE])
+_tasks: dict[str, Callable] = {}
+
+
+def task(name: str) -> Callable[[Callable], Callable]:
+    """Register the decorated module-level function as the task ``name``: it takes one
+    item and the task's fixed arguments and returns something small and picklable."""
+    def register(function: Callable) -> Callable:
+        known = _tasks.setdefault(name, function)
+        if known is not function:
+            raise ValueError(f"two budgeted tasks are called {name!r}")
+        return function
+    return register
+
+
+def _preload() -> None:
+    """Have the forkserver import every registered task's module once, before it starts."""
+    _context.set_forkserver_preload(sorted({f.__module__ for f in _tasks.values()}))
 
 
 def _serve(conn, niceness: int = 0) -> None:
@@ -67,19 +86,15 @@ def _serve(conn, niceness: int = 0) -> None:
     Ctrl-C in a terminal reaches the whole process group: the child ignores it (no
     KeyboardInterrupt traceback); its parent stops it (``daemon``, ``_kill``).
     """
-    import importlib
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if niceness:
         os.nice(niceness)
-    tasks = importlib.import_module(_TASKS_MODULE).TASKS
     conn.send(_READY)
     while True:
         try:
-            name, fixed, items, start, precise = conn.recv()
+            function, fixed, items, start, precise = conn.recv()
         except EOFError:
             return
-        function = tasks[name]
         batch_start, answers, flushed = start, [], time.monotonic()
         for offset, item in enumerate(items):
             answers.append(function(item, *fixed))
@@ -103,6 +118,7 @@ class ChemistryWorker:
 
     def _ensure_child(self):
         if self._process is None or not self._process.is_alive():
+            _preload()
             parent, child = _context.Pipe()
             self._process = _context.Process(target=_serve, args=(child, self.niceness),
                                              daemon=True,
@@ -126,8 +142,9 @@ class ChemistryWorker:
 
     def run_each(self, task: str, items: Sequence, fixed: tuple = (), *,
                  item_seconds: float, total_seconds: float) -> list:
-        """Return ``TASKS[task](item, *fixed)`` for each item, ``OVERRUN`` where it did not
-        finish within ``item_seconds`` or before ``total_seconds`` ran out."""
+        """Return the task ``task``'s answer ``function(item, *fixed)`` for each item,
+        ``OVERRUN`` where it did not finish within ``item_seconds`` or before
+        ``total_seconds`` ran out."""
         answers: list = [OVERRUN] * len(items)
         with self._lock:
             if items:  # a new child's start is not the task's time
@@ -160,7 +177,7 @@ class ChemistryWorker:
         """Send items from ``start``; fill ``answers``; return (next index, stalled?)."""
         conn = self._ensure_child()
         chunk = items[start:start + 1] if precise else items[start:]
-        conn.send((task, fixed, list(chunk), start, precise))
+        conn.send((_tasks[task], fixed, list(chunk), start, precise))
         reached = start
         while True:
             wait = min(item_seconds + FLUSH_SECONDS, deadline - time.monotonic())

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.viewer.structure.compare import Side
+from app.viewer.provenance.roles import Role
 from app.viewer.structure.model import PLDDT_BANDS, Model, band, ranges
-from app.viewer.structure.roles import Role
+from app.viewer.structure_pages.compare import Side
 
 UNKNOWN = "#B0B0B0"
 LIGAND = "#AE3EC9"

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from app.db import get_engine
-from app.viewer.core import identity
+from app.viewer.access import identity
 from tests.support import factories
 
 PUBLIC = "Shared through a public link: anyone with this address can see it"

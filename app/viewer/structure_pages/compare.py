@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app import domain
+from app.viewer.provenance.roles import Role, result_roles
 from app.viewer.structure import superpose
 from app.viewer.structure.model import Model
-from app.viewer.structure.roles import Role, result_roles
 
 
 @dataclass(frozen=True)
