@@ -44,7 +44,7 @@ workspaces = sa.Table(
     sa.Column("updated_at", sa.DateTime, nullable=False),
     sa.Column("archived_at", sa.DateTime, nullable=True),
     # When the workspace's synthetic test-mode data was seeded (first use with a test key);
-    # null until then. Setting it is the race-safe claim: see app.store.test_mode.
+    # null until then. Setting it is the race-safe claim: see app.store.workspaces.claim_test_data.
     sa.Column("test_data_seeded_at", sa.DateTime, nullable=True),
     sa.Index("ix_workspaces_org_id", "organization_id", "id"),
 )
