@@ -92,10 +92,10 @@ def json_loads(text: str | bytes, *, cache_values: bool = True) -> object:
 
     Pages decode four JSON columns per result row; pydantic-core parses them several
     times faster than ``json`` and yields the same values. It refuses a few documents
-    that ``json`` accepts (lone surrogate escapes), which ``json`` then reads as before.
+    that ``json`` accepts (lone surrogate escapes), which ``json.loads`` then reads.
     ``cache_values=False``: only keys go through pydantic-core's string cache (the same
     values; faster for a document whose string values are nearly all distinct, such as
-    an API page of results: 15 % less time).
+    an API page of results).
     """
     try:
         return pydantic_core.from_json(text, cache_strings=True if cache_values else "keys")

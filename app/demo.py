@@ -152,7 +152,7 @@ def build_catalog(workspace_id: str, store, now: datetime, *,
     directory.
 
     ``count`` caps each pipeline's results (None: the builders' full demo sizes);
-    ``livemode=False`` makes them test-mode rows (``app.test_data``). Nothing is written
+    ``livemode=False`` makes them test-mode rows (``app.synthetic_data``). Nothing is written
     to the database: building takes seconds, so callers that must claim the right to
     insert (test-mode seeding) build first and hold no lock meanwhile. ``results=N``
     gives the ``scale.SCALED_KINDS`` N results each, as streams of rows made while

@@ -131,8 +131,8 @@ SAMPLE_ONLY_METRICS: dict[str, Metric] = {
                    "lower is better.")),
     )
 }
-# A structure-and-binding sample's metrics in table order (the interface first, as the
-# issue's readers rank complexes), and the prediction's binding metrics.
+# A structure-and-binding sample's metrics in table order (the interface first, as
+# readers rank complexes), and the prediction's binding metrics.
 SAMPLE_METRICS = ("iptm", "ptm", "complex_iplddt", "complex_plddt", "structure_confidence",
                   "ligand_iptm", "protein_iptm", "complex_ipde", "complex_pde")
 BINDING_METRICS = ("binding_confidence", "optimization_score")

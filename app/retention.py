@@ -9,7 +9,7 @@ between rows, also across workspaces). ``completed_at`` does not matter: the spe
 data for ``data_retention`` after it was made, and a run finishing late does not make its
 data younger. A pipeline older than the cutoff goes with all its results.
 
-What stays: a *stub* of each purged pipeline and prediction (issue 19 item 11): its row
+What stays: a *stub* of each purged pipeline and prediction: its row
 with ``data_deleted_at`` (the wall-clock time of the purge, not ``--as-of``), status,
 times and ``progress`` as the run left them, so its record (the SDK's, whose
 ``data_deleted_at`` and null ``input`` say "data deleted") still answers, share links

@@ -24,7 +24,7 @@ from app.store import workspaces as workspace_store
 from app.store.records import ApiKey
 from app.timeutil import utcnow
 
-# A few results per pipeline: enough to page, sort and share, quick to build (~2 s).
+# A few results per pipeline: enough to page, sort and share, quick to build.
 RESULTS_PER_PIPELINE = 6
 
 

@@ -1,7 +1,8 @@
 """One client's expensive requests against another visitor's page times, two checkouts.
 
-Issue 22 item 3: 12 concurrent new ``smarts=`` queries on a 20,000-molecule pipeline
-made another visitor wait 26 s; 12 concurrent full CSV exports, 10 s. For each checkout
+Without a cap on expensive work, 12 concurrent new ``smarts=`` queries on a
+20,000-molecule pipeline made another visitor wait 26 s; 12 concurrent full CSV exports,
+10 s. For each checkout
 this starts ``gunicorn wsgi:app`` (2 workers x 4 threads) on its own database seeded with
 ``seed-demo --results N`` (the small-molecule library screen holds N molecules), builds
 the screen's exploration index, then:

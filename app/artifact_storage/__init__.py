@@ -53,7 +53,7 @@ def open_store(config: Mapping[str, Any]):
     value = _store_setting(config)
     if value == "file":
         return FileStore(str(config["ARTIFACT_DIR"]))
-    # Imported here: boto3 costs ~0.3 s to import and file mode never needs it.
+    # Imported here: boto3 is slow to import and file mode never needs it.
     from app.artifact_storage.s3_store import S3Location, S3Store
 
     try:
@@ -90,8 +90,8 @@ def batched(store, workers: int = 8) -> Iterator:
     A save of ``bytes`` returns ``(storage_path, size, sha256)`` at once (the hash is
     computed first) while the upload proceeds in the background; leaving the block waits
     for every upload and raises the first failure, so rows naming the files are written
-    only after their files exist. Seeding the demo into S3 is ~870 round trips of HEAD
-    and PUT; in parallel it takes a fraction of the time. The file store is returned as
+    only after their files exist. Seeding the demo into S3 is hundreds of round trips of
+    HEAD and PUT, which overlap when run in parallel. The file store is returned as
     it is (local writes gain nothing from threads).
     """
     if store.kind != "s3":

@@ -1,8 +1,8 @@
 """Presigned S3 GET URLs (AWS Signature Version 4, query form), many per page, fast.
 
-boto3's ``generate_presigned_url`` costs about 0.5 ms a URL (it builds and serialises a
-whole request each time); a results page of 200 rows presigns up to 600 files, which
-would add a third of a second to the page. ``UrlBatch`` signs exactly as boto3 does (a
+boto3's ``generate_presigned_url`` builds and serialises a whole request for each URL,
+and a results page of 200 rows presigns up to 600 files. ``UrlBatch`` signs exactly as
+boto3 does (a
 test compares the two under a frozen clock) but derives what all URLs of one page share
 once: the time stamp, the credential scope, the signing key and the base URL (which boto3
 itself resolves once, for the endpoint and addressing style).

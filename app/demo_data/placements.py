@@ -1,8 +1,8 @@
 """Where each demo design sits on its target: its own pose, at one of a few epitopes.
 
-Designs of one backbone topology used to share one docked pose, so they all contacted
-the same target residues and compared at RMSD 0. Here every design gets its own rigid
-placement of the target, deterministic per design (seeded by the caller's text):
+Every design gets its own rigid placement of the target, deterministic per design
+(seeded by the caller's text), so designs of one backbone topology differ in the target
+residues they contact and never compare at RMSD 0:
 
 - an epitope *site*: one face of the target's helix bundle (its principal axes), turned
   toward the binder. Site 0 is the campaign's main epitope (about 70% of designs), sites
@@ -14,7 +14,7 @@ placement of the target, deterministic per design (seeded by the caller's text):
 - then the target slides toward the binder along the binder's second axis until the
   nearest CA-CA pair is ``INTERFACE_CA_DISTANCE`` apart (``complexes.dock_target``, closer).
 
-NumPy does the geometry (~0.3 ms a design): the seed keeps its pace.
+NumPy does the geometry, so placing a design adds little to seeding it.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ no write.
 
 Client address: ``request.remote_addr``. Behind proxies, set ``FLASK_TRUSTED_PROXY_COUNT``
 to the number of proxies in front of the app; werkzeug's ProxyFix then takes the address
-that many hops from the right of ``X-Forwarded-For`` (set in ``app.service.init_app``).
+that many hops from the right of ``X-Forwarded-For`` (set in ``app.base_app.make_flask_app``).
 With the default of 0, ``X-Forwarded-For`` is ignored, so a client cannot spoof an
 allowed address by sending the header itself.
 

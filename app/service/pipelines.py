@@ -1,4 +1,4 @@
-"""Pipeline runs as the public SDK reads them: retrieve, list and list_results (issues 11, 18).
+"""Pipeline runs as the public SDK reads them: retrieve, list and list_results.
 
 Read-only: runs are created by the compute engine, outside this API. Paths, parameters and
 record shapes are those of the SDK (``boltz-api`` 0.50.0), one resource per pipeline type

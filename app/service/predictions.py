@@ -1,4 +1,4 @@
-"""Predictions as the public SDK reads them: retrieve and list (issue 11).
+"""Predictions as the public SDK reads them: retrieve and list.
 
 Read-only: predictions are created by the compute engine, outside this API. Paths,
 parameters and record shapes are those of the SDK (``boltz-api`` 0.50.0):

@@ -1,16 +1,15 @@
 """A results page written straight from the stored JSON: no per-record validation.
 
-``pipeline_results`` used to build a pydantic record per result from the parsed JSON
-columns and serialise the page model: 80 % of a 1,000-result page was parsing the stored
-JSON and validating it again. The stored records are the engine's output, written in the
-SDK's shape (``app.store.catalog``), so a page is now written from the stored JSON text
-itself (``results_store.results_page(..., raw=True)``), field by field, in the same shape
-and order as the kind's record model in ``result_records`` declares:
+The stored records are the engine's output, written in the SDK's shape
+(``app.store.catalog``), so parsing them into pydantic records and validating them again
+would only cost time: a page is written from the stored JSON text itself
+(``results_store.results_page(..., raw=True)``), field by field, in the same shape and
+order as the kind's record model in ``result_records`` declares:
 
 - ``warnings`` and ``adme`` are omitted when NULL (or JSON ``null``), never ``null``;
   ``external_id`` likewise; ``entities`` of a protein kind is ``[]`` when NULL;
 - ``artifacts`` names the roles the kind's records can name (``domain.KINDS[kind].roles``),
-  each presigned as before;
+  each presigned;
 - ``type`` of a protein_sequence_redesign record is its variant (``binder`` unless
   ``generic``).
 

@@ -1,7 +1,7 @@
 """Response models of pipeline runs and predictions, exactly in the shapes of the public SDK.
 
 One builder per resource makes both the run's retrieve answer and its entry in a share
-read (``GET /share/{id}``), so the two cannot differ (issue 18). Each SDK resource has a
+read (``GET /share/{id}``), so the two cannot differ. Each SDK resource has a
 summary record (its list items, without ``input``) and a full record (retrieve and share
 read, with ``input``), named as the SDK's OpenAPI schemas are. What we fill:
 
@@ -16,8 +16,7 @@ read, with ``input``), named as the SDK's OpenAPI schemas are. What we fill:
   stored results, ``latest_result_id`` the largest result id of the run (omitted while
   it has none); requested totals, failed counts, ``phase``, ``library_size`` and
   ``rejection_summary`` come from the stored ``progress``. A row without stored progress
-  (written before it existed) reads as today: total = count, nothing failed, phase
-  ``scoring``.
+  (``progress`` NULL) reads as: total = count, nothing failed, phase ``scoring``.
 - A structure-and-binding ``output`` is stored without URLs: presigned ``{url,
   url_expires_at}`` are injected from the prediction's artifacts by role (``structure``
   and ``ligand_structure`` for ``best_sample``, ``structure_sample_<n>`` and

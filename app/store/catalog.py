@@ -37,7 +37,7 @@ class PipelineRow:
     # False for test-mode (synthetic) pipelines, which only test keys see.
     livemode: bool = True
     # The stored part of the SDK's ``progress`` (requested totals, failed counts, phase,
-    # rejection_summary); None for rows written before it existed (issue 18).
+    # rejection_summary); None for rows written without it.
     progress: dict | None = None
     started_at: datetime | None = None
     stopped_at: datetime | None = None
@@ -140,7 +140,7 @@ def _row(record) -> dict:
     """Return a row dataclass as the column -> value dict an insert takes.
 
     Shallow on purpose: ``dataclasses.asdict`` deep-copies every metrics and entity dict,
-    which was most of the time of seeding 100,000 results (``seed-demo --results``).
+    which would dominate the time of seeding many results (``seed-demo --results``).
     """
     return dict(vars(record))
 

@@ -1,4 +1,4 @@
-"""Finding pipelines and predictions for the authenticated reads of the SDK (issue 11).
+"""Finding pipelines and predictions for the authenticated reads of the SDK.
 
 Lists are keyset pages by id within one workspace and one mode (live or test), served by
 the ``(workspace_id, livemode, id)`` index of each table; single lookups are scoped to an

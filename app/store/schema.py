@@ -44,7 +44,7 @@ workspaces = sa.Table(
     sa.Column("updated_at", sa.DateTime, nullable=False),
     sa.Column("archived_at", sa.DateTime, nullable=True),
     # When the workspace's synthetic test-mode data was seeded (first use with a test key);
-    # null until then. Setting it is the race-safe claim: see app.store.test_mode.
+    # null until then. Setting it is the race-safe claim: see app.store.workspaces.claim_test_data.
     sa.Column("test_data_seeded_at", sa.DateTime, nullable=True),
     sa.Index("ix_workspaces_org_id", "organization_id", "id"),
 )
@@ -83,9 +83,9 @@ pipelines = sa.Table(
     sa.Column("result_count", sa.Integer, nullable=False, default=0),
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("completed_at", sa.DateTime, nullable=True),
-    # Live or test mode (issue 11): a test key sees and creates only test-mode rows.
+    # Live or test mode: a test key sees and creates only test-mode rows.
     sa.Column("livemode", sa.Boolean, nullable=False, server_default=sa.true()),
-    # The stored part of the SDK's progress (issue 18): requested totals, failed counts,
+    # The stored part of the SDK's progress: requested totals, failed counts,
     # phase, rejection_summary. Counts of results and latest_result_id are derived.
     sa.Column("progress", sa.JSON, nullable=True),
     sa.Column("started_at", sa.DateTime, nullable=True),
@@ -111,7 +111,7 @@ predictions = sa.Table(
     sa.Column("outputs", sa.JSON, nullable=True),
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("completed_at", sa.DateTime, nullable=True),
-    # Live or test mode (issue 11): a test key sees and creates only test-mode rows.
+    # Live or test mode: a test key sees and creates only test-mode rows.
     sa.Column("livemode", sa.Boolean, nullable=False, server_default=sa.true()),
     sa.Column("started_at", sa.DateTime, nullable=True),
     # Why the prediction failed: {code, message, details?}; null otherwise.
@@ -171,7 +171,7 @@ share_links = sa.Table(
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("expires_at", sa.DateTime, nullable=False),
     sa.Column("archived_at", sa.DateTime, nullable=True),
-    # Live or test mode (issue 11): a test key sees and creates only test-mode rows.
+    # Live or test mode: a test key sees and creates only test-mode rows.
     sa.Column("livemode", sa.Boolean, nullable=False, server_default=sa.true()),
 )
 

@@ -34,7 +34,7 @@ class ShareLink:
     created_at: datetime
     expires_at: datetime
     archived_at: datetime | None
-    # Created with a test key: covers only test-mode ids (issue 11).
+    # Created with a test key: covers only test-mode ids.
     livemode: bool = True
 
 

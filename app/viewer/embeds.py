@@ -9,7 +9,7 @@ A normal page that a browser loads into a frame anyway (``Sec-Fetch-Dest: iframe
 ``embed=1``) is answered with a short notice saying to use ``?embed=1``, which may be
 framed (by ``FLASK_EMBED_FRAME_ANCESTORS``) and shows nothing of the link; every other
 response keeps ``frame-ancestors 'none'`` and ``X-Frame-Options: DENY`` (``security``).
-Browsers without Fetch Metadata still refuse the page, as before.
+Browsers without Fetch Metadata refuse the page (``frame-ancestors 'none'``).
 
 "Copy embed code" is offered only on a public link's pages (``core.link_access``): a frame
 of an email-mode link shows everyone else a sign-in form, so its pages say that instead.

@@ -6,7 +6,7 @@
    SDF, Structures ZIP) and "Compare in 3D" are plain GET links with ids=, built here;
    nothing is sent until the visitor follows one.
 
-   Order (issue 19 item 3): the view and the exports of the shortlist carry the sort of the
+   Order: the view and the exports of the shortlist carry the sort of the
    page the bar is on (sort= of its address; none: the kind's default ranking), so "tick the
    top 10 of a sort, export" gives them best first, with their rank in that order
    (app/viewer/exports/ranking.py). The order of ticking is not kept: ticks come from

@@ -12,7 +12,7 @@ first), ``()`` when none does, or ``None`` (unknown) when RDKit cannot read the 
 check overran the budget: an unknown molecule is in neither ``alerts=none`` nor
 ``alerts=any``, because neither can be vouched for.
 
-The check (about 5 ms a molecule: 585 patterns) runs in the chemistry child process under
+The check (585 patterns a molecule) runs in the chemistry child process under
 the same hard budget as substructure matching (``budget``): ``ITEM_SECONDS`` a molecule,
 ``TOTAL_SECONDS`` a request. Answers are kept per SMILES in a bounded cache of this process,
 so an index that grows (or a second query) only checks the molecules it has not seen;

@@ -5,14 +5,14 @@ layouts than RDKit's default, and the SDF export reads the same coordinates
 (``depiction_mol``), so a file and the page it came from show the same drawing.
 
 Layout has a budget, because the molecules come from clients: CoordGen's time grows
-exponentially with the size of a plain ring (0.5 s at 31 atoms, over a minute from 49,
-holding the GIL, so a page of three such drawings killed every gunicorn worker). A
-molecule with a ring of more than ``COORDGEN_MAX_RING`` atoms is laid out by RDKit's own
-depictor instead (milliseconds for a 120-atom ring), and one of more than
-``MAX_LAYOUT_ATOMS`` heavy atoms is not laid out at all (RDKit's depictor takes over a
-second for a 1,000-atom chain): it is not drawable, and the page says so. Both limits are
-checked on the parsed molecule, before any layout; ``tests/viewer/chem`` drives a corpus
-of hostile molecules (large rings, cages, long chains, huge SMILES) through every step.
+exponentially with the size of a plain ring (minutes for a large one), holding the GIL, so a
+page of a few such drawings would stall every gunicorn worker. A molecule with a ring of
+more than ``COORDGEN_MAX_RING`` atoms is laid out by RDKit's own depictor instead
+(milliseconds even for a large ring), and one of more than ``MAX_LAYOUT_ATOMS`` heavy atoms
+is not laid out at all (RDKit's depictor slows with size too): it is not drawable, and the
+page says so. Both limits are checked on the parsed molecule, before any layout;
+``tests/viewer/chem`` drives a corpus of hostile molecules (large rings, cages, long chains,
+huge SMILES) through every step.
 
 ``highlight`` is a SMARTS (its matches in one colour) or names structural alerts
 (``alert_atoms.spec``: each alert's atoms in its own colour, for a result page's legend).
@@ -49,14 +49,14 @@ SIZES = {"row": (160, 120), "large": (320, 240)}
 # element colours stay readable on it.
 HIGHLIGHT = (1.0, 0.80, 0.35)
 HIGHLIGHT_HEX = "#FFCC59"  # how RDKit writes it in the SVG
-# CoordGen lays out rings up to this size in ~25 ms (28 atoms measured); a 31-atom plain
-# ring takes 0.5 s and each further atom about doubles it.
+# The largest plain ring CoordGen lays out in milliseconds; each further atom about
+# doubles its time.
 COORDGEN_MAX_RING = 28
-# RDKit's depictor: a 250-atom chain in ~0.1 s; 1,000 atoms take 1.4 s. No drug-like or
-# designed small molecule comes near it.
+# RDKit's depictor lays this out well within a page's time; no drug-like or designed
+# small molecule comes near it.
 MAX_LAYOUT_ATOMS = 250
 # The hard budget of one drawing (layout, highlight match, drawing) in the child process:
-# a normal molecule takes 2-20 ms, the worst of the hostile corpus under 0.5 s.
+# many times what a normal molecule or the worst of the hostile corpus takes.
 DRAW_SECONDS = 3.0
 
 _molecules: BoundedCache[tuple] = BoundedCache(4096)
@@ -119,7 +119,7 @@ def drawable(smiles: str | None) -> bool:
     """Return whether ``smiles`` can be drawn (parsed by RDKit, within the length and atom
     limits).
 
-    Only parsed (about 0.1 ms), not laid out (CoordGen, 1-2 ms): a page asks this for
+    Only parsed, not laid out (the layout costs far more): a page asks this for
     every row, and the layout is needed only when the image itself is asked for.
     """
     if not smiles or len(smiles) > MAX_SMILES:

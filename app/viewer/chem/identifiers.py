@@ -8,7 +8,7 @@ InChIKey up among the approved drugs of the demo library (``app.demo_data.chemis
 demo-only knowledge, None for every other molecule.
 
 Answers are kept per SMILES in a bounded cache (an export of 100,000 results drawn from a
-few thousand molecules computes each once; about 1 ms a molecule). A SMILES longer than the
+few thousand molecules computes each once). A SMILES longer than the
 depictions' limit, or one RDKit cannot read, has no identifiers.
 """
 

@@ -29,7 +29,7 @@ from app.viewer.runtime import budget
 MoleculeAnswer = tuple[tuple[tuple[str, str | None], ...] | None, str | None, bytes, bytes,
                        bytes]
 UNREADABLE: MoleculeAnswer = (None, None, b"", b"", b"")
-# Alerts, scaffold, fingerprints and record of one molecule (typically ~6 ms).
+# Alerts, scaffold, fingerprints and record of one molecule: typically milliseconds.
 ITEM_SECONDS = 2.0
 MAX_SMILES = 2000  # the depictions' limit: longer is no small molecule of a pipeline
 WORKER = "index"  # its own child: a build never waits for a visitor's search or drawing

@@ -5,15 +5,15 @@ A molecule can contain a query only if every bit of the query's pattern fingerpr
 ``SubstructLibrary`` screens with) is set in the molecule's. The index build stores each
 distinct molecule's fingerprint packed as the Morgan ones (256 bytes, ``fingerprint_bits``)
 and its record (``record_of``: RDKit's binary pickle ``Mol.ToBinary()``, zlib-compressed),
-so a new ``smarts=`` query screens every molecule in NumPy (``screen``: tens of ms for a
+so a new ``smarts=`` query screens every molecule in NumPy (``screen``: milliseconds for a
 million) and confirms only the candidates with ``HasSubstructMatch`` in the budgeted child
 (``substructure.confirm_within_budget``), each candidate read from its record instead of
-its SMILES (about 3x cheaper than parsing: the pickle keeps the sanitised molecule, its
+its SMILES (cheaper than parsing: the pickle keeps the sanitised molecule, its
 ring info included).
 
 The record is the binary pickle, not a canonical SMILES read "trusted" (unsanitised, rings
-by ``FastFindRings``, as ``CachedTrustedSmilesMolHolder`` does, 1.5x cheaper still):
-measured, that answers hybridisation queries (``[^2]``) and ring-size queries (``[r10]``,
+by ``FastFindRings``, as ``CachedTrustedSmilesMolHolder`` does, cheaper still): that
+answers hybridisation queries (``[^2]``) and ring-size queries (``[r10]``,
 ``[R3]``) differently from a sanitised molecule, and the answer must be RDKit's own.
 
 Fingerprints and pickles belong to the RDKit version that made them (``SCHEME``): a frame

@@ -8,8 +8,8 @@ the donors and acceptors shown beside it, so the page adds up) and ``qed`` (Bick
 quantitative estimate of drug-likeness, 0-1, computed from the same descriptors).
 
 ``compute`` keeps its answers by SMILES in a bounded cache: an index of 100,000 results
-drawn from a few thousand molecules computes each molecule once (about 2 ms each, most of
-it QED's structural alerts).
+drawn from a few thousand molecules computes each molecule once (QED's structural alerts
+are most of its cost).
 """
 
 from __future__ import annotations

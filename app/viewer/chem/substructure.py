@@ -11,7 +11,7 @@ page.
 
 A whole-set query is answered in the budgeted child (``budget``): ``query_pattern`` makes
 the query's pattern fingerprint there (``pattern_screen``; a hostile query such as a
-complete graph of 12 atoms takes RDKit 50 s and 20 GB, so a query with more than
+complete graph of 12 atoms takes RDKit most of a minute and gigabytes, so a query with more than
 ``DENSE_QUERY`` bonds per atom gets none) and the parent screens with it;
 ``confirm_within_budget`` checks each candidate there, read from its record (the index's
 pickle) or else its SMILES. Over ``TOTAL_SECONDS`` in all, the query is refused with a 400
@@ -21,8 +21,8 @@ match, and is logged.
 
 The child confirms ``BLOCK`` candidates per call into RDKit's C++ (``confirm_block``: its
 ``SubstructLibrary`` over the records, with ``HasSubstructMatch``'s own parameters), not
-one Python call per molecule: reading a pickle (~30 us for a drug-like molecule) and
-matching it (~7 us) is most of a candidate's cost, and the library does both without the
+one Python call per molecule: reading a pickle and matching it is most of a
+candidate's cost, and the library does both without the
 interpreter between molecules. A block takes milliseconds, so one that overruns
 ``ITEM_SECONDS`` holds a hostile molecule: its candidates are then confirmed one by one
 (``confirm_one``), each with its own budget, the answers unchanged.
@@ -48,7 +48,8 @@ MAX_SMILES = 2000
 # Longer than any sensible substructure; bounds the parse and match cost of one request.
 MAX_QUERY_LENGTH = 500
 # The hard budget of a whole-set search (``match_within_budget``): a molecule normally
-# takes 20-100 us; a 40-atom ring query against a polyacene takes 4 s, one more atom much more.
+# takes microseconds; a 40-atom ring query against a polyacene takes seconds, one more
+# atom much more.
 ITEM_SECONDS = 2.0
 TOTAL_SECONDS = 60.0
 # The query's own pattern fingerprint (a millisecond; over this: no screen, all candidates).
@@ -56,9 +57,9 @@ PATTERN_SECONDS = 2.0
 # More bonds per atom than this is a graph, not a substructure (a benzene ring has 1, a
 # cubane 1.5): not fingerprinted, screened by nothing.
 DENSE_QUERY = 2
-# Candidates per call into RDKit's C++ (``confirm_block``): ~10 ms of work, so a block that
-# overruns ``ITEM_SECONDS`` holds a hostile molecule. One thread: measured on the shared
-# 2-core machine, a second thread per block made a broad query slower (each block waits for
+# Candidates per call into RDKit's C++ (``confirm_block``): milliseconds of work, so a
+# block that overruns ``ITEM_SECONDS`` holds a hostile molecule. One thread: on a shared
+# 2-core machine a second thread per block makes a broad query slower (each block waits for
 # its slower thread when other processes hold a core) and would take the visitors' core.
 BLOCK = 256
 THREADS = 1

@@ -287,7 +287,7 @@ def _with_large_file_blocks(service: Flask):
 
     Werkzeug reads files in 8 KiB blocks unless the server offers ``wsgi.file_wrapper``;
     gunicorn offers one (sendfile) but the in-process transport does not. Thirty-two
-    thousand Python-level blocks per 256 MiB would halve download throughput.
+    thousand Python-level blocks per 256 MiB would slow every download through the viewer.
     """
 
     def file_wrapper(file, _block_size: int = CHUNK_SIZE):

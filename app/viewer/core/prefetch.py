@@ -2,7 +2,8 @@
 
 Relaying in one thread alternates: read a chunk from the bucket, write it to the visitor,
 read the next... so the time per chunk is the sum of both, and a download through the
-viewer ran at half the speed of one straight from S3 (bench/bench_s3.py). A reader thread
+viewer would be much slower than one straight from S3 (``bench/bench_s3.py`` compares
+the two). A reader thread
 keeps up to ``DEPTH`` chunks ready, so reading and writing overlap and the relay runs at
 the slower of the two. Memory stays bounded: ``DEPTH`` chunks of ``CHUNK_SIZE`` at most.
 """

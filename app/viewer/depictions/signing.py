@@ -46,8 +46,8 @@ def depiction_url(link_id: str, smiles: str, highlight: str | None = None,
     """Return the signed URL of the depiction of ``smiles`` for a page of ``link_id``.
 
     The route's path is built by ``url_for`` once per link and request and the rest by
-    hand: a 100-row table asks for 100 URLs, and ``url_for`` each time was most of the
-    cost the depictions added to the page.
+    hand: a 100-row table asks for 100 URLs, and ``url_for`` each time would be most of
+    the cost the depictions add to the page.
     """
     prefixes = g.setdefault("depiction_prefixes", {})
     prefix = prefixes.get(link_id)

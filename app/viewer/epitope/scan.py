@@ -10,16 +10,15 @@ the scan's lease, it claims the lease and starts a daemon thread that:
 - reads their structure files, ``FETCHES`` at a time, each up to ``STRUCTURE_BYTES``
   (a bigger file is "unreadable", not read); each fetch (and each batch's API call) first
   waits, up to ``YIELD_SECONDS``, until the worker serves no request
-  (``core.requests_in_flight``): through the embedded API a fetch is ~1 ms of the
-  worker's GIL, which its requests would otherwise share;
+  (``core.requests_in_flight``): through the embedded API a fetch holds the worker's
+  GIL, which its requests would otherwise share;
 - computes contacts and exposure (``contacts.read``: at most ``contacts.MAX_ATOMS``
   atoms) in a child process (``chem.budget``'s worker ``CHILD``, forked from the
   chemistry's forkserver, at a lower CPU priority: ``CHILD_NICENESS``), a batch at a
   time, each file within ``READ_SECONDS`` (one that overruns is "unreadable"). The
-  gemmi parse and the NumPy work are ~3.6 ms of CPU per design: in the worker's own
-  threads they held its GIL for two minutes per 30,000 designs, and every request of
-  the worker (pages, exports) ran at a fraction of its speed meanwhile; the worker now
-  only fetches the files;
+  gemmi parse and the NumPy work are CPU-bound: in the worker's own threads they would
+  hold its GIL for minutes over a large pipeline and slow every request of the worker
+  (pages, exports) meanwhile, so the worker only fetches the files;
 - saves the batch and renews the lease (``store.epitopes.save``).
 
 Pipelines above ``MAX_RESULTS`` results are not scanned. A failure (API down, worker

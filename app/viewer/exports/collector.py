@@ -5,7 +5,7 @@ thousand dicts, then into text, and drops them: tens of thousands of short-lived
 containers per chunk, none of them in a reference cycle (JSON values cannot form one).
 With the collector on, those allocations trigger collections that scan the page's objects
 and promote them to older generations, and every few chunks a full collection scans the
-whole worker's heap: measured at about a third of an export's CPU time. The records are
+whole worker's heap: a large share of an export's CPU time. The records are
 freed by reference counting as soon as their chunk is written, so pausing the collector
 while a chunk is made loses nothing.
 

@@ -199,9 +199,9 @@ def _number_fields(values: list) -> list[str] | None:
     """Return the fields of a column of floats, or of whole numbers, written by pydantic-
     core in one call; None for any other column.
 
-    ``repr`` of a float costs ~0.2 us, and telling a column's types apart another
-    ~0.03 us a value: most of a CSV's text (14 metric columns). pydantic-core writes a
-    list ~5x faster, with ``repr``'s text wherever ``repr`` writes plain decimals (zero
+    ``repr`` of each float, and telling a column's types apart value by value, would be
+    most of the cost of a CSV's text (14 metric columns). pydantic-core writes a
+    list several times faster, with ``repr``'s text wherever ``repr`` writes plain decimals (zero
     and magnitudes from 1e-4 up to 1e16, both the shortest digits that read back the
     same: checked on millions of random bit patterns and decimals,
     tests/viewer/exports/test_index_exports.py) and ``str``'s of a whole number. Its

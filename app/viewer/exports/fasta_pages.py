@@ -2,8 +2,8 @@
 ``text_writers.fasta_records`` of each record, with fewer Python calls per row.
 
 Writing a record's chains one call at a time (its header's words each through ``_safe``,
-its key metrics each through a lookup of its shape's grading) cost ~14 us a row, most of
-a FASTA export. Here a page's header words are made per column: the labels and ids of a
+its key metrics each through a lookup of its shape's grading) would be most of the cost
+of a FASTA export. Here a page's header words are made per column: the labels and ids of a
 page checked for unsafe characters in one look at the whole column (``safe_column``), each
 grading metric's words formatted over the column when the page's records share one shape,
 and each record's text then joined from those pieces. Anything of another shape (mixed

@@ -2,7 +2,7 @@
 
 SDF and ZIP exports read a file per result (a ligand pose, a structure) through the
 presigned URL the API returned: one at a time, an export waits on each file's round trip
-in turn, so its pace is one file per round trip (about 370 and 150 rows/s measured).
+in turn, so its pace is one file per round trip.
 ``in_order`` keeps up to ``WIDTH`` fetches running in a small thread pool while the
 writer handles the records before them, and hands back each record with its outcome in
 the records' order, so the file still reads top to bottom in the view's order. At most

@@ -1,4 +1,4 @@
-"""Links an export hands to its reader: the viewer's own download URLs (issue 19 item 8).
+"""Links an export hands to its reader: the viewer's own download URLs.
 
 The API's artifact URLs are presigned for minutes and may name a host only the viewer
 reaches (``http://compute.internal/...``): useless in a file sent on to a colleague. An

@@ -1,4 +1,4 @@
-"""The precision of the numbers an export computes itself (issue 19 item 8).
+"""The precision of the numbers an export computes itself.
 
 Numbers the API returned (metrics, ADME values) are written as they came: they are the
 run's data, and a spreadsheet rounds them as it likes. The numbers the viewer computes

@@ -1,6 +1,6 @@
 """The order every export keeps: the view's, with each result's rank and label.
 
-Issue 19 (item 3): a file is read top to bottom as "the best first", so an export holds the
+A file is read top to bottom as "the best first", so an export holds the
 view's results **in the view's order** and says where each one stands:
 
 - ``rank``: the 1-based position in the view (across its pages), the table's Rank column;

@@ -17,13 +17,10 @@ by ``;``) and ``coordinates``, which says where the atoms' positions come from:
   configuration; a ligand file RDKit cannot read falls back to the next case.
 - ``2D``: computed by RDKit from the SMILES: the depiction's own CoordGen layout
   (``chem.depict.depiction_mol``, cached), so the file draws as the page does. Not a 3D
-  conformer: measured on the demo
-  molecules, ETKDG embedding costs about 40 ms a molecule (70 ms with MMFF clean-up)
-  against under 1 ms for parsing, 2D layout and writing, so a 10,000-row export would
-  hold a worker's CPU for minutes; and a conformer made without the target would look
-  like a pose it is not. (3,000 rows, some with ligand files: about 370 rows/s in
-  all, most of it fetching the ligand files, before they were fetched several at a
-  time: ``fetch_ahead``.)
+  conformer: ETKDG embedding costs tens of times what parsing, 2D layout and writing do,
+  so a 10,000-row export would hold a worker's CPU for minutes; and a conformer made
+  without the target would look like a pose it is not. Ligand files are fetched several
+  at a time (``fetch_ahead``).
 - A ligand file the API cannot serve (its 403/404/5xx, any ``core.errors.ApiError``)
   is skipped like a missing one: the record falls back to ``2D`` and says so in
   ``ligand_file_error``; the export goes on. A failure of the results pages is not

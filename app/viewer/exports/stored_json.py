@@ -11,8 +11,7 @@ swapped for the viewer's: no parse, no serialisation of the record, the same byt
 
 A text that does not end that way (no ``artifacts`` key, or not last), or that has keys
 named ``rank`` or ``label`` or as the view's numbers (the view's must win), is written the
-long way: parsed and
-serialised, as before (``long_way``).
+long way: parsed and serialised (``long_way``).
 """
 
 from __future__ import annotations

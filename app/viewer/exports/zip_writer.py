@@ -51,10 +51,9 @@ from app.viewer.exports.precision import STATEMENT
 # Bytes gathered before a chunk is handed to the server: zipstream yields headers and
 # deflate output in many small pieces, each of which would otherwise be a socket write.
 CHUNK_BYTES = 256 * 1024
-# Measured on 3,000 demo mmCIF files (86 KB each, in-process API, one core): stored
-# 260 MB at 297 files/s, level 1 81 MB at 153 files/s, level 6 69 MB at 91 files/s.
-# Level 1 gets most of the size at half the pace of storing: past about 100 Mbit/s of
-# the visitor's bandwidth the stored file would be as slow, below it far slower.
+# Level 1 gets most of level 6's saving on mmCIF files at about half the pace of storing
+# (docs/architecture.md, Measurements): past about 100 Mbit/s of the visitor's bandwidth
+# the stored file would be as slow, below it far slower.
 COMPRESS_LEVEL = 1
 
 # Fetches the bytes of a record's file of a role, in pieces (``exports.stream.result_file_chunks``

@@ -8,7 +8,7 @@ and walk that view: Previous/Next (``rel=prev/next``) are its neighbours in the 
 order, from the pipeline's exploration index (``results.answers.ordered_rows``), and the
 breadcrumb and "All results" lead back to it, on the table page that holds the result.
 
-Decisions where the issue is silent:
+Choices where a view leaves the neighbours open:
 - A view without ``sort`` is in the kind's default order (``labels.primary_sort``), as the
   table shows it. No view args at all: the run walked in that default order when the
   index is ready, else the API's id order (the index is not built for this page alone).

@@ -2,8 +2,8 @@
 
 An index build asks for the ProtParam properties and liability counts of every designed
 chain, and a design campaign's chains are all distinct: Biopython's ``ProteinAnalysis``
-took 0.3 ms per chain (the isoelectric point alone bisects in Python, 17 charge sums of
-nine terms), about 300 ms of every 1,000-result page and most of a build. ``values_many``
+works chain by chain in Python (the isoelectric point alone bisects, 17 charge sums of
+nine terms), which would be most of a build. ``values_many``
 computes the same numbers for a page's chains in a few array operations:
 
 - residue counts and dipeptide scores from one concatenated code array;

@@ -14,7 +14,7 @@ it), and redesigns of one backbone (ProteinMPNN on the same scaffold typically k
 the top 10 could be ten sequences of one backbone.
 
 Work is bounded: chains are aligned up to ``MAX_ALIGNED`` residues (designed binders are a
-few hundred; one alignment then costs at most ~40 ms), identical sequences are aligned
+few hundred, so one alignment stays cheap), identical sequences are aligned
 once, and ``group`` stops at its ``deadline`` (``complete`` then says the counts are of
 the designs examined so far).
 """

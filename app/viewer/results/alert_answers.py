@@ -12,7 +12,7 @@ it to one (``alerts=none&alert_family=pains`` is "no PAINS", the quick filter), 
 means "with an alert of that family". A molecule RDKit cannot read or check is in no answer.
 
 Facet counts need every molecule checked. Without the build's answers, the first view of
-a small set (up to ``FACET_MOLECULES`` distinct molecules, about 5 ms each) checks them; a
+a small set (up to ``FACET_MOLECULES`` distinct molecules) checks them; a
 larger set shows the counts once a filter on alerts has checked its molecules, so a plain
 page view never starts minutes of work.
 """

@@ -288,8 +288,8 @@ def points(state: IndexState, query: ExploreQuery, x: str, y: str,
     gets the first row, then every k-th of the view's order (k = count / limit), so it
     shows the shape of the whole set rather than its top rows; ``truncated`` says so.
     ``label_all`` names the points from their ids (``labels.RunLabels.label_list``: what
-    the table's rows say; one search for all of them: a search per point cost 80 µs, 0.4 s
-    of every explore.json of 5,000 points); without it a point is named by its id.
+    the table's rows say; one search for all of them, not one per point); without it a
+    point is named by its id.
     """
     data = current_frame(state)
     rows = ordered_rows(state, query)

@@ -33,8 +33,9 @@ from app.viewer.store.result_index import IndexState
 # Per index version: a scaffold table and a fingerprint list per pipeline, and recent
 # similarity columns (800 KB each at 100,000 results).
 _cache: BoundedCache = BoundedCache(64)
-# Up to this many distinct molecules (~1 s of scaffolds) every page shows the facet; a
-# larger set computes them when a visitor asks (scaffold=, group=scaffold).
+# Up to this many distinct molecules (scaffolds computed within a page's wait) every
+# page shows the facet; a larger set computes them when a visitor asks (scaffold=,
+# group=scaffold).
 EAGER_SCAFFOLDS = 2000
 
 

@@ -4,19 +4,19 @@
 page's SMILES; the ones it has not seen are sent to the budgeted child
 (``chem.index_chemistry``: alerts, scaffold, fingerprints, record) in a thread of its own,
 so the chemistry of page N overlaps the fetch and the insert of page N+1 (and page N+2's waits
-for it: a set of 100,000 distinct molecules is built at the chemistry's pace, ~6 ms a
-molecule on an idle core, with its lease renewed page after page). When the last page is
+for it: a set of many distinct molecules is built at the chemistry's pace, with its
+lease renewed page after page). When the last page is
 in, ``save_frame`` builds the frame from the store, gives it every molecule's answers
 (``frame_chemistry``) and saves it before the index is marked ready: no visitor request
 computes them, and a restarted worker or another node reads them with the frame.
 
 Molecules a page did not reach (its ``PAGE_SECONDS`` ran out, or a build that stopped
 midway and was resumed by another worker) are taken from the previous saved frame when it
-has them, else computed by ``save_frame``; a previous frame saved before the substructure
-screen existed (or by another RDKit) gives its answers but the screen's pattern
-fingerprints and records are computed for it (``index_chemistry.screen_now``, ~1 ms a
-molecule). A molecule that overruns its own budget (``index_chemistry.ITEM_SECONDS``) is
-unknown: no alerts answer, no scaffold, no fingerprint.
+has them, else computed by ``save_frame``; a previous frame saved without the
+substructure screen (or by another RDKit) gives its answers but the screen's pattern
+fingerprints and records are computed for it (``index_chemistry.screen_now``). A molecule
+that overruns its own budget (``index_chemistry.ITEM_SECONDS``) is unknown: no alerts
+answer, no scaffold, no fingerprint.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from app.viewer.runtime import budget
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 
-# A page's share of the build's lease (30 s): ~6 ms a molecule is 6 s for 1,000 new ones.
+# A page's share of the build's lease (30 s), leaving time to fetch and insert the page.
 PAGE_SECONDS = 20.0
 # The molecules left for the end: at most this long (then unknown).
 FINISH_SECONDS = 1800.0

@@ -35,8 +35,8 @@ from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 from app.viewer.store.result_index import IndexState
 
-POOL = 2000  # distinct molecules clustered first (~0.3 s of Tanimoto pairs)
-MAX_POOL = 4000  # at most: 16 M Tanimoto pairs (~1.5 s)
+POOL = 2000  # distinct molecules clustered first (4 M Tanimoto pairs)
+MAX_POOL = 4000  # at most: 16 M Tanimoto pairs
 PROTEIN_POOL = 1000  # designs read and grouped at most
 _READ = 200  # records read from the store at a time
 

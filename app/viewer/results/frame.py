@@ -4,7 +4,7 @@ The index rows live in the viewer's store, shared by every worker and server; a 
 that answers a whole-set question loads them once per index version into a ``Frame``
 (one array per key, ~25 MB for 100,000 results) and filters, sorts, counts and bins there:
 a mask per filter, one ``lexsort`` per order, ``histogram`` and ``unique`` for the panel.
-A SQL scan per question cost 100-250 ms on 100,000 rows; these cost a few.
+A SQL scan per question would read every row again; these cost a few milliseconds.
 
 Small-molecule kinds also hold their SMILES as ``Molecules``: each distinct SMILES once and
 a code per row, so the substructure filter (``smarts=``) asks RDKit once per distinct
@@ -200,9 +200,9 @@ def build(chunks: Iterable[dict[str, list]], codes: tuple[str, ...]) -> Frame:
 def to_bytes(frame: Frame) -> bytes:
     """Serialise a frame as a compressed .npz (arrays only: loading runs no code).
 
-    ``np.savez_compressed``'s format at zlib's fastest level: 2.5x faster to write (the
-    end of every index build), 15 % larger, read as fast; its members compressed two at
-    a time (``npz_writer``)."""
+    ``np.savez_compressed``'s format at zlib's fastest level: faster to write (the end
+    of every index build) than the default level, a little larger, read as fast; its
+    members compressed two at a time (``npz_writer``)."""
     return npz_writer.write(to_arrays(frame), level=1)
 
 

@@ -1,11 +1,11 @@
 """Frames shared by every worker of a machine: each saved frame as plain .npy files, mapped.
 
-A worker used to load a pipeline's saved frame (``frame.from_bytes``) into its own NumPy
-arrays: four workers holding one 1,000,000-result index held four copies. Here the first
-worker that loads a version writes its arrays once, uncompressed, to a folder of the
-frame cache (``FRAME_CACHE_DIR``, default ``<instance>/frame-cache``) and every worker maps
-them read-only (``np.load(mmap_mode="r")``): the pages are the kernel's page cache, one
-copy per machine whatever the number of workers. The viewer store's copy
+A worker that loaded a pipeline's saved frame (``frame.from_bytes``) into its own NumPy
+arrays would hold a copy of its own: four workers holding one 1,000,000-result index, four
+copies. Instead the first worker that loads a version writes its arrays once, uncompressed,
+to a folder of the frame cache (``FRAME_CACHE_DIR``, default ``<instance>/frame-cache``) and
+every worker maps them read-only (``np.load(mmap_mode="r")``): the pages are the kernel's
+page cache, one copy per machine whatever the number of workers. The viewer store's copy
 (``viewer_index_frames``) stays the source shared by every node; a node without the files
 writes them from it.
 
@@ -24,7 +24,7 @@ writes them from it.
   (every load marks its folder used), and ``purge-expired`` removes those of the indexes
   it deletes (``cache_sweep``; on the node that runs it).
 - **Disk full, unwritable folder, ``FRAME_CACHE_DIR=""``:** ``None`` is returned and the
-  caller keeps the frame in its own memory, as before; the failure is logged once per
+  caller keeps the frame in its own memory; the failure is logged once per
   process.
 - **Stored records beside a frame** (``save_records`` / ``load_records``): the index's
   stored JSON text of every row, in the frame's row order, as one UTF-8 file and the
@@ -174,8 +174,8 @@ def save_records(root: Path | None, pipeline_id: str, version: int, size: int,
     """Write ``chunks`` (lists of the records of the frame's ``count`` rows, in row order)
     beside this version's frame and return them mapped; None if the frame has no folder
     here, the texts stop short of ``count`` or the files cannot be written. A chunk is
-    written in one call and its offsets summed by NumPy: one write per text was a third of
-    a first export's cost of the file; an ASCII chunk is encoded whole, its texts' lengths
+    written in one call and its offsets summed by NumPy: one write per text would be a large
+    part of a first export's cost of the file; an ASCII chunk is encoded whole, its texts' lengths
     their bytes'."""
     if root is None:
         return None

@@ -7,9 +7,9 @@ not read it or its budget ran out) and its record (compressed binary pickle) as 
 valid), and the RDKit ``scheme`` that made them. Saved in the frame's .npz as ``x:screen_*``
 keys (``frame_chemistry``).
 
-A frame saved before this existed has ``Chemistry.screen`` None, and one made by another
+A frame saved without a screen has ``Chemistry.screen`` None, and one made by another
 RDKit version is not ``current``: its substructure queries confirm every molecule from its
-SMILES, as they did before (``substructure_answers``).
+SMILES (``substructure_answers``).
 """
 
 from __future__ import annotations

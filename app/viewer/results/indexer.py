@@ -266,7 +266,7 @@ class Build:
                 chem_index.save_frame(self.pipeline_id, done.version, done.warning_codes,
                                       self.chemistry, built)
             except Exception as error:  # the index is complete all the same: the first
-                # request builds the frame and computes the chemistry lazily, as before
+                # request builds the frame and computes the chemistry lazily
                 log.warning("saving the frame of a finished index failed: %s",
                             type(error).__name__)
         with engine.begin() as conn:

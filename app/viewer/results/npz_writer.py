@@ -2,14 +2,14 @@
 
 ``frame.to_bytes`` saves a whole index's frame at the end of its build, after the last
 page: nothing else runs then, and compressing the arrays one after another (``zipfile``
-allows one member open for writing) was most of that wait. Here each member's ``.npy``
+allows one member open for writing) would be most of that wait. Here each member's ``.npy``
 bytes (``np.lib.format.write_array``: the same header and data as ``np.savez``) are
 raw-deflated in a thread of their own (zlib lets go of the interpreter's lock while it
 compresses), at zlib's level as ``zipfile``'s ``ZIP_DEFLATED`` compresses them, and the
 archive is laid out around them: what ``np.load`` (``zipfile``) reads, CRCs checked.
 
 An archive whose sizes could reach the classic zip format's 4 GB fields is written by
-``zipfile`` itself (its ZIP64 records), one member at a time, as before.
+``zipfile`` itself (its ZIP64 records), one member at a time.
 """
 
 from __future__ import annotations

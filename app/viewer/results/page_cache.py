@@ -3,8 +3,8 @@
 The default page of a pipeline (ranked, no selection) is what every visitor of a link
 opens first, and a sorted or filtered view is paged back and forth; once the index is
 ready a page is a pure function of what it shows. After the link's access check (the
-API's share read, on every request, never cached) it costs the template: ~200 KB of
-markup for 100 rows, the epitope strip and the filters, then gzip. So the markup and its
+API's share read, on every request, never cached) it costs the template: the
+markup of 100 rows, the epitope strip and the filters, then gzip. So the markup and its
 gzip are kept (``results.page._kept``), keyed by everything the page is made from:
 
 - the request's URL root and query string as sent (the embed code and "Open full view"

@@ -11,7 +11,7 @@ hands the body over as bytes, while the child parses, indexes and writes the one
 The child writes with an engine of its own to the same viewer store (SQLite in WAL mode
 or PostgreSQL; an in-memory SQLite database cannot be shared: ``store.shared_url``)
 through ``result_index.append``, which checks the build's lease in the same transaction
-as before: a child whose parent lost its lease writes nothing. It checks that the page
+as the rows: a child whose parent lost its lease writes nothing. It checks that the page
 says what the build thread read of it (``_check``) before writing anything. Two pages
 may wait in the child (``DEPTH``): the next one is there when a page is done, without
 waiting for the parent's thread to wake (it shares its GIL with the API serving the
@@ -19,13 +19,13 @@ pages). A thread of the child receives them (``_received``). After a page that f
 the child refuses every later one, so the rows written stay a prefix of the pipeline's
 results, resumable from ``last_id``.
 
-With SQLite, the child's commits no longer copy the log back into the database (a
+With SQLite, the child's commits do not copy the log back into the database (a
 checkpoint: writes and two ``fsync``s every few pages): a thread of the child does it
 after every third commit while the next page is parsed (``store.wal_checkpoints``).
 
 The child also builds the index's frame from the rows as it appends them (``frame.build``
 reads its pages as they come, ``_pages``): a cold build's end saves it (``PageChild.frame``)
-instead of reading every row back from the store (a third of a second per 30,000 rows).
+instead of reading every row back from the store.
 
 The child is forked from the chemistry's ``forkserver`` (``chem.budget``: the app and its
 libraries imported once, when a gunicorn worker starts), so a build's child starts in
@@ -88,7 +88,7 @@ def envelope(body: bytes) -> dict:
     ``{"data":[...],"first_id":...,"last_id":...,"has_more":...}``.
 
     The build thread needs only the cursor to ask for the next page; parsing a page of
-    1,000 records in it was most of what it added to the API's own work. Any other shape
+    1,000 records in it would be most of what it adds to the API's own work. Any other shape
     is parsed whole. The child parses the page whole and checks what was read here
     (``_check``): a page misread writes nothing and stops the build.
     """

@@ -317,7 +317,7 @@ def _page(args: MultiDict) -> int:
 
 def parse(args: MultiDict) -> ExploreQuery:
     """Validate a results table's query string (raises ``BadRequest`` naming the fault)."""
-    base = paging.parse(args)  # limit, cursors and ids, validated as before
+    base = paging.parse(args)  # limit, cursors and ids, validated by core.paging
     warnings = args.get("warnings") or None
     if warnings not in (None, "none", "any"):
         raise BadRequest("'warnings' is 'none' or 'any'.")

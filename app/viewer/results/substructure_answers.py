@@ -9,7 +9,7 @@ without one (unreadable, or over budget at index time) from its SMILES. The answ
 of the query's pattern fingerprint: RDKit's ``SubstructLibrary`` screens the same way).
 
 Without it (a frame saved before the screen, built on a request, or by another RDKit):
-every molecule is a candidate, confirmed from its SMILES, as before the screen.
+every molecule is a candidate, confirmed from its SMILES.
 
 The confirmation has ``substructure.TOTAL_SECONDS`` in all; past that the query is
 refused (``substructure.TooBroad``, a 400 saying how far it got), not answered in part.

@@ -1,9 +1,9 @@
 """A new substructure query counted in the background; meanwhile, how far it got.
 
 A broad query (benzene over a million molecules: most of them candidates, each confirmed
-with RDKit at ~40 us) takes longer than a visitor should hold a page. So each new query is
+with RDKit) takes longer than a visitor should hold a page. So each new query is
 a ``Count`` run by a thread of the worker, and a request waits for it: a selective query
-is answered as before; a broader one (past ``INTERACTIVE_CANDIDATES``: over a second of
+is answered in that request; a broader one (past ``INTERACTIVE_CANDIDATES``: over a second of
 work) answers, once screened (a fraction of a second), ``Counting`` (a 503 with Retry-After)
 saying how far the count got
 ("has checked 412,000 of 950,000 candidate molecules: 398,000 match so far"), never a
@@ -18,12 +18,12 @@ order, "at least N match"); exports answer 503 until then.
 
 Which child confirms: a count of at most ``INTERACTIVE_CANDIDATES`` candidates (about a
 second) runs in the worker's ``substructure`` child under ``substructure.TOTAL_SECONDS``,
-one query at a time, as a request did; a larger one in a ``substructure-background``
+one query at a time; a larger one in a ``substructure-background``
 child at ``NICENESS`` (the workers' requests come first on a busy machine) under
 ``BACKGROUND_SECONDS`` (a hostile query costs that at most, at a low priority), and at
 most ``BACKGROUND_COUNTS`` of them at once per worker. One more, while that child is
 busy, is waited for in the worker's own child if it has at most ``WAITED_CANDIDATES``
-(seconds, as before counts: a visitor waits rather than meets a refusal), else it is
+(seconds: a visitor waits rather than meets a refusal), else it is
 ``work_gate.Busy``, a 503 with Retry-After, as are counts past ``PENDING`` unfinished
 ones: a client sending many new queries holds a few threads, never the worker. A count
 over its budget ends as ``substructure.TooBroad``, kept like an answer, so a retry is
@@ -54,9 +54,8 @@ log = logging.getLogger(__name__)
 # A request looks at its count every POLL_SECONDS: until it is done (an interactive one)
 # or known to be a background one (then it answers how far it got).
 POLL_SECONDS = 0.05
-# Candidates a request's own child confirms in about a second (~40 us each), waited for;
-# more: counted in the background, the page showing its first rows meanwhile (a
-# middling query over 1,000,000 molecules, 50,000 candidates, took 1.4-2.3 s waited for).
+# Candidates a request's own child confirms in about a second, waited for; more:
+# counted in the background, the page showing its first rows meanwhile.
 INTERACTIVE_CANDIDATES = 25_000
 # Up to this many, a count that finds the background child busy is waited for instead.
 WAITED_CANDIDATES = 150_000
@@ -123,8 +122,7 @@ def answer(key: Hashable, molecules: Molecules, smarts: str) -> np.ndarray:
     """Return ``substructure_answers.matching`` of ``smarts`` (already read), counted
     once per ``key`` (the index version and the query); raise ``Counting`` while it is
     counted in the background, its refusal (``TooBroad``) when it ended so. An
-    interactive count is waited for (its child's first start included), as a request
-    did before counts."""
+    interactive count is waited for (its child's first start included)."""
     count = _count_of(key, lambda count: _run(count, molecules, smarts))
     while not count.done.wait(POLL_SECONDS):
         if count.background:

@@ -2,7 +2,7 @@
 
 A frame's distinct SMILES (and its chemistry's scaffold and alert names) are saved as a
 blob and its ends (``frame_chemistry.texts_to_arrays``). Decoded into a list, every
-worker holding a 1,000,000-molecule index kept its own ~100 MB of ``str`` objects; as a
+worker holding a 1,000,000-molecule index would keep its own copy as ``str`` objects; as a
 ``TextColumn`` over the frame's memory-mapped arrays (``frame_files``) the bytes are the
 kernel's page cache, one copy per machine, and a text is decoded when it is read: a
 result's SMILES, the candidates a substructure screen passed. Reading every text (a

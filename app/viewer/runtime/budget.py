@@ -2,8 +2,8 @@
 
 The molecules come from clients and the substructure queries from visitors, and some of
 RDKit's algorithms are exponential in the worst case: a ring query of 40 atoms against a
-polyacene takes 4 s and each further atom multiplies it; CoordGen's layout of a plain
-49-atom ring takes over a minute. A guard that checks inputs first (``depict``'s ring and
+polyacene takes seconds and each further atom multiplies it; CoordGen's layout of a plain
+49-atom ring takes minutes. A guard that checks inputs first (``depict``'s ring and
 atom limits) covers the cases we know; this covers the ones we do not. The work runs in a
 child process, so the gunicorn worker's threads keep the GIL and keep answering, and the
 child is killed when one item overruns ``item_seconds`` (the item's answer is ``OVERRUN``,

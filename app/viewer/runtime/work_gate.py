@@ -3,7 +3,7 @@
 A gunicorn worker has a few threads. Expensive requests (an export of a whole pipeline, a
 new substructure query over every molecule) hold a thread for seconds to minutes; a
 client that sends a dozen at once would hold every thread, and an ordinary page would wait
-behind them (measured: 26 s). So each process admits at most ``EXPENSIVE_WORK_SLOTS``
+behind them. So each process admits at most ``EXPENSIVE_WORK_SLOTS``
 expensive requests at once (default 2: with 4 threads, half of them stay free for pages),
 and at most ``EXPENSIVE_WORK_PER_CLIENT`` of them from one client address. One more is not
 queued: it gets a 503 page (or ``{"error": ...}`` for the JSON the browser reads) with

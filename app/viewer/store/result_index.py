@@ -190,7 +190,8 @@ def _insert_many(conn: Connection, table: sa.Table, columns: dict[str, list]) ->
 
     The statement is compiled once per shape and the rows go to the driver as they are
     (tuples for SQLite's ``?``, dicts for psycopg's named style), zipped from the
-    columns: SQLAlchemy's per-row parameter processing was a third of a page's write.
+    columns: SQLAlchemy's per-row parameter processing would be a large part of a page's
+    write.
     The index's columns are text and numbers, which no bind processor of either dialect
     changes.
     """

@@ -2,14 +2,14 @@
 
 In WAL mode SQLite copies the log back into the database (a checkpoint: writes and two
 ``fsync``s) inside the commit that finds the log past 1,000 pages. An index build's
-page child commits about a megabyte per page, so every few pages one of its commits waited
-for the disk, while its next page could have been parsed. ``Checkpoints`` turns that off
+page child commits about a megabyte per page, so every few pages one of its commits would
+wait for the disk, while its next page could be parsed. ``Checkpoints`` turns that off
 for one engine's connections and checkpoints in a thread of its own after every third
-commit (``committed``: about as often as SQLite did, at 1,000 pages of log); the writer
+commit (``committed``: about as often as SQLite's own, at 1,000 pages of log); the writer
 waits for it before its next write (``writing``), so that the write finds the log wholly
 copied back and starts it over from the beginning: the log stays about three pages'
-size, as before. Durability is
-SQLite's, unchanged: the checkpoint syncs as before (``synchronous=NORMAL``).
+size. Durability is SQLite's: the checkpoint syncs as SQLite's own does
+(``synchronous=NORMAL``).
 
 PostgreSQL (or any other database) has nothing of this: ``for_engine`` returns None.
 """

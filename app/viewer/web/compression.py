@@ -1,8 +1,8 @@
 """Gzip for the viewer's own HTML and JSON answers, when the client accepts it.
 
 Only a whole body already in memory is compressed (a body made with ``precompressed``
-carries its gzip, made once: ``results.page_cache``) (a results page of 100 rows is ~200 KB
-of HTML, ~20 KB gzipped, in ~2 ms; see ``bench/bench_static.py``). Never compressed:
+carries its gzip, made once: ``results.page_cache``; ``bench/bench_static.py`` measures a
+results page's gzip). Never compressed:
 streamed answers (downloads, exports: ``is_streamed`` or ``direct_passthrough``), answers
 that already carry a ``Content-Encoding`` (the precompressed static files), bodies under
 ``MIN_SIZE``, and partial or empty answers.
@@ -23,7 +23,7 @@ from flask import Flask, Response, current_app, g, request
 
 # Below ~1 KB the gzip header and the CPU cost more than the bytes saved.
 MIN_SIZE = 1024
-# Level 6: nearly level 9's size for a third of its time on HTML.
+# Level 6: nearly level 9's size in much less time on HTML.
 LEVEL = 6
 COMPRESSED_TYPES = frozenset({"text/html", "application/json"})
 

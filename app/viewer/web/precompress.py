@@ -6,8 +6,8 @@ gets a new name, so a variant is never stale, and every worker and every server 
 shares the folder may write one: each writes a temporary file beside it and renames it
 into place (atomic on POSIX), so a reader sees the whole file or none.
 
-When is what made (the 5 MB Mol* bundle takes ~0.2 s in gzip -9 but ~8 s in brotli
-quality 11):
+When is what made (brotli at quality 11 takes many times as long as gzip -9: seconds
+for the Mol* bundle):
 
 - ``flask --app app compress-static`` makes both variants of every text asset; ``make
   run`` calls it, and so should a deployment (after installing, before starting gunicorn).

@@ -1,4 +1,4 @@
-/* Share Viewer, results widgets: the shortlist of one pipeline's results (issue 8).
+/* Share Viewer, results widgets: the shortlist of one pipeline's results.
 
    The ids live in localStorage ("share-viewer:shortlist:<pipeline id>", at most 200, the
    API's ids limit), so they survive paging and reloads; another tab's changes arrive with

@@ -1,14 +1,14 @@
-"""livemode: every pipeline, prediction and share link is live or test (issue 11)
+"""livemode: every pipeline, prediction and share link is live or test
 
 Revision ID: 0003
 Revises: 0002
 Create Date: 2026-11-23 13:45:00
 
-Existing rows were all made by live keys (test keys only carried the flag until now), so
-the new ``livemode`` columns default to true on the server and the upgrade needs no data
-step. ``workspaces.test_data_seeded_at`` records when a workspace got its synthetic
-test-mode data (null: not yet). The two indexes serve per-workspace, per-mode lists and
-the existence checks of share-link creation.
+Every row older than this revision was made by a live key (no test-mode rows exist before
+it), so the new ``livemode`` columns default to true on the server and the upgrade needs no
+data step. ``workspaces.test_data_seeded_at`` records when a workspace got its synthetic
+test-mode data (null: not yet). The two indexes serve per-workspace, per-mode lists and the
+existence checks of share-link creation.
 """
 
 import sqlalchemy as sa

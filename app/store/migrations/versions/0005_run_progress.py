@@ -1,4 +1,4 @@
-"""Run records of the SDK: stored progress, start and stop times, errors (issue 18)
+"""Run records of the SDK: stored progress, start and stop times, errors
 
 Revision ID: 0005
 Revises: 0004
@@ -10,7 +10,7 @@ failed counts, the explore ``phase``, ``rejection_summary``; the service adds th
 of stored results and ``latest_result_id``), ``started_at``/``stopped_at`` when the
 engine started and stopped it, ``error`` why it failed (``code``, ``message``,
 ``details``). Predictions gain ``started_at`` and ``error``. Every column is nullable:
-existing rows keep answering as before (total = count, nothing failed, no error).
+a row without them reads as total = count, nothing failed, no error.
 """
 
 import sqlalchemy as sa

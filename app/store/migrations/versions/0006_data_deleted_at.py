@@ -1,12 +1,12 @@
-"""Retention keeps a stub of each run it purges: ``data_deleted_at`` (issue 19 item 11)
+"""Retention keeps a stub of each run it purges: ``data_deleted_at``
 
 Revision ID: 0006
 Revises: 0005
 Create Date: 2026-12-10 09:00:00
 
 The SDK's run records say when their data was deleted (``data_deleted_at``; ``input``
-null "if data deleted"). ``purge-expired`` used to delete a run's row, so a share link
-silently stopped listing it. Now the row stays as a stub: ``data_deleted_at`` set,
+null "if data deleted"). ``purge-expired`` keeps a run's row as a stub, so a share
+link goes on listing it: ``data_deleted_at`` set,
 ``input`` (pipelines) or ``inputs``/``outputs`` (predictions) null, results and artifacts
 gone. Nullable: every existing row reads as not deleted.
 """

@@ -4,7 +4,7 @@ Revision ID: v0001
 Revises:
 Create Date: 2026-12-01 10:00:00
 
-Until now these rows lived in the API's database (``signin_requests``, dropped by the API's
+These rows take the place of the API database's ``signin_requests`` (dropped by the API's
 migration 0002); pending sign-ins are not carried over (see there).
 """
 
