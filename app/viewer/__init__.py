@@ -21,9 +21,20 @@ from app.viewer.pages import downloads
 from app.viewer.pages import views as page_views
 from app.viewer.proteins import markup as protein_markup
 from app.viewer.provenance import init_app as provenance_init_app
-from app.viewer.results import cache_sweep
+from app.viewer.results import cache_sweep, selections
 from app.viewer.results import fields as results_fields
 from app.viewer.results import views as results_views
+from app.viewer.results.selections import (
+    alerts,
+    contacts,
+    diverse,
+    liabilities,
+    scaffolds,
+    similarity,
+    substructure,
+    text_search,
+    warnings,
+)
 from app.viewer.runtime import work_gate
 from app.viewer.signin import oidc
 from app.viewer.signin import views as signin_views
@@ -33,6 +44,21 @@ from app.viewer.web import compression, security, static_assets
 # Every route of the viewer, in one place: the only importer of modules with a blueprint.
 BLUEPRINTS = (page_views.bp, results_views.bp, downloads.bp, export_views.bp, signin_views.bp,
               oidc.bp, depiction_views.bp, structure_views.bp)
+
+
+# The exploration engine's selections (results.selections), one line each, in the order
+# their keys appear in links. Registered when the viewer is imported, so that every query
+# parsed (in a request, a CLI command or a test) knows them.
+selections.register(warnings.SELECTION)
+selections.register(text_search.SELECTION)
+selections.register(substructure.SELECTION)
+selections.register(alerts.SELECTION)
+selections.register(scaffolds.SCAFFOLD)
+selections.register(similarity.SELECTION)
+selections.register(scaffolds.GROUP)
+selections.register(liabilities.SELECTION)
+selections.register(diverse.SELECTION)
+selections.register(contacts.SELECTION)
 
 
 def create_viewer_app(

@@ -62,11 +62,6 @@ def contacts(pipeline_id: str) -> Contacts:
     return found
 
 
-def wanted(query) -> bool:
-    """Whether the query filters by contacts."""
-    return bool(query.contacts or query.contacts_any)
-
-
 def contact_rows(pipeline_id: str, ids: np.ndarray, query) -> np.ndarray:
     """Return which of the frame's ``ids`` match ``contacts=`` (all) and ``contacts_any=``.
 

@@ -5,7 +5,7 @@
 ``<chain>:<residue number>``: the chain id as the run's input names it, the number the
 position in that chain's sequence (1-based). Validated here (a 400 naming the key),
 normalised (sorted, without repeats) so that equal selections share a cache key, and
-carried by ``results.query.ExploreQuery``. Protein kinds only.
+registered with the exploration engine by ``results.selections.contacts``.
 """
 
 from __future__ import annotations
@@ -45,11 +45,3 @@ def _parse_one(name: str, raw: str | None) -> str | None:
 def parse(args) -> dict[str, str | None]:
     """Return ``contacts`` and ``contacts_any`` of the query string, normalised."""
     return {name: _parse_one(name, args.get(name)) for name in NAMES}
-
-
-def check_family(query, family: str) -> None:
-    """Refuse the epitope keys on results that are not proteins (``BadRequest``)."""
-    for name in NAMES:
-        if getattr(query, name) and family != "protein":
-            raise BadRequest(f"'{name}' is for protein designs, and this pipeline's "
-                             "results are small molecules.")

@@ -34,7 +34,7 @@ from app.viewer.chem import alerts
 from app.viewer.exports import csv_cells
 from app.viewer.exports.csv_cells import alerts_text, cell_text, defuse_formula, entities_text
 from app.viewer.exports.stream import incomplete_text
-from app.viewer.results import extra_metrics
+from app.viewer.results import extra_metrics, selections
 from app.viewer.results.table import Column, columns_for
 
 # The cells' rules are named here too: what a cell holds is part of what this module writes.
@@ -82,9 +82,6 @@ def warm(pages: Iterable[list[dict]]) -> Iterator[list[dict]]:
         yield records
 
 
-_VIEW_KEYS = ("similarity", "family_size")
-
-
 def _bare(records: list[dict]) -> list[dict]:
     """Return a page's records as the cells read them: a page from the index as stored
     (``index_source.IndexPage.bare``: its rank, label and view's numbers kept apart)."""
@@ -114,7 +111,8 @@ def csv_chunks(kind: Kind, pages: Iterable[list[dict]]) -> Iterator[str]:
     columns = columns_for(kind, extras=extra_metrics.of_records(kind, _bare(first or [])))
     # The view's own numbers after result_id (``sources`` adds them to records): a
     # similar_to view's similarity, a diverse view's family size.
-    added = [key for key in _VIEW_KEYS if first and _has_key(first, key)]
+    added = [key for key in selections.REGISTRY.export_columns()
+             if first and _has_key(first, key)]
 
     def rows(records: list[dict]) -> str:
         if not hasattr(records, "bare"):  # the API's records: rank and label in each

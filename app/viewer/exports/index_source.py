@@ -32,7 +32,7 @@ from pydantic_core import from_json, to_json
 
 from app.viewer.chem.properties import PROPERTIES
 from app.viewer.exports import precision, stored_json
-from app.viewer.results import answers, frame_files
+from app.viewer.results import answers, frame_files, selections
 from app.viewer.results.frame import Frame
 from app.viewer.results.labels import RunLabels
 from app.viewer.results.query import ExploreQuery
@@ -230,12 +230,8 @@ def pages(state: IndexState, query: ExploreQuery, labels: RunLabels, limit: int 
             texts = stored.texts(chunk)
             if start % (8 * CHUNK) == 0:
                 stored.release()  # the pages read stay cached, not resident (bounded)
-        extras = {}
-        if query.similar_to:  # the view's number, beside the record (CSV column, JSON key)
-            values = answers.similarities(state, query, ids)
-            extras["similarity"] = [values.get(i) for i in ids]
-        if query.diverse:  # each pick's family size (diverse_answers), beside the record
-            sizes = answers.diverse(state, query).sizes
-            extras["family_size"] = [sizes.get(i) for i in ids_bytes.tolist()]
+        # The view's own numbers beside the record (CSV columns, JSON keys): similarity, ...
+        extras = {column: [values.get(i) for i in ids] for column, values
+                  in selections.export_values(state, query, ids).items()}
         yield IndexPage(ids, texts, start + 1,
                         labels.label_list(ids_bytes), extras, numbers, chunk)

@@ -37,7 +37,7 @@ from app.viewer.core.api_client import api
 from app.viewer.core.errors import BadRequest, Retryable
 from app.viewer.exports import index_source
 from app.viewer.exports.ranking import export_limit, ranked
-from app.viewer.results import answers, freshness, indexer, labels
+from app.viewer.results import answers, freshness, indexer, labels, selections
 from app.viewer.results.fields import of_group
 from app.viewer.results.query import ExploreQuery, check_kind, parse
 from app.viewer.store.result_index import IndexState
@@ -108,12 +108,9 @@ def _indexed_walk(link_id: str, pipeline: dict, query: ExploreQuery, state: Inde
     def fetch(ids: list[str], token: str | None) -> list[dict]:
         page = client.results(link_id, pipeline_id, token, limit=len(ids), ids=ids)
         found = {record.get("id"): record for record in page.get("data") or []}
-        if query.similar_to:  # the view's number, beside the record (CSV column, JSON key)
-            values = answers.similarities(state, query, ids)
-            found = {i: {**r, "similarity": values.get(i)} for i, r in found.items()}
-        if query.diverse:  # each pick's family size (diverse_answers), beside the record
-            sizes = answers.diverse(state, query).sizes
-            found = {i: {**r, "family_size": sizes.get(i.encode())} for i, r in found.items()}
+        # The view's own numbers beside the record (CSV columns, JSON keys): similarity, ...
+        for column, values in selections.export_values(state, query, ids).items():
+            found = {i: {**r, column: values.get(i)} for i, r in found.items()}
         return [found[i] for i in ids if i in found]  # the view's order, not the API's
 
     first_ids = next(batches, [])

@@ -1,7 +1,7 @@
 """The liability keys of the exploration query: ``liabilities=none|any``, ``liability=<name>``.
 
-Validated here and carried by ``results.query.ExploreQuery``; a bad value is a 400 naming
-the key, like the rest of the contract. Protein kinds only.
+Validated here (a bad value is a 400 naming the key, like the rest of the contract) and
+registered with the exploration engine by ``results.selections.liabilities``.
 """
 
 from __future__ import annotations
@@ -20,11 +20,3 @@ def parse(args) -> dict[str, str | None]:
     if found["liability"] not in (None, *LIABILITIES):
         raise BadRequest(f"'liability' is one of {', '.join(LIABILITIES)}.")
     return found
-
-
-def check_family(query, family: str) -> None:
-    """Refuse the liability keys on results that are not proteins (``BadRequest``)."""
-    for name in NAMES:
-        if getattr(query, name) and family != "protein":
-            raise BadRequest(f"'{name}' is for protein designs, and this pipeline's "
-                             "results are small molecules.")

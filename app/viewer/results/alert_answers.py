@@ -46,11 +46,6 @@ def molecule_alerts(data: Frame) -> list[tuple[str, ...] | None]:
             release()
 
 
-def wanted(query: ExploreQuery) -> bool:
-    """Whether the query filters by alerts."""
-    return bool(query.alerts or query.alert or query.alert_family)
-
-
 def _family_names(family: str) -> set[str]:
     return {name for name, kind in alerts.families().items() if kind == family}
 

@@ -19,10 +19,8 @@ import numpy as np
 from app import domain
 from app.timeutil import utcnow
 from app.viewer.chem import substructure
-from app.viewer.epitope import answers as epitope_answers
 from app.viewer.results import (
     alert_answers,
-    chem_answers,
     chem_index,
     diverse_answers,
     extra_metrics,
@@ -35,6 +33,7 @@ from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
 from app.viewer.results.query import ExploreQuery
 from app.viewer.results.query import check_keys as check_query_keys
+from app.viewer.results.selections import ViewContext
 from app.viewer.runtime import work_gate
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
@@ -161,38 +160,30 @@ def smarts_key(state: IndexState, smarts: str) -> tuple:
 
 
 def view_frame(state: IndexState, query: ExploreQuery) -> Frame:
-    """Return the frame the query reads: with its ``similarity`` column when similar_to."""
-    return chem_answers.with_similarity(state, current_frame(state), query.similar_to)
+    """Return the frame the query reads: the index's, with the columns its selections add
+    (``Selection.extend``, such as ``similarity``)."""
+    data = current_frame(state)
+    for selection in query.in_force():
+        if selection.extend is not None:
+            data = selection.extend(state, data, query)
+    return data
 
 
 def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
     check_keys(state, query)  # every whole-set answer starts here or in ordered_rows
-
-    def compute() -> np.ndarray:
-        return selected(state, query, substructure_rows(state, query.smarts)
-                         if query.smarts else None)
-
-    return _answers.get(_key(state, query, "keep"), compute)
+    return _answers.get(_key(state, query, "keep"), lambda: selected(state, query))
 
 
-def selected(state: IndexState, query: ExploreQuery, matched: np.ndarray | None
-              ) -> np.ndarray:
-    """Return which rows the query keeps, ``matched`` those its substructure keeps."""
-    searched = None
-    if query.q:
-        with get_engine().connect() as conn:
-            searched = queries.search_ids(conn, state.pipeline_id, query.q)
-    if alert_answers.wanted(query):  # PAINS / Brenk per distinct SMILES
-        alerted = alert_answers.alert_rows(current_frame(state), query)
-        matched = alerted if matched is None else matched & alerted
-    if query.scaffold:  # chem_answers: scaffolds and similarity per distinct SMILES
-        chosen = chem_answers.scaffold_rows(state, current_frame(state), query.scaffold)
-        matched = chosen if matched is None else matched & chosen
-    if epitope_answers.wanted(query):  # contacts=, contacts_any= (epitope scan)
-        hit = epitope_answers.contact_rows(state.pipeline_id, current_frame(state).ids,
-                                           query)
-        matched = hit if matched is None else matched & hit
-    return frame.mask(view_frame(state, query), query, searched, matched)
+def selected(state: IndexState, query: ExploreQuery) -> np.ndarray:
+    """Return which rows the query keeps: its filters and ids (``frame.mask``), then each
+    selection in force (``Selection.keep``), in registry order."""
+    data = view_frame(state, query)
+    keep = frame.mask(data, query)
+    view = ViewContext(state, data)
+    for selection in query.in_force():
+        if selection.keep is not None and keep.any():
+            keep &= selection.keep(view, query)
+    return keep
 
 
 def ordered_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:
@@ -219,11 +210,10 @@ class Summary:
 
 
 def _key(state: IndexState, query: ExploreQuery, what: str) -> tuple:
-    # A contacts filter changes as the epitope scan reads more designs.
-    scanned = epitope_answers.progress_key(state.pipeline_id) \
-        if epitope_answers.wanted(query) else None
+    # What besides the query decides a selection's answer (the epitope scan's progress).
+    scopes = tuple(s.scope(state) for s in query.in_force() if s.scope is not None)
     return (state.pipeline_id, state.generation, state.version, query.selection_key(),
-            scanned, what)
+            scopes, what)
 
 
 def extra_keys(state: IndexState, kind: domain.Kind) -> tuple[str, ...]:
@@ -319,12 +309,15 @@ def similarities(state: IndexState, query: ExploreQuery, ids: list[str]) -> dict
 
 
 def view_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:
-    """Return the frame rows of the view's results in its order (what an export holds)."""
+    """Return the frame rows of the view's results in its order (what a table and an
+    export hold): the ordered rows, then each selection's ``pick`` (one row per scaffold,
+    one per family)."""
     rows = ordered_rows(state, query)
-    if query.group:  # group=scaffold: the first row of each scaffold (chem_answers)
-        rows = chem_answers.groups(state, current_frame(state), rows)[0]
-    if query.diverse:  # diverse=N: the best row of each of N families (diverse_answers)
-        rows = diverse(state, query).rows
+    picking = [s for s in query.in_force() if s.pick is not None]
+    if picking:
+        view = ViewContext(state, current_frame(state))
+        for selection in picking:
+            rows = selection.pick(view, query, rows)
     return rows
 
 

@@ -26,6 +26,7 @@ from werkzeug.datastructures import MultiDict
 from app.viewer.chem import presets, substructure
 from app.viewer.core.errors import BadRequest
 from app.viewer.results import query as explore_query
+from app.viewer.results.selections.similarity import MAX_SIMILAR_TO
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,8 @@ def parse(args: MultiDict) -> tuple[explore_query.ExploreQuery, ChemForm]:
         args.pop("smarts")
     similar = (args.get("similar_to") or "").strip()
     similar_error = None
-    if len(similar) > explore_query.MAX_SIMILAR_TO:
-        similar_error = f"is longer than {explore_query.MAX_SIMILAR_TO} characters"
+    if len(similar) > MAX_SIMILAR_TO:
+        similar_error = f"is longer than {MAX_SIMILAR_TO} characters"
         args = _drop_similar(args)
     form = ChemForm(typed=typed, error=error, similar_typed=similar if similar_error else "",
                     similar_error=similar_error)

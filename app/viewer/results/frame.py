@@ -261,32 +261,15 @@ def _filter_mask(frame: Frame, item: Filter) -> np.ndarray:
     return frame.texts[key] == (value.encode() if key in _ASCII else value)
 
 
-def mask(frame: Frame, query: ExploreQuery, searched: set[str] | None = None,
-         substructure: np.ndarray | None = None) -> np.ndarray:
-    """Return which rows match the query's selection.
-
-    ``searched`` is the set of ids that contain the ``q`` text (the store's search, which
-    keeps the long sequences out of the worker's memory); ``substructure`` the rows whose
-    molecule holds the ``smarts`` query (``answers`` computes and caches it).
-    """
-    keep = np.ones(frame.size, dtype=bool) if substructure is None else substructure.copy()
+def mask(frame: Frame, query: ExploreQuery) -> np.ndarray:
+    """Return which rows match the query's number and text filters and its ``ids``; the
+    registered selections narrow it further (``answers.selected``)."""
+    keep = np.ones(frame.size, dtype=bool)
     for item in query.filters:
         keep &= _filter_mask(frame, item)
-    if query.warnings == "none":
-        keep &= frame.numbers["warning_count"] == 0
-    elif query.warnings == "any":
-        keep &= frame.numbers["warning_count"] > 0
-    if query.warning:
-        keep &= frame.codes.get(query.warning, np.zeros(frame.size, dtype=bool))
-    if query.liabilities:  # NaN (no designed chain) is neither none nor any
-        count = frame.numbers["liability_count"]
-        keep &= (count == 0) if query.liabilities == "none" else (count > 0)
-    if query.liability:
-        keep &= frame.numbers[LIABILITY_COLUMNS[query.liability]] > 0
-    for wanted in (set(query.ids) if query.ids else None, searched):
-        if wanted is not None:
-            keep &= np.isin(frame.ids, np.array([w.encode() for w in sorted(wanted)],
-                                                dtype="S"))
+    if query.ids:
+        keep &= np.isin(frame.ids, np.array([i.encode() for i in sorted(set(query.ids))],
+                                            dtype="S"))
     return keep
 
 

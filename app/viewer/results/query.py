@@ -1,14 +1,12 @@
-"""The exploration query of a results table: whole-set sort, filters, search, plot axes.
+"""The exploration query of a results table: whole-set sort, filters, selections, axes.
 
 The contract is ``../shared/DESIGN.md``, "Exploring results": ``sort=k1,-k2`` (``-`` is
 descending; ties always by id), ``<k>__gte/__gt/__lte/__lt=<number>``, ``<k>__eq=<text>``,
-``warnings=none|any``, ``warning=<code>``, ``q=<text>``, ``smarts=<SMARTS or SMILES>``
-(small-molecule kinds: a substructure, ``chem.substructure``), ``alerts=none|any``
-(small-molecule kinds: without / with a PAINS or Brenk alert, ``chem.alerts``; ``alert=<name>``
-one alert, ``alert_family=pains|brenk`` one family), ``ids=``, ``limit=``,
-``page=`` and the scatter axes ``x=``/``y=``. ``parse`` validates all of it before anything
-is read: an unknown key or a malformed value raises ``core.errors.BadRequest`` with a
-message naming it, which ``web.error_pages`` answers as a 400.
+``ids=``, ``limit=``, ``page=``, the scatter axes ``x=``/``y=``, and the keys of the
+registered selections (``results.selections``: ``warnings=``, ``q=``, ``smarts=``,
+``contacts=``, ...), each parsed by its own selection. ``parse`` validates all of it before
+anything is read: an unknown filter key or a malformed value raises
+``core.errors.BadRequest`` with a message naming it, which the error pages answer as a 400.
 
 Keys are those of ``fields.FIELDS``: the spec's metric names, the ADME values, ``id``,
 ``created_at``, ``length``, ``variant``, ``external_id`` and the computed chemistry; and
@@ -23,28 +21,23 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from werkzeug.datastructures import MultiDict
 
 from app import domain
-from app.viewer.chem import alert_names, substructure
 from app.viewer.core import paging
 from app.viewer.core.errors import BadRequest
-from app.viewer.epitope import query_keys as epitope_keys
-from app.viewer.proteins import query_keys as protein_keys
-from app.viewer.results import diverse_key
 from app.viewer.results.extra_metrics import is_key as is_metric_key
 from app.viewer.results.fields import KEYS, is_numeric
+from app.viewer.results.selections import REGISTRY, Selection
 
 OPERATORS = ("gte", "gt", "lte", "lt", "eq")
 MAX_SORT_KEYS = 5
 MAX_FILTERS = 30
 MAX_TEXT = 200
 _NUMBER = re.compile(r"-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
-_WARNING_CODE = re.compile(r"[a-z0-9_\-]{1,64}")
 MAX_PAGE = 100_000
-MAX_SIMILAR_TO = 2000  # a pasted SMILES: the depictions' limit
 
 
 @dataclass(frozen=True)
@@ -62,54 +55,51 @@ class ExploreQuery:
 
     sort: tuple[tuple[str, bool], ...] = ()  # (key, descending)
     filters: tuple[Filter, ...] = ()
-    warnings: str | None = None  # "none" | "any"
-    warning: str | None = None
-    q: str | None = None
-    smarts: str | None = None
-    alerts: str | None = None  # "none" | "any": PAINS or Brenk alerts (chem.alerts)
-    alert: str | None = None  # one alert by its catalog name (chem.alerts)
-    alert_family: str | None = None  # "pains" | "brenk": narrows alerts= and the badges
-    scaffold: str | None = None  # a Bemis-Murcko scaffold SMILES or "acyclic" (chem.scaffolds)
-    similar_to: str | None = None  # a SMILES or a result id (chem.similarity)
-    group: str | None = None  # "scaffold": the first row of each scaffold in the view's order
-    liabilities: str | None = None  # "none" | "any": sequence liabilities (proteins)
-    liability: str | None = None  # one of proteins.liabilities.LIABILITIES
-    diverse: int | None = None  # N: the best-ranked row of N families (diverse_key)
-    contacts: str | None = None  # "B:45,B:48": contacting all of them (epitope.query_keys)
-    contacts_any: str | None = None  # contacting any of them
+    # The registered selections' keys in force, (key, value) in registry order
+    # (``selections``): ``query.<key>`` reads one (None when not given).
+    selected: tuple[tuple[str, object], ...] = ()
     ids: tuple[str, ...] = ()
     limit: int = paging.DEFAULT_PAGE_SIZE
     page: int = 1
     x: str | None = None
     y: str | None = None
 
+    def __getattr__(self, name: str):
+        # Only for names that are not fields: a registered key not in force reads None.
+        if name in REGISTRY.keys:
+            return dict(self.selected).get(name)
+        raise AttributeError(name)
+
+    def value(self, key: str):
+        """Return the value of the registered query key ``key`` (None when not given)."""
+        return dict(self.selected).get(key)
+
+    def in_force(self) -> list[Selection]:
+        """Return the selections with a key in this query, in registry order."""
+        return REGISTRY.in_force(self.selected)
+
+    def without(self, *keys: str) -> ExploreQuery:
+        """Return this query without the registered keys ``keys``."""
+        return replace(self, selected=tuple((k, v) for k, v in self.selected
+                                            if k not in keys))
+
     @property
     def is_plain(self) -> bool:
         """Whether the API can answer it alone: no sort, filter or search (``ids`` is fine)."""
-        if (self.liabilities or self.liability or self.diverse or self.contacts
-                or self.contacts_any):
-            return False
-        return not (self.sort or self.filters or self.warnings or self.warning or self.q
-                    or self.smarts or self.alerts or self.scaffold or self.similar_to
-                    or self.group or self.alert or self.alert_family)
+        return not (self.sort or self.filters or self.selected)
 
     @property
     def has_selection(self) -> bool:
-        """Whether it narrows the set (anything but sort and paging)."""
-        if (self.liabilities or self.liability or self.diverse or self.contacts
-                or self.contacts_any):
-            return True
-        return bool(self.filters or self.warnings or self.warning or self.q or self.smarts
-                    or self.alerts or self.ids or self.scaffold or self.alert
-                    or self.alert_family)
+        """Whether it narrows the set (anything but sort, paging and keys that only add
+        a column or pick rows of the view, such as ``similar_to`` and ``group``)."""
+        return bool(self.filters or self.ids
+                    or any(s.narrows for s in self.in_force()))
 
     def selection_key(self) -> tuple:
         """Return what decides the matching set (not its order): a cache key."""
-        mine = (self.liabilities, self.liability, self.diverse, self.contacts,
-                self.contacts_any)  # liabilities, diverse=, epitope keys
-        return (*mine, self.filters, self.warnings, self.warning, (self.q or "").lower(),
-                self.smarts, self.alerts, self.ids, self.scaffold, self.similar_to,
-                self.alert, self.alert_family)
+        chosen = tuple((key, REGISTRY.owner(key).cache_value(key, value))
+                       for key, value in self.selected)
+        return (chosen, self.filters, self.ids)
 
     def args(self, *, page: int | None = None, sort: str | None = None) -> dict:
         """Return the query string values of this view (for links that keep it).
@@ -122,13 +112,8 @@ class ExploreQuery:
             out["sort"] = sort_text
         for item in self.filters:
             out[f"{item.key}__{item.op}"] = _value_text(item.value)
-        for name in ("warnings", "warning", "q", "smarts", "alerts", "scaffold", "similar_to",
-                     "group", "alert", "alert_family"):
-            if getattr(self, name):
-                out[name] = getattr(self, name)
-        for name in (*protein_keys.NAMES, diverse_key.NAME, *epitope_keys.NAMES):
-            if getattr(self, name):
-                out[name] = getattr(self, name)
+        for key, value in self.selected:
+            out[key] = value
         if self.ids:
             out["ids"] = ",".join(self.ids)
         if self.limit != paging.DEFAULT_PAGE_SIZE:
@@ -182,7 +167,8 @@ def _key(name: str, what: str) -> str:
     return name
 
 
-def _text(args: MultiDict, name: str) -> str | None:
+def text_arg(args: MultiDict, name: str) -> str | None:
+    """Return the stripped text of ``name`` (None when empty); a 400 when too long."""
     value = (args.get(name) or "").strip()
     if len(value) > MAX_TEXT:
         raise BadRequest(f"'{name}' is longer than {MAX_TEXT} characters.")
@@ -267,45 +253,12 @@ def check_keys(query: ExploreQuery, numbers: Collection[str]) -> None:
             raise _bad_axis(name, value)
 
 
-def _smarts(args: MultiDict) -> str | None:
-    text = (args.get("smarts") or "").strip()
-    if not text:
-        return None
-    try:
-        substructure.parse_query(text)
-    except BadRequest as error:
-        raise BadRequest(f"'smarts' {error.message}.") from None
-    return text
-
-
-def _similarity(args: MultiDict, filters: tuple[Filter, ...], sort: tuple) -> str | None:
-    """Return ``similar_to`` (checked as text here; as a SMILES or id by ``answers``)."""
-    text = (args.get("similar_to") or "").strip()
-    if len(text) > MAX_SIMILAR_TO:
-        raise BadRequest(f"'similar_to' is longer than {MAX_SIMILAR_TO} characters.")
-    uses = any(f.key == "similarity" for f in filters) or any(k == "similarity"
-                                                              for k, _ in sort)
-    if uses and not text:
-        raise BadRequest("'similarity' needs 'similar_to': a SMILES or a result id to "
-                         "compare with.")
-    return text or None
-
-
 def check_kind(query: ExploreQuery, kind: domain.Kind) -> None:
-    """Refuse what the pipeline's kind cannot answer: ``smarts`` on protein results."""
-    protein_keys.check_family(query, kind.family)
-    epitope_keys.check_family(query, kind.family)
-    if query.smarts and kind.family != "small_molecule":
-        raise BadRequest("'smarts' filters small molecules, and this pipeline's results "
-                         "are proteins.")
-    chem_alerts = query.alerts or query.alert or query.alert_family
-    if chem_alerts and kind.family != "small_molecule":
-        raise BadRequest("'alerts' filters small molecules, and this pipeline's results "
-                         "are proteins.")
-    for name in ("scaffold", "similar_to", "group"):
-        if getattr(query, name) and kind.family != "small_molecule":
-            raise BadRequest(f"'{name}' is for small molecules, and this pipeline's "
-                             "results are proteins.")
+    """Refuse the keys of selections that do not apply to the pipeline's kind."""
+    for selection in query.in_force():
+        if not selection.applies_to(kind.family):
+            key = next(key for key, _ in query.selected if key in selection.keys)
+            raise BadRequest(selection.wrong_family(key, kind.family))
 
 
 def _page(args: MultiDict) -> int:
@@ -318,28 +271,14 @@ def _page(args: MultiDict) -> int:
 def parse(args: MultiDict) -> ExploreQuery:
     """Validate a results table's query string (raises ``BadRequest`` naming the fault)."""
     base = paging.parse(args)  # limit, cursors and ids, validated by core.paging
-    warnings = args.get("warnings") or None
-    if warnings not in (None, "none", "any"):
-        raise BadRequest("'warnings' is 'none' or 'any'.")
-    alerts = args.get("alerts") or None
-    if alerts not in (None, "none", "any"):
-        raise BadRequest("'alerts' is 'none' or 'any'.")
-    group = args.get("group") or None
-    if group not in (None, "scaffold"):
-        raise BadRequest("'group' is 'scaffold'.")
-    warning = args.get("warning") or None
-    if warning is not None and not _WARNING_CODE.fullmatch(warning):
-        raise BadRequest("'warning' takes a warning code such as 'unpaired_cysteine'.")
-    sort, filters = parse_sort(args.get("sort", "")), parse_filters(args)
-    return ExploreQuery(
-        sort=sort, filters=filters,
-        warnings=warnings, warning=warning, q=_text(args, "q"), smarts=_smarts(args),
-        alerts=alerts, scaffold=_text(args, "scaffold"),
-        alert=alert_names.parse_name(args.get("alert")),
-        alert_family=alert_names.parse_family(args.get("alert_family")),
-        similar_to=_similarity(args, filters, sort), group=group,
-        ids=base.ids, **protein_keys.parse(args), diverse=diverse_key.parse(args),
-        **epitope_keys.parse(args),
+    selected = tuple((key, value) for selection in REGISTRY
+                     for key, value in selection.parse(args).items() if value is not None)
+    query = ExploreQuery(
+        sort=parse_sort(args.get("sort", "")), filters=parse_filters(args),
+        selected=selected, ids=base.ids,
         limit=base.limit, page=_page(args), x=_axis(args, "x"), y=_axis(args, "y"),
     )
-
+    for selection in REGISTRY:  # checks across keys, whichever keys are given
+        if selection.validate is not None:
+            selection.validate(query)
+    return query

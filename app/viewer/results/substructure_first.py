@@ -37,8 +37,8 @@ class FirstRows:
 
 def view_rows(state: IndexState, query: ExploreQuery, wanted: int) -> FirstRows | None:
     """Return the view's first ``wanted`` rows while its substructure query is counted:
-    its rows whose molecule passed the screen, in its order (``answers.selected``, the
-    screen's candidates standing for the substructure's answer), confirmed by
+    its rows whose molecule passed the screen, in its order (the view's other selections,
+    the screen's candidates standing for the substructure's answer), confirmed by
     ``first_rows``; None when the count has none to offer (not screened yet, or done:
     the whole answer is there)."""
     answers.check_keys(state, query)
@@ -48,8 +48,9 @@ def view_rows(state: IndexState, query: ExploreQuery, wanted: int) -> FirstRows 
         return None
     screened = np.zeros(len(molecules.smiles), dtype=bool)
     screened[candidates] = True
+    others = answers.selected(state, query.without("smarts"))
     rows = frame.order(answers.view_frame(state, query), query,
-                       answers.selected(state, query, molecules.rows_matching(screened)))
+                       others & molecules.rows_matching(screened))
     return first_rows(molecules, query.smarts, rows, wanted)
 
 

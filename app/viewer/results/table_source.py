@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.viewer.proteins import columns as protein_columns
-from app.viewer.results import answers, chem_answers
+from app.viewer.results import answers
 from app.viewer.results.query import ExploreQuery
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
@@ -45,12 +45,7 @@ def _values(numbers: dict[str, np.ndarray], rows: np.ndarray, ids: list[str]
 def table_page(state: IndexState, query: ExploreQuery) -> TablePage:
     """Return the stored records of the query's page, in the view's order."""
     start = (query.page - 1) * query.limit
-    rows = answers.ordered_rows(state, query)
-    data = answers.current_frame(state)
-    if query.group:  # group=scaffold: the first row of each scaffold (chem_answers)
-        rows = chem_answers.groups(state, data, rows)[0]
-    if query.diverse:  # diverse=N: the best row of each of N families (diverse_answers)
-        rows = answers.diverse(state, query).rows
+    rows = answers.view_rows(state, query)
     return rows_page(state, rows[start:start + query.limit])
 
 

@@ -1,0 +1,26 @@
+"""``diverse=N``: the best-ranked design of each of N families of the view, in the view's
+order (``diverse_key`` validates it, ``answers.diverse`` picks)."""
+
+from __future__ import annotations
+
+from app.viewer.results import answers, diverse_key
+from app.viewer.results.selections import Selection, ViewContext
+
+
+def _pick(view: ViewContext, query, _rows):
+    return answers.diverse(view.state, query).rows
+
+
+def _describe(_key: str, value: int) -> str:
+    return f"Top {value} famil{'y' if value == 1 else 'ies'}"
+
+
+def _family_sizes(state, query, ids: list[str]) -> dict[str, dict]:
+    sizes = answers.diverse(state, query).sizes
+    return {"family_size": {i: sizes.get(i.encode()) for i in ids}}
+
+
+SELECTION = Selection("diverse", (diverse_key.NAME,),
+                      lambda args: {diverse_key.NAME: diverse_key.parse(args)},
+                      pick=_pick, describe=_describe, export_columns=("family_size",),
+                      export=_family_sizes)

@@ -1,0 +1,43 @@
+"""``similar_to=<SMILES or result id>``: adds the view's ``similarity`` column (Tanimoto on
+Morgan fingerprints, ``chem_answers``), which ``similarity__gte=`` filters and ``sort=``
+orders. It narrows nothing by itself. Small molecules only."""
+
+from __future__ import annotations
+
+from app.viewer.core.errors import BadRequest
+from app.viewer.results import answers, chem_answers
+from app.viewer.results.selections import SMALL_MOLECULES, Selection
+
+MAX_SIMILAR_TO = 2000  # a pasted SMILES: the depictions' limit
+
+
+def _parse(args) -> dict:
+    text = (args.get("similar_to") or "").strip()
+    if len(text) > MAX_SIMILAR_TO:
+        raise BadRequest(f"'similar_to' is longer than {MAX_SIMILAR_TO} characters.")
+    return {"similar_to": text or None}
+
+
+def uses_similarity(query) -> bool:
+    """Whether the query filters or sorts by the ``similarity`` column."""
+    return (any(f.key == "similarity" for f in query.filters)
+            or any(key == "similarity" for key, _ in query.sort))
+
+
+def _validate(query) -> None:
+    if uses_similarity(query) and not query.similar_to:
+        raise BadRequest("'similarity' needs 'similar_to': a SMILES or a result id to "
+                         "compare with.")
+
+
+def _extend(state, data, query):
+    return chem_answers.with_similarity(state, data, query.similar_to)
+
+
+SELECTION = Selection("similarity", ("similar_to",), _parse, families=SMALL_MOLECULES,
+                      extend=_extend, narrows=False, validate=_validate,
+                      describe=lambda _key, value: f"Similar to {value}",
+                      form_keys=("similar_to", "similarity__gte"),
+                      export_columns=("similarity",),
+                      export=lambda state, query, ids: {
+                          "similarity": answers.similarities(state, query, ids)})
