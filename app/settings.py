@@ -163,8 +163,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "trusted", empty_is_default=True),
     _S("METRICS_NETWORKS", None, str, "networks (CIDR, comma-separated) that may read "
        "/metrics (app.metrics.endpoint); unset: loopback only"),
-    _S("MAX_CONTENT_LENGTH", 1024 * 1024, int, "largest request body the service accepts, "
-       "bytes (Flask's key)"),
+    _S("MAX_CONTENT_LENGTH", 1024 * 1024, int, "largest request body, bytes (Flask's key)"),
     # Sign-in mail.
     _S("MAIL_SERVER", None, str, "SMTP host for sign-in mail; unset: the message is written "
        "to the log instead"),
