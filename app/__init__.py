@@ -13,6 +13,7 @@ from flask import Flask
 
 from app import cli
 from app.service import create_service_app
+from app.settings import setting
 from app.viewer import create_viewer_app
 from app.viewer.core import api_client
 from app.wsgi_dispatch import PathDispatcher
@@ -32,7 +33,7 @@ def create_app(test_config: dict | None = None, *, instance_path: str | None = N
     """
     service = create_service_app(test_config, instance_path=instance_path)
     timeout = api_client.timeout_setting(service.config)
-    remote_url = service.config.get("COMPUTE_API_URL")
+    remote_url = setting(service, "COMPUTE_API_URL")
     # FLASK_COMPUTE_API_URL still wins: the viewer then reads that deployment, while this
     # process serves its own API beside it as well.
     api = (api_client.remote(remote_url, timeout) if remote_url

@@ -29,7 +29,8 @@ from werkzeug.exceptions import HTTPException, SecurityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app import config as config_module
-from app import logging_setup, metrics, request_ids
+from app import logging_setup, metrics, request_ids, settings
+from app.settings import setting
 
 ROOT = Path(__file__).resolve().parent.parent
 # Seconds a load balancer (or a client) should wait before asking a 503 again.
@@ -117,8 +118,9 @@ def add_readiness_check(app: Flask, name: str, check: Callable[[], None]) -> Non
 
 
 def load_config(app: Flask, test_config: dict | None) -> None:
-    """Fill ``app.config``: defaults, then ``FLASK_*`` variables, then ``test_config``."""
-    app.config.from_mapping(config_module.DEFAULTS)
+    """Fill ``app.config``: the declared defaults (``app.settings``), then ``FLASK_*``
+    variables, then ``test_config``."""
+    app.config.from_mapping(settings.defaults())
     app.config.from_prefixed_env("FLASK")
     if test_config:
         app.config.from_mapping(test_config)
@@ -126,21 +128,20 @@ def load_config(app: Flask, test_config: dict | None) -> None:
 
 
 def _fill_instance_defaults(app: Flask) -> None:
-    """Put settings whose default lives in the instance folder in place."""
+    """Put settings whose default lives in the instance folder in place, and read
+    ``TRUSTED_HOSTS`` into the list Flask expects."""
     os.makedirs(app.instance_path, exist_ok=True)
-    if not app.config.get("SECRET_KEY"):
+    app.config["INSTANCE_PATH"] = app.instance_path
+    if not setting(app, "SECRET_KEY"):
         app.config["SECRET_KEY"] = config_module.ensure_instance_secret(
             app.instance_path, "secret_key"
         )
-    if not app.config.get("DATABASE_URL"):
+    if not setting(app, "DATABASE_URL"):
         path = Path(app.instance_path) / "share-viewer.sqlite3"
         app.config["DATABASE_URL"] = f"sqlite:///{path}"
-    hosts = app.config.get("TRUSTED_HOSTS")
-    if isinstance(hosts, str):
-        # A plain FLASK_TRUSTED_HOSTS=a,b (not JSON): Werkzeug would iterate its letters.
-        app.config["TRUSTED_HOSTS"] = [h.strip() for h in hosts.split(",") if h.strip()]
-    if not app.config.get("ARTIFACT_DIR"):
-        app.config["ARTIFACT_DIR"] = str(Path(app.instance_path) / "artifacts")
+    app.config["TRUSTED_HOSTS"] = setting(app, "TRUSTED_HOSTS")
+    if setting(app, "ARTIFACT_DIR") is None:
+        app.config["ARTIFACT_DIR"] = str(settings.instance_folder(app, "ARTIFACT_DIR"))
 
 
 def make_flask_app(
@@ -160,7 +161,7 @@ def make_flask_app(
         "app",
         instance_relative_config=True,
         instance_path=os.path.abspath(
-            instance_path or os.environ.get("FLASK_INSTANCE_PATH") or ROOT / "instance"
+            instance_path or settings.from_environment("INSTANCE_PATH")
         ),
         template_folder=str(ROOT / "templates") if pages else None,
         static_folder=str(ROOT / "static") if pages else None,
@@ -172,7 +173,7 @@ def make_flask_app(
     logging_setup.init_app(app)
     request_ids.init_app(app)
     metrics.init_app(app)
-    proxies = int(app.config.get("TRUSTED_PROXY_COUNT") or 0)
+    proxies = setting(app, "TRUSTED_PROXY_COUNT")
     if proxies > 0:
         # Each request passes through exactly one app object's wsgi_app (the composed app
         # dispatches before either), so X-Forwarded-For is unwrapped exactly once.

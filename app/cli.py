@@ -18,6 +18,7 @@ from flask.cli import with_appcontext
 
 from app import artifact_storage
 from app.db import get_engine, migrate
+from app.settings import setting
 
 SCHEMAS_KEY = "schemas"
 PURGES_KEY = "purge_steps"
@@ -117,7 +118,7 @@ def seed_demo_command(as_json: bool, results: int | None) -> None:
     engine = get_engine()
     migrate(engine)
     summary = seed_demo(engine, store=artifact_storage.open_store(current_app.config),
-                        public_url=current_app.config.get("PUBLIC_URL"), results=results)
+                        public_url=setting(current_app, "PUBLIC_URL"), results=results)
     if as_json:
         click.echo(json.dumps(summary))
         return
@@ -145,7 +146,7 @@ def refresh_demo_command(path: str, banner: bool) -> None:
 
     engine = get_engine()
     migrate(engine)
-    public_url = current_app.config.get("PUBLIC_URL")
+    public_url = setting(current_app, "PUBLIC_URL")
     outcome = demo_upkeep.refresh(engine, Path(path), public_url=public_url,
                                   store=artifact_storage.open_store(current_app.config))
     if not banner:
@@ -153,7 +154,7 @@ def refresh_demo_command(path: str, banner: bool) -> None:
     elif outcome.action == "seeded":
         click.echo(outcome.summary())
         click.echo(demo_upkeep.banner(outcome.demo, public_url or demo_upkeep.DEFAULT_URL,
-                                      mail_server=current_app.config.get("MAIL_SERVER")))
+                                      mail_server=setting(current_app, "MAIL_SERVER")))
 
 
 def init_service_commands(app: Flask) -> None:

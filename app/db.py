@@ -39,6 +39,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
 from app import base_app, db_schema
+from app.settings import setting
 
 log = logging.getLogger(__name__)
 
@@ -160,10 +161,10 @@ class Database:
 
     def url(self, app: Flask | None = None) -> str:
         """Return the configured SQLAlchemy URL of this database."""
-        config = (app or current_app).config
-        url = config.get(self.url_key)
+        app = app or current_app
+        url = setting(app, self.url_key)
         if not url and self.fallback_key:
-            url = config.get(self.fallback_key)
+            url = setting(app, self.fallback_key)
         if not url:
             raise RuntimeError(f"{self.url_key} is not configured")
         return url

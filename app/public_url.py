@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from flask import current_app, request
 
+from app.settings import setting
+
 
 class PublicUrlMissing(RuntimeError):
     """Neither ``FLASK_PUBLIC_URL`` nor a checked request host is available."""
@@ -29,10 +31,10 @@ def base_url() -> str:
 
     Raises ``PublicUrlMissing`` when only an unchecked ``Host`` header could supply one.
     """
-    configured = current_app.config.get("PUBLIC_URL")
+    configured = setting(current_app, "PUBLIC_URL")
     if configured:
         return str(configured).rstrip("/")
-    if current_app.debug or current_app.config.get("TRUSTED_HOSTS"):
+    if current_app.debug or setting(current_app, "TRUSTED_HOSTS"):
         return request.host_url.rstrip("/")
     raise PublicUrlMissing(
         "FLASK_PUBLIC_URL is not set (and FLASK_TRUSTED_HOSTS neither): links cannot be "

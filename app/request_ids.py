@@ -21,6 +21,8 @@ import secrets
 
 from flask import Flask, Response, g, has_request_context, request
 
+from app.settings import setting
+
 HEADER = "X-Request-Id"
 _PLAIN = re.compile(r"[A-Za-z0-9._:-]{8,64}")
 # Set by the viewer's in-process API client (api_client.embedded); no client can forge
@@ -40,8 +42,7 @@ def current() -> str | None:
 def _trusted_incoming(app: Flask) -> str | None:
     """Return the request's own id when it comes from a party we trust and is plain."""
     incoming = request.headers.get(HEADER, "")
-    trusted = request.environ.get(_IN_PROCESS_KEY) or int(
-        app.config.get("TRUSTED_PROXY_COUNT") or 0) > 0
+    trusted = request.environ.get(_IN_PROCESS_KEY) or setting(app, "TRUSTED_PROXY_COUNT") > 0
     return incoming if trusted and _PLAIN.fullmatch(incoming) else None
 
 

@@ -27,6 +27,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from flask import Flask, current_app
 
 from app.config import write_once
+from app.settings import setting
 
 SUPPORTED_ALGORITHMS = ("EdDSA", "ES256")
 PRIVATE_KEY_FILE = "jwt_private_key.pem"
@@ -50,11 +51,11 @@ def _generate_private_pem(algorithm: str) -> bytes:
 def _instance_private_pem(app: Flask) -> bytes:
     """Read the instance folder's private key, generating it once (race-safe)."""
     return write_once(Path(app.instance_path) / PRIVATE_KEY_FILE,
-                      lambda: _generate_private_pem(app.config["JWT_ALGORITHM"]))
+                      lambda: _generate_private_pem(setting(app, "JWT_ALGORITHM")))
 
 
 def _algorithm(app: Flask) -> str:
-    algorithm = app.config["JWT_ALGORITHM"]
+    algorithm = setting(app, "JWT_ALGORITHM")
     if algorithm not in SUPPORTED_ALGORITHMS:
         raise RuntimeError(f"FLASK_JWT_ALGORITHM must be one of {SUPPORTED_ALGORITHMS}")
     return algorithm
@@ -65,7 +66,7 @@ def private_key(app: Flask | None = None):
     app = app or current_app
     cached = app.extensions.get("jwt_private_key")
     if cached is None:
-        pem = app.config.get("JWT_PRIVATE_KEY")
+        pem = setting(app, "JWT_PRIVATE_KEY")
         pem_bytes = pem.encode() if isinstance(pem, str) else pem or _instance_private_pem(app)
         cached = serialization.load_pem_private_key(pem_bytes, password=None)
         app.extensions["jwt_private_key"] = cached
@@ -74,10 +75,11 @@ def private_key(app: Flask | None = None):
 
 def _verification_key(app: Flask, token: str):
     """Return the key that verifies ``token``: PEM, JWKS URL, or the instance pair."""
-    if app.config.get("JWT_JWKS_URL"):
+    jwks_url = setting(app, "JWT_JWKS_URL")
+    if jwks_url:
         client = app.extensions.get("jwks_client")
         if client is None:
-            client = jwt.PyJWKClient(app.config["JWT_JWKS_URL"], cache_keys=True, timeout=5)
+            client = jwt.PyJWKClient(jwks_url, cache_keys=True, timeout=5)
             app.extensions["jwks_client"] = client
         try:
             return client.get_signing_key_from_jwt(token).key
@@ -85,7 +87,7 @@ def _verification_key(app: Flask, token: str):
             raise InvalidShareToken(f"cannot find the signing key: {error}") from None
     cached = app.extensions.get("jwt_public_key")
     if cached is None:
-        pem = app.config.get("JWT_PUBLIC_KEY")
+        pem = setting(app, "JWT_PUBLIC_KEY")
         if pem:
             raw = pem.encode() if isinstance(pem, str) else pem
             cached = serialization.load_pem_public_key(raw)
@@ -116,11 +118,11 @@ def mint(share_link_id: str, email: str, app: Flask | None = None) -> str:
     claims = {
         "email": email,
         "share_link_id": share_link_id,
-        "aud": app.config["JWT_AUDIENCE"],
-        "iss": app.config["JWT_ISSUER"],
+        "aud": setting(app, "JWT_AUDIENCE"),
+        "iss": setting(app, "JWT_ISSUER"),
         "iat": now,
         "nbf": now,
-        "exp": now + int(app.config["JWT_TTL_SECONDS"]),
+        "exp": now + setting(app, "JWT_TTL_SECONDS"),
         "jti": secrets.token_urlsafe(12),
     }
     kid = app.extensions.get("jwt_kid")
@@ -141,8 +143,8 @@ def verify(token: str, share_link_id: str, app: Flask | None = None) -> str:
             token,
             _verification_key(app, token),
             algorithms=[_algorithm(app)],
-            audience=app.config["JWT_AUDIENCE"],
-            issuer=app.config["JWT_ISSUER"],
+            audience=setting(app, "JWT_AUDIENCE"),
+            issuer=setting(app, "JWT_ISSUER"),
             leeway=5,
             options={"require": ["exp", "nbf", "aud", "iss", "email", "share_link_id"]},
         )

@@ -22,13 +22,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from app.artifact_storage.file_store import FileStore, content_path, path_for, save
+from app.settings import setting
 
 __all__ = ["FileStore", "as_store", "batched", "check_config", "content_path", "init_app",
            "open_store", "path_for", "save"]
 
 
 def _store_setting(config: Mapping[str, Any]) -> str:
-    return str(config.get("ARTIFACT_STORE") or "file").strip()
+    return setting(config, "ARTIFACT_STORE").strip()
 
 
 def check_config(config: Mapping[str, Any]) -> None:
@@ -52,7 +53,7 @@ def open_store(config: Mapping[str, Any]):
     """Return the artifact store the Flask ``config`` names (``ARTIFACT_STORE``)."""
     value = _store_setting(config)
     if value == "file":
-        return FileStore(str(config["ARTIFACT_DIR"]))
+        return FileStore(setting(config, "ARTIFACT_DIR"))
     # Imported here: boto3 is slow to import and file mode never needs it.
     from app.artifact_storage.s3_store import S3Location, S3Store
 
@@ -60,7 +61,7 @@ def open_store(config: Mapping[str, Any]):
         location = S3Location.parse(value)
     except ValueError as error:
         raise ValueError(f"FLASK_ARTIFACT_STORE={value!r}: {error}") from None
-    return S3Store(location, endpoint_url=config.get("S3_ENDPOINT_URL"))
+    return S3Store(location, endpoint_url=setting(config, "S3_ENDPOINT_URL"))
 
 
 def as_store(target):

@@ -14,6 +14,8 @@ import os
 from flask import Flask, Response, abort, current_app, request
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 
+from app.settings import setting
+
 DEFAULT_NETWORKS = "127.0.0.0/8,::1/128"
 
 
@@ -54,5 +56,5 @@ def metrics() -> Response:
 
 def init_app(app: Flask) -> None:
     """Serve ``/metrics`` on ``app`` to the configured networks."""
-    app.extensions["metrics_networks"] = allowed_networks(app.config.get("METRICS_NETWORKS"))
+    app.extensions["metrics_networks"] = allowed_networks(setting(app, "METRICS_NETWORKS"))
     app.add_url_rule("/metrics", "metrics", metrics)

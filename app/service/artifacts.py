@@ -33,6 +33,7 @@ from app.db import get_conn
 from app.service.api import ApiBlueprint
 from app.service.errors import ApiError, not_found
 from app.service.wire import TimestampText
+from app.settings import setting
 from app.store import results as store
 from app.timeutil import isoformat
 
@@ -72,7 +73,7 @@ class UrlSigner:
 
 def url_signer() -> UrlSigner:
     """Return the signer keyed from SECRET_KEY (never use the secret itself twice)."""
-    secret = str(current_app.config["SECRET_KEY"]).encode()
+    secret = str(setting(current_app, "SECRET_KEY")).encode()
     cached = current_app.extensions.get("artifact_url_signer")
     if cached is None or cached[0] != secret:
         key = hmac.new(secret, b"share-viewer artifact-url v1", hashlib.sha256).digest()
@@ -103,7 +104,7 @@ class Presigner:
     def for_request(cls, now: float | None = None) -> Presigner:
         """Return a presigner for this request's host; URLs expire ``ARTIFACT_URL_TTL``
         seconds after ``now`` (default: the current time)."""
-        ttl = int(current_app.config["ARTIFACT_URL_TTL"])
+        ttl = setting(current_app, "ARTIFACT_URL_TTL")
         signed_at = int(now if now is not None else time.time())
         expires = signed_at + ttl
         placeholder = url_for("artifacts.download_artifact", artifact_id="0", _external=True)
@@ -178,7 +179,7 @@ def download_artifact(artifact_id: str, query: DownloadQuery):
     if files.kind == "s3":
         return _redirect_to_s3(files, artifact)
     try:
-        path = artifact_storage.path_for(current_app.config["ARTIFACT_DIR"],
+        path = artifact_storage.path_for(setting(current_app, "ARTIFACT_DIR"),
                                          artifact.storage_path)
     except ValueError:
         raise not_found() from None
@@ -211,7 +212,7 @@ def _redirect_to_s3(store, artifact) -> Any:
     if not store.exists(artifact.storage_path):
         raise not_found()
     url = store.presign(artifact.storage_path, artifact.filename, artifact.content_type,
-                        int(current_app.config["ARTIFACT_URL_TTL"]))
+                        setting(current_app, "ARTIFACT_URL_TTL"))
     response = redirect(url, code=302)
     # The Location is a bearer capability: never cached, never sent on as a Referer.
     response.headers["Cache-Control"] = "private, no-store"

@@ -44,6 +44,7 @@ from app.service.api import ApiBlueprint
 from app.service.auth import current_key
 from app.service.errors import bad_request
 from app.service.wire import Timestamp, omitted_if_none
+from app.settings import setting
 from app.store import usage as store
 
 bp = ApiBlueprint("usage", __name__)
@@ -159,7 +160,7 @@ class UsagePage(BaseModel):
 
 def _cursor_key() -> bytes:
     """Derive the cursor-signing key from SECRET_KEY (never use the secret directly)."""
-    secret = str(current_app.config["SECRET_KEY"]).encode()
+    secret = str(setting(current_app, "SECRET_KEY")).encode()
     return hmac.new(secret, b"share-viewer/usage-page-cursor/v1", hashlib.sha256).digest()
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from flask import Config, Flask
 
 from app import base_app, cli
+from app.settings import setting
 from app.viewer import embeds, error_pages, signin, store
 from app.viewer.core import api_client, formatting, requests_in_flight
 from app.viewer.depictions import markup as depiction_markup
@@ -76,7 +77,7 @@ def create_viewer_app(
     app = base_app.make_flask_app(test_config, instance_path=instance_path, config=config,
                                   pages=True)
     if api is None:
-        url = app.config.get("COMPUTE_API_URL")
+        url = setting(app, "COMPUTE_API_URL")
         if not url:
             raise RuntimeError("the viewer alone needs FLASK_COMPUTE_API_URL (the API to read)")
         api = api_client.remote(url, api_client.timeout_setting(app.config))

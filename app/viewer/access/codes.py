@@ -21,6 +21,7 @@ from datetime import timedelta
 
 from flask import current_app
 
+from app.settings import setting
 from app.timeutil import utcnow
 from app.viewer.store import commit_conn, get_conn, signin_requests
 from app.viewer.store.signin_requests import SigninRequest
@@ -52,7 +53,7 @@ class Issued:
 
 def keyed_hash(purpose: str, value: str) -> str:
     """Return the hex HMAC-SHA256 of ``value`` under the app secret, separated by purpose."""
-    key = current_app.config["SECRET_KEY"]
+    key = setting(current_app, "SECRET_KEY")
     key_bytes = key.encode() if isinstance(key, str) else key
     message = f"signin:{purpose}:{value}".encode()
     return hmac.new(key_bytes, message, hashlib.sha256).hexdigest()
@@ -92,7 +93,7 @@ def issue(link_id: str, email: str, browser_nonce: str, next_path: str) -> Issue
         code_hash=keyed_hash("code", f"{request_id}:{code}"),
         browser_hash=keyed_hash("browser", browser_nonce),
         next_path=next_path,
-        ttl=timedelta(seconds=int(current_app.config["SIGNIN_CODE_TTL_SECONDS"])),
+        ttl=timedelta(seconds=setting(current_app, "SIGNIN_CODE_TTL_SECONDS")),
     )
     # Committed now: the SMTP conversation that follows must not hold the database's
     # write lock (SQLite) or an open transaction for up to MAIL_TIMEOUT seconds.
@@ -125,7 +126,7 @@ def same_browser(record: SigninRequest, browser_nonce: str | None) -> bool:
 
 def max_attempts() -> int:
     """Return how many codes may be typed for one message before it locks."""
-    return int(current_app.config["SIGNIN_MAX_CODE_ATTEMPTS"])
+    return setting(current_app, "SIGNIN_MAX_CODE_ATTEMPTS")
 
 
 def state(record: SigninRequest) -> Outcome:

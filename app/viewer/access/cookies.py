@@ -17,6 +17,8 @@ from datetime import timedelta
 from flask import Flask, has_request_context, request
 from flask.sessions import SessionInterface
 
+from app.settings import setting
+
 
 def in_frame() -> bool:
     """Tell whether this request is (or asks to be rendered) inside an iframe."""
@@ -57,10 +59,11 @@ def init_app(app: Flask) -> None:
     app.config["SESSION_COOKIE_HTTPONLY"] = True
     if not app.config.get("SESSION_COOKIE_SAMESITE"):
         app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
-    if str(app.config.get("PUBLIC_URL") or "").startswith("https://"):
+    public_url = setting(app, "PUBLIC_URL")
+    if public_url and public_url.startswith("https://"):
         app.config["SESSION_COOKIE_SECURE"] = True
     # A proof of address lasts this long; the session store and verified_email() check
     # the same bound (Flask's own uses of the setting see the same value).
     app.config["PERMANENT_SESSION_LIFETIME"] = timedelta(
-        hours=float(app.config["SIGNIN_SESSION_HOURS"])
+        hours=setting(app, "SIGNIN_SESSION_HOURS")
     )

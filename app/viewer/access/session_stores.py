@@ -21,6 +21,7 @@ from datetime import datetime
 import redis
 from flask import Flask, current_app
 
+from app.settings import setting
 from app.timeutil import utcnow
 from app.viewer import store
 from app.viewer.store import sessions as rows
@@ -70,7 +71,7 @@ class RedisSessions:
     @staticmethod
     def key(id_hash: str) -> str:
         """Return the Redis key of a session."""
-        prefix = str(current_app.config.get("RATELIMIT_KEY_PREFIX") or "share-viewer")
+        prefix = setting(current_app, "RATELIMIT_KEY_PREFIX")
         return f"{prefix}:session:{id_hash}"
 
     def load(self, id_hash: str) -> Stored | None:
@@ -105,11 +106,11 @@ class RedisSessions:
 
 def init_app(app: Flask) -> None:
     """Choose the session store from ``SESSION_STORE_URI``."""
-    uri = str(app.config.get("SESSION_STORE_URI") or "")
-    if uri.startswith(("redis://", "rediss://", "unix://")):
-        app.extensions["signin_sessions"] = RedisSessions(uri)
-    elif uri in ("", "database"):
+    uri = setting(app, "SESSION_STORE_URI")
+    if uri in (None, "", "database"):
         app.extensions["signin_sessions"] = StoreSessions(app)
+    elif uri.startswith(("redis://", "rediss://", "unix://")):
+        app.extensions["signin_sessions"] = RedisSessions(uri)
     else:
         raise RuntimeError("FLASK_SESSION_STORE_URI must be unset, 'database' or redis://...")
 

@@ -30,6 +30,7 @@ from flask import Flask, Request, Response, current_app, render_template, reques
 from flask.sessions import SecureCookieSession, session_json_serializer
 
 from app.db_schema import is_missing_table
+from app.settings import setting
 from app.timeutil import utcnow
 from app.viewer import store
 from app.viewer.access import codes, cookies, purge, session_stores
@@ -71,7 +72,7 @@ def _id_hash(sid: str) -> str:
 
 def session_hours() -> float:
     """Return how long a proof of address lasts, in hours (``SIGNIN_SESSION_HOURS``)."""
-    return float(current_app.config["SIGNIN_SESSION_HOURS"])
+    return setting(current_app, "SIGNIN_SESSION_HOURS")
 
 
 def _expires_at(session: ServerSession, now: datetime) -> datetime:
@@ -167,6 +168,5 @@ def _unavailable(response: Response, *, store_missing: bool = False) -> None:
 
 def init_app(app: Flask) -> None:
     """Install the server-side session interface and choose its store."""
-    app.config.setdefault("SESSION_STORE_URI", None)
     session_stores.init_app(app)
     app.session_interface = ServerSessionInterface()

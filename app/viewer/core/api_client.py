@@ -31,6 +31,7 @@ from werkzeug.wsgi import FileWrapper
 from app import request_ids
 from app.base_app import IN_PROCESS_KEY
 from app.metrics.registry import API_CALLS, API_SECONDS
+from app.settings import setting
 from app.viewer.core.errors import (
     ApiTimeout,
     ApiUnavailable,
@@ -331,7 +332,7 @@ def embedded(service: Flask, timeout_seconds: float = 10.0) -> ComputeApi:
 
 def timeout_setting(config) -> float:
     """Return ``COMPUTE_API_TIMEOUT`` of a configuration, in seconds."""
-    return float(config.get("COMPUTE_API_TIMEOUT") or 10.0)
+    return setting(config, "COMPUTE_API_TIMEOUT")
 
 
 def api() -> ComputeApi:

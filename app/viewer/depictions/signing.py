@@ -15,13 +15,15 @@ from urllib.parse import quote, urlencode
 
 from flask import current_app, g, url_for
 
+from app.settings import setting
+
 _SIGNATURE_HEX = 32  # 128 bits of HMAC-SHA256
 
 
 def _key() -> bytes:
     key = current_app.extensions.get("depictions_key")
     if key is None:
-        secret = str(current_app.config["SECRET_KEY"]).encode()
+        secret = str(setting(current_app, "SECRET_KEY")).encode()
         key = current_app.extensions["depictions_key"] = hashlib.sha256(
             b"share-viewer depictions\0" + secret).digest()
     return key

@@ -41,6 +41,7 @@ from datetime import timedelta
 from flask import Flask, current_app
 
 from app import share_tokens
+from app.settings import setting
 from app.timeutil import utcnow
 from app.viewer.access import identity
 from app.viewer.core import requests_in_flight
@@ -180,7 +181,7 @@ def ensure(link_id: str, pipeline: dict, state: IndexState) -> store.Scan | None
     """
     if not state.ready or state.indexed > MAX_RESULTS:
         return None
-    if not current_app.config.get("EPITOPE_SCAN", True):
+    if not setting(current_app, "EPITOPE_SCAN"):
         return progress(state.pipeline_id)
     now = utcnow()
     scan = progress(state.pipeline_id)

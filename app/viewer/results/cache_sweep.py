@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 
 from flask import Flask
 
+from app.settings import setting
 from app.viewer import store
 from app.viewer.results import frame_files
 from app.viewer.store import result_index, sessions, signin_requests
@@ -31,7 +32,7 @@ def sweep(app: Flask, now: datetime, *, dry_run: bool,
           purged_pipelines: list[str] = ()) -> dict[str, int]:
     """Sweep the viewer store of ``app`` as of ``now``; return what went (or would)."""
     engine = store.get_engine(app)
-    idle = timedelta(hours=float(app.config.get("EXPLORE_INDEX_IDLE_HOURS") or 24))
+    idle = timedelta(hours=setting(app, "EXPLORE_INDEX_IDLE_HOURS"))
     with engine.connect() as conn:
         doomed = set(result_index.indexed_among(conn, list(purged_pipelines)))
         doomed.update(result_index.expired(conn, built_before=now - LONGEST_RETENTION,

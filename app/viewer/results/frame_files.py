@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 from flask import Flask, current_app, has_app_context
 
+from app.settings import instance_folder, setting
 from app.viewer.results import frame
 from app.viewer.results.frame import Frame
 
@@ -66,11 +67,7 @@ _last_sweep = [-_SWEEP_EVERY_S]
 
 def root(app: Flask | None = None) -> Path | None:
     """Return the app's frame cache folder (``FRAME_CACHE_DIR``), None when it is off."""
-    app = app or current_app
-    configured = app.config.get("FRAME_CACHE_DIR")
-    if configured == "":
-        return None
-    return Path(configured) if configured else Path(app.instance_path, "frame-cache")
+    return instance_folder(app or current_app, "FRAME_CACHE_DIR")
 
 
 def remove(root: Path | None, pipeline_id: str) -> None:
@@ -249,8 +246,9 @@ def _sweep_idle(root: Path) -> None:
     if now - _last_sweep[0] < _SWEEP_EVERY_S:
         return
     _last_sweep[0] = now
-    hours = current_app.config.get("EXPLORE_INDEX_IDLE_HOURS") if has_app_context() else None
-    idle_s = float(hours or 24) * 3600
+    # Outside an app context (a thread without one) the declared default holds.
+    app = current_app if has_app_context() else {}
+    idle_s = setting(app, "EXPLORE_INDEX_IDLE_HOURS") * 3600
     for folder in root.iterdir():
         if folder.is_dir() and all(_age_s(p) > idle_s for p in (folder, *folder.iterdir())):
             shutil.rmtree(folder, ignore_errors=True)

@@ -41,6 +41,7 @@ from flask import Flask, current_app
 
 from app import share_tokens
 from app.metrics.registry import INDEX_BUILD_SECONDS, INDEX_BUILDS
+from app.settings import setting
 from app.timeutil import utcnow
 from app.viewer.access import identity
 from app.viewer.core import run_kinds
@@ -118,8 +119,7 @@ class Build:
     expected: int | None = None
     # Index and write the pages in a child process (``page_child``): a background build.
     in_child: bool = False
-    # The results indexed so far (the next page's first position).
-    position: int = 0
+    position: int = 0  # the results indexed so far (the next page's first position)
 
     def _bearer(self) -> str | None:
         # Minted per page: a long build outlives a token's few minutes.
@@ -298,7 +298,7 @@ def _sweep(app: Flask) -> None:
     if time.monotonic() - _last_sweep[0] < _SWEEP_EVERY:
         return
     _last_sweep[0] = time.monotonic()
-    idle = timedelta(hours=float(app.config.get("EXPLORE_INDEX_IDLE_HOURS") or 24))
+    idle = timedelta(hours=setting(app, "EXPLORE_INDEX_IDLE_HOURS"))
     with get_engine(app).begin() as conn:
         deleted = store.delete_unused(conn, utcnow() - idle)
     if deleted:
@@ -342,7 +342,7 @@ def ensure(link_id: str, pipeline: dict) -> IndexState:
                   expected=count)
     # An unknown count is built in the background: it may be any size.
     missing = count - claimed.indexed if count is not None else None
-    if missing is not None and missing <= int(app.config.get("EXPLORE_SYNC_LIMIT") or 0):
+    if missing is not None and missing <= setting(app, "EXPLORE_SYNC_LIMIT"):
         build.run()
         restart_deadline()  # the build spent the request's; an export's reads get a whole one
     else:

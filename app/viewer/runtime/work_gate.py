@@ -21,10 +21,9 @@ from collections.abc import Callable
 from flask import Flask, current_app, request
 
 from app.metrics.registry import BUSY
+from app.settings import setting
 from app.viewer.core.errors import Retryable
 
-DEFAULT_SLOTS = 2
-DEFAULT_PER_CLIENT = 2
 # Seconds to wait before trying again: expensive work takes seconds; a retry storm helps no one.
 RETRY_AFTER_SECONDS = 5
 
@@ -100,5 +99,4 @@ def enter(work: str) -> Callable[[], None]:
 def init_app(app: Flask) -> None:
     """Give ``app`` its gate, sized by ``EXPENSIVE_WORK_SLOTS`` and ``..._PER_CLIENT``."""
     app.extensions["work_gate"] = WorkGate(
-        int(app.config.get("EXPENSIVE_WORK_SLOTS") or DEFAULT_SLOTS),
-        int(app.config.get("EXPENSIVE_WORK_PER_CLIENT") or DEFAULT_PER_CLIENT))
+        setting(app, "EXPENSIVE_WORK_SLOTS"), setting(app, "EXPENSIVE_WORK_PER_CLIENT"))

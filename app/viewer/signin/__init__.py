@@ -6,7 +6,7 @@ protection for every form (the viewer app has no JSON API to exempt), chooses wh
 rate limits count and registers the configured identity providers; the sign-in routes
 are ``views.bp``, registered with the viewer's other blueprints.
 
-Settings (``FLASK_`` prefix; defaults in ``DEFAULTS`` and ``limits.DEFAULT_LIMITS``):
+Settings (``FLASK_`` prefix; declared with their defaults in ``app.settings``):
 ``SIGNIN_CODE_TTL_SECONDS``, ``SIGNIN_MAX_CODE_ATTEMPTS``, ``SIGNIN_SESSION_HOURS``,
 ``SIGNIN_LIMIT_*``, ``SESSION_STORE_URI``, ``MAIL_TIMEOUT``, ``OIDC_PROVIDERS``, plus the
 shared ``MAIL_*``, ``PRODUCT_NAME``, ``PUBLIC_URL``, ``RATELIMIT_STORAGE_URI`` and
@@ -21,27 +21,9 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 from app.viewer.access import cookies, sessions, state
 from app.viewer.signin import limits, oidc_providers, pages
 
-DEFAULTS: dict[str, object] = {
-    # A sign-in message (link and code) works for this long, once.
-    "SIGNIN_CODE_TTL_SECONDS": 600,
-    # Wrong codes typed for one message before it stops working.
-    "SIGNIN_MAX_CODE_ATTEMPTS": 5,
-    # How long a browser stays signed in after proving its address.
-    "SIGNIN_SESSION_HOURS": 12,
-    # Seconds to wait on the SMTP server before telling the visitor to try later.
-    "MAIL_TIMEOUT": 10,
-    # JSON list of OpenID Connect providers; see oidc_providers.py and the README.
-    "OIDC_PROVIDERS": [],
-    # Referrer-Policy is no-referrer on every page, so the HTTPS Referer check of
-    # Flask-WTF would refuse every form: the token in the session does the work.
-    "WTF_CSRF_SSL_STRICT": False,
-}
-
 
 def init_app(app: Flask) -> None:
     """Install cookies, CSRF, rate limits and identity providers on the viewer app."""
-    for key, value in DEFAULTS.items():
-        app.config.setdefault(key, value)
     cookies.init_app(app)
     sessions.init_app(app)
     CSRFProtect(app)

@@ -1,6 +1,7 @@
 """Rate limits on sign-in messages and code attempts, chosen so outsiders cannot lock out.
 
-What is counted (settings in ``DEFAULT_LIMITS``; syntax of the ``limits`` library):
+What is counted (settings ``SIGNIN_LIMIT_*``, declared in ``app.settings``; syntax of
+the ``limits`` library):
 
 - messages per client (IPv4 address, or IPv6 /64), and per address *on one link*: an
   outsider can use up an address's messages on a link, but every message sent is usable
@@ -35,6 +36,7 @@ from limits import RateLimitItem, parse
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
+from app.settings import retired_in, setting
 from app.timeutil import utcnow
 from app.viewer import store
 from app.viewer.access import codes, purge
@@ -42,25 +44,9 @@ from app.viewer.store import rate_limits
 
 log = logging.getLogger(__name__)
 
-DEFAULT_LIMITS = {
-    # Messages: per client stops one visitor from sending many; per address (on one
-    # link) keeps a mailbox from being flooded; new clients per link bound how many
-    # different visitors may ask on one link, and a client counts once however often it asks.
-    "SIGNIN_LIMIT_REQUESTS_PER_CLIENT": "20 per hour",
-    "SIGNIN_LIMIT_REQUESTS_PER_ADDRESS": "5 per 15 minutes",
-    # A link lists at most 100 addresses: as many readers may each ask from their own place.
-    "SIGNIN_LIMIT_CLIENTS_PER_LINK": "100 per hour",
-    # Codes and links tried, on top of the per-message caps (SIGNIN_MAX_CODE_ATTEMPTS).
-    "SIGNIN_LIMIT_CODES_PER_CLIENT": "30 per 15 minutes",
-}
-# Settings of earlier versions whose per-link counts let one client lock a link's readers.
-RETIRED = {
-    "SIGNIN_LIMIT_REQUESTS_PER_LINK": "SIGNIN_LIMIT_CLIENTS_PER_LINK",
-    "SIGNIN_LIMIT_CODES_PER_LINK": "SIGNIN_LIMIT_CODES_PER_CLIENT",
-}
 # Seconds a visitor is asked to wait when the counts cannot be reached.
 UNAVAILABLE_RETRY_AFTER = 30
-IN_STORE = ("", "memory://", "database")
+IN_STORE = (None, "", "memory://", "database")
 
 
 @dataclass(frozen=True)
@@ -106,7 +92,7 @@ class RedisCounter:
         self.limiter = MovingWindowRateLimiter(storage_from_string(uri))
 
     def _ids(self, key: str) -> tuple[str, ...]:
-        return (str(current_app.config.get("RATELIMIT_KEY_PREFIX") or ""), "signin", key)
+        return (setting(current_app, "RATELIMIT_KEY_PREFIX"), "signin", key)
 
     def hit(self, item: RateLimitItem, key: str) -> int | None:
         """Count one hit; return None, or the seconds until the window has room."""
@@ -121,15 +107,11 @@ class RedisCounter:
 
 
 def init_app(app: Flask) -> None:
-    """Fill in the default limits and choose where the counts live."""
-    for key, value in DEFAULT_LIMITS.items():
-        app.config.setdefault(key, value)
-    app.config.setdefault("RATELIMIT_KEY_PREFIX", "share-viewer")
-    for old, new in RETIRED.items():
-        if app.config.get(old):
-            log.warning("%s is no longer used (one client could lock a link's readers "
-                        "out); see %s in docs/signin.md", old, new)
-    uri = str(app.config.get("RATELIMIT_STORAGE_URI") or "")
+    """Name the retired limits still set, and choose where the counts live."""
+    for old, new in retired_in(app.config):
+        log.warning("%s is no longer used (one client could lock a link's readers "
+                    "out); see %s in docs/signin.md", old, new)
+    uri = setting(app, "RATELIMIT_STORAGE_URI")
     app.extensions["signin_counter"] = StoreCounter() if uri in IN_STORE else RedisCounter(uri)
 
 
@@ -169,20 +151,20 @@ def _key(scope: str, item: RateLimitItem, value: str) -> str:
     return codes.keyed_hash("ratelimit", f"{scope}\n{item}\n{value}")
 
 
-def _hit(setting: str, scope: str, value: str) -> Breach | None:
-    item = parse(current_app.config[setting])
+def _hit(name: str, scope: str, value: str) -> Breach | None:
+    item = parse(setting(current_app, name))
     wait = _counted(lambda counter: counter.hit(item, _key(scope, item, value)))
-    return Breach(setting, scope, wait) if wait is not None else None
+    return Breach(name, scope, wait) if wait is not None else None
 
 
 def _new_client_on_link(link_id: str) -> Breach | None:
     """Count this client on the link the first time it asks in the window."""
-    setting = "SIGNIN_LIMIT_CLIENTS_PER_LINK"
-    item = parse(current_app.config[setting])
+    name = "SIGNIN_LIMIT_CLIENTS_PER_LINK"
+    item = parse(setting(current_app, name))
     marker = _key("link-client", item, f"{link_id}\n{client_key()}")
     if _counted(lambda counter: counter.seen(item, marker)):
         return None
-    breach = _hit(setting, "link-clients", link_id)
+    breach = _hit(name, "link-clients", link_id)
     if breach is None:
         # Marked only once admitted: a client refused here is still new next time.
         _counted(lambda counter: counter.hit(parse(f"1 per {item.get_expiry()} seconds"),

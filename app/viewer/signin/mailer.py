@@ -28,6 +28,8 @@ from email.utils import make_msgid
 
 from flask import current_app, render_template
 
+from app.settings import setting
+
 log = logging.getLogger(__name__)
 
 
@@ -46,15 +48,15 @@ def build_message(*, to: str, link_url: str, code: str, minutes: int,
     ``to`` is the mailbox written in the envelope and header; ``shown`` the address as the
     visitor knows it (its Unicode domain), written in the text. Default: ``to``.
     """
-    config = current_app.config
-    product = config.get("PRODUCT_NAME") or "Share Viewer"
+    product = setting(current_app, "PRODUCT_NAME")
+    sender = setting(current_app, "MAIL_SENDER")
     context = {"product_name": product, "link_url": link_url, "code": code, "minutes": minutes,
                "email": shown or to}
     message = EmailMessage()
     message["Subject"] = f"Your {product} sign-in code: {code}"
-    message["From"] = config["MAIL_SENDER"]
+    message["From"] = sender
     message["To"] = to
-    sender_domain = str(config["MAIL_SENDER"]).rsplit("@", 1)[-1].strip(">") or "localhost"
+    sender_domain = sender.rsplit("@", 1)[-1].strip(">") or "localhost"
     message["Message-ID"] = make_msgid(domain=sender_domain)
     # Ask mail clients and auto-responders to keep quiet about a one-time message.
     message["Auto-Submitted"] = "auto-generated"
@@ -64,19 +66,20 @@ def build_message(*, to: str, link_url: str, code: str, minutes: int,
 
 
 def _smtp_send(message: EmailMessage) -> None:
-    config = current_app.config
-    host, port = config["MAIL_SERVER"], int(config.get("MAIL_PORT") or 25)
-    timeout = float(config.get("MAIL_TIMEOUT") or 10)
+    host, port = setting(current_app, "MAIL_SERVER"), setting(current_app, "MAIL_PORT")
+    timeout, use_ssl = setting(current_app, "MAIL_TIMEOUT"), setting(current_app, "MAIL_USE_SSL")
+    username = setting(current_app, "MAIL_USERNAME")
+    password = setting(current_app, "MAIL_PASSWORD")
     context = ssl.create_default_context()
-    if config.get("MAIL_USE_SSL"):
+    if use_ssl:
         smtp: smtplib.SMTP = smtplib.SMTP_SSL(host, port, timeout=timeout, context=context)
     else:
         smtp = smtplib.SMTP(host, port, timeout=timeout)
     with smtp:
-        if config.get("MAIL_USE_TLS") and not config.get("MAIL_USE_SSL"):
+        if setting(current_app, "MAIL_USE_TLS") and not use_ssl:
             smtp.starttls(context=context)
-        if config.get("MAIL_USERNAME") and config.get("MAIL_PASSWORD"):
-            smtp.login(config["MAIL_USERNAME"], config["MAIL_PASSWORD"])
+        if username and password:
+            smtp.login(username, password)
         smtp.ehlo_or_helo_if_needed()
         if not str(message["To"]).isascii() and not smtp.has_extn("smtputf8"):
             raise MailNotDeliverable("the server does not offer SMTPUTF8")
@@ -97,7 +100,7 @@ def _log_instead(message: EmailMessage, code: str) -> None:
 
 def send(message: EmailMessage, code: str) -> None:
     """Send ``message`` (or log it in development); raise MailNotSent on failure."""
-    if not current_app.config.get("MAIL_SERVER"):
+    if not setting(current_app, "MAIL_SERVER"):
         _log_instead(message, code)
         return
     try:

@@ -7,18 +7,17 @@ what a provider must accept and what counts as a verified address.
 
 from __future__ import annotations
 
-import json
-
 from authlib.integrations.flask_client import OAuth
 from flask import Flask, current_app
+
+from app.settings import setting
 
 REQUIRED_FIELDS = ("name", "label", "server_metadata_url", "client_id", "client_secret")
 
 
 def configured_providers(app: Flask) -> list[dict]:
     """Return the provider list from ``OIDC_PROVIDERS`` (a list or its JSON text)."""
-    raw = app.config.get("OIDC_PROVIDERS") or []
-    providers = json.loads(raw) if isinstance(raw, str) else list(raw)
+    providers = setting(app, "OIDC_PROVIDERS")
     for provider in providers:
         missing = [field for field in REQUIRED_FIELDS if not provider.get(field)]
         if missing:

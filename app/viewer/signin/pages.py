@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Response, current_app, g, render_template, url_for
 
+from app.settings import setting
 from app.viewer.access import state
 from app.viewer.signin import navigation
 
@@ -41,7 +42,7 @@ PROBLEMS = {
 
 def minutes() -> int:
     """Return how long a sign-in message stays valid, in whole minutes."""
-    return max(1, int(current_app.config["SIGNIN_CODE_TTL_SECONDS"]) // 60)
+    return max(1, setting(current_app, "SIGNIN_CODE_TTL_SECONDS") // 60)
 
 
 def describe_wait(seconds: int) -> str:

@@ -44,7 +44,6 @@ def init_app(app: Flask) -> None:
     An unset ``VIEWER_DATABASE_URL`` means the app's ``DATABASE_URL``, read when the
     engine is first made, so a test or a factory may still set either one after this.
     """
-    app.config.setdefault("VIEWER_DATABASE_URL", None)
     VIEWER_DB.init_app(app)
 
 

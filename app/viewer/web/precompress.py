@@ -33,6 +33,8 @@ import click
 from flask import Flask, current_app
 from flask.cli import with_appcontext
 
+from app.settings import instance_folder
+
 log = logging.getLogger(__name__)
 
 # Text types worth compressing; images other than SVG and fonts are compressed already.
@@ -75,8 +77,7 @@ _building_lock = threading.Lock()
 
 def cache_dir(app: Flask) -> Path:
     """Return the folder of compressed variants (``FLASK_STATIC_CACHE_DIR``)."""
-    configured = app.config.get("STATIC_CACHE_DIR")
-    return Path(configured) if configured else Path(app.instance_path) / "static-cache"
+    return instance_folder(app, "STATIC_CACHE_DIR")
 
 
 def compressible(path: Path, size: int) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from flask import Flask, Response, g, request, url_for
 
+from app.settings import setting
 from app.viewer.web.static_assets import import_map_csp_source
 
 # default-src 'none' means: anything not listed here (fonts from other hosts, beacons,
@@ -67,9 +68,9 @@ def serve_as_image(policy: str, max_age: int) -> None:
 
 
 def _frame_ancestors(app: Flask) -> str:
-    configured = str(app.config.get("EMBED_FRAME_ANCESTORS") or "").strip()
-    # An empty setting means nobody, which CSP spells 'none'.
-    return configured or "'none'"
+    configured = setting(app, "EMBED_FRAME_ANCESTORS")
+    # An empty (or null) setting means nobody, which CSP spells 'none'.
+    return configured.strip() if configured and configured.strip() else "'none'"
 
 
 def apply_headers(app: Flask, response: Response) -> Response:
@@ -114,5 +115,5 @@ def init_app(app: Flask) -> None:
         return {
             "embed": is_embed(),
             "share_url": share_url,
-            "product_name": app.config.get("PRODUCT_NAME") or "Share Viewer",
+            "product_name": setting(app, "PRODUCT_NAME"),
         }
