@@ -22,7 +22,7 @@ from app.viewer.pages import downloads
 from app.viewer.pages import views as page_views
 from app.viewer.proteins import markup as protein_markup
 from app.viewer.provenance import init_app as provenance_init_app
-from app.viewer.results import cache_sweep, selections
+from app.viewer.results import cache_sweep, chips, selections
 from app.viewer.results import fields as results_fields
 from app.viewer.results import views as results_views
 from app.viewer.results.selections import (
@@ -95,6 +95,7 @@ def create_viewer_app(
     formatting.init_app(app)
     depiction_markup.init_app(app)
     results_fields.init_app(app)
+    chips.init_app(app)
     protein_markup.init_app(app)
     provenance_init_app(app)  # run_title, run_provenance... for the templates
     signin.init_app(app)

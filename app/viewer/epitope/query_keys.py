@@ -26,7 +26,9 @@ def residues(text: str | None) -> tuple[tuple[str, int], ...]:
     return tuple((c, int(n)) for c, n in (part.split(":") for part in text.split(",")))
 
 
-def _parse_one(name: str, raw: str | None) -> str | None:
+def parse_residues(name: str, raw: str | None) -> str | None:
+    """Return the residues of the query key ``name`` (``raw``) normalised, or None when
+    empty; a ``BadRequest`` naming ``name`` when malformed."""
     text = (raw or "").strip()
     if not text:
         return None
@@ -44,4 +46,4 @@ def _parse_one(name: str, raw: str | None) -> str | None:
 
 def parse(args) -> dict[str, str | None]:
     """Return ``contacts`` and ``contacts_any`` of the query string, normalised."""
-    return {name: _parse_one(name, args.get(name)) for name in NAMES}
+    return {name: parse_residues(name, args.get(name)) for name in NAMES}

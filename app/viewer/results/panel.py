@@ -21,6 +21,7 @@ from app.viewer.results import answers, extra_metrics, fields, indexer, substruc
 from app.viewer.results.explore_answer import Building, Counting, Ready
 from app.viewer.results.labels import primary_sort, run_labels
 from app.viewer.results.query import ExploreQuery
+from app.viewer.results.selections import REGISTRY
 from app.viewer.store.result_index import IndexState
 
 # The run's own order: creation order, which is also the API's (ids are time-ordered).
@@ -94,6 +95,21 @@ class Panel:
         (an export holds the first ``limit`` results of the view: "the top 10"), not
         the page position or the plot's axes (``exports.ranking``)."""
         return {k: v for k, v in self.query.args(page=1).items() if k not in ("x", "y")}
+
+    def form_carried(self, query: ExploreQuery) -> dict:
+        """Return the args of ``query`` (first page) that the filter form carries as
+        hidden fields: every key in force that none of its controls shows (the range
+        boxes, the variant and solubility lists, the selections' ``form_keys``), so
+        that "Apply filters" keeps every filter in force."""
+        family = self.kind.family
+        shown = {f"{key}__{op}" for key, _label in self.filter_keys for op in ("gte", "lte")}
+        shown |= {key for selection in REGISTRY if selection.applies_to(family)
+                  for key in selection.form_keys}
+        if self.kind.has_variant:
+            shown.add("variant__eq")
+        if family == "small_molecule":
+            shown.add("solubility__eq")
+        return {k: v for k, v in query.args(page=1).items() if k not in shown}
 
     def with_args(self, **changes) -> dict:
         """Return this view's query (first page) with ``changes`` (None drops a key)."""

@@ -111,7 +111,7 @@ class ExploreQuery:
         if sort_text:
             out["sort"] = sort_text
         for item in self.filters:
-            out[f"{item.key}__{item.op}"] = _value_text(item.value)
+            out[f"{item.key}__{item.op}"] = value_text(item.value)
         for key, value in self.selected:
             out[key] = value
         if self.ids:
@@ -130,7 +130,7 @@ class ExploreQuery:
         """Return the text of the filter ``key__op`` of this view ("" if none)."""
         for item in self.filters:
             if item.key == key and item.op == op:
-                return _value_text(item.value)
+                return value_text(item.value)
         return ""
 
     def sort_text(self) -> str:
@@ -150,7 +150,8 @@ class ExploreQuery:
         return f"-{key}" if desc else key
 
 
-def _value_text(value: float | str) -> str:
+def value_text(value: float | str) -> str:
+    """Return a filter value as a link writes it (whole numbers without ".0")."""
     if isinstance(value, float):
         return repr(int(value)) if value.is_integer() else repr(value)
     return value

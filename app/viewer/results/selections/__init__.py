@@ -11,7 +11,8 @@ the result page's walk loop over the registry and never name a feature:
 - ``families``: the kinds of results it applies to (a key given for another kind is a 400);
 - ``keep``: the rows of the view's frame it keeps (a boolean mask), or None for a
   selection that does not narrow by rows;
-- ``extend``: the frame with the columns it adds (``similarity``), before anything reads it;
+- ``extend``: the frame with the columns it adds (``columns``: ``similarity``), before
+  anything reads it; filters and sorts by those columns go when its key goes;
 - ``pick``: the rows the view shows after ordering (one per scaffold, one per family);
 - ``scope``: what besides the query decides its answer (the epitope scan's progress), a
   part of the view's cache key;
@@ -63,6 +64,7 @@ class Selection:
     families: tuple[str, ...] = BOTH
     keep: Callable[[Any, Any], Any] | None = None
     extend: Callable[[Any, Any, Any], Any] | None = None
+    columns: tuple[str, ...] = ()
     pick: Callable[[Any, Any, Any], Any] | None = None
     scope: Callable[[Any], Any] | None = None
     narrows: bool = True

@@ -35,7 +35,7 @@ def _extend(state, data, query):
 
 
 SELECTION = Selection("similarity", ("similar_to",), _parse, families=SMALL_MOLECULES,
-                      extend=_extend, narrows=False, validate=_validate,
+                      extend=_extend, columns=("similarity",), narrows=False, validate=_validate,
                       describe=lambda _key, value: f"Similar to {value}",
                       form_keys=("similar_to", "similarity__gte"),
                       export_columns=("similarity",),
