@@ -33,6 +33,7 @@ from bench_similarity import make_distinct
 from app import create_app
 from app.viewer.chem import butina, similarity
 from app.viewer.results import answers, chem_answers, diverse_answers
+from app.viewer.results.selections import diverse
 
 KIND = "small_molecule_library_screen"
 
@@ -55,7 +56,7 @@ def whole_set(app, pipeline: str, rounds: int) -> None:
             samples["ordered rows"].append((time.perf_counter() - started) * 1000)
             query = parse(MultiDict({**args, "diverse": "10"}))
             started = time.perf_counter()
-            answers.diverse(state, query)
+            diverse.picks(state, query)
             samples["diverse=10 picks"].append((time.perf_counter() - started) * 1000)
         data = answers.current_frame(state)
         pool = data.molecules.codes[answers.ordered_rows(state, query)][:diverse_answers.POOL]

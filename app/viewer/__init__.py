@@ -30,6 +30,7 @@ from app.viewer.results.selections import (
     contacts,
     diverse,
     liabilities,
+    patch,
     scaffolds,
     similarity,
     substructure,
@@ -60,6 +61,7 @@ selections.register(scaffolds.GROUP)
 selections.register(liabilities.SELECTION)
 selections.register(diverse.SELECTION)
 selections.register(contacts.SELECTION)
+selections.register(patch.SELECTION)
 
 
 def create_viewer_app(

@@ -18,11 +18,8 @@ import numpy as np
 
 from app import domain
 from app.timeutil import utcnow
-from app.viewer.chem import substructure
 from app.viewer.results import (
-    alert_answers,
     chem_index,
-    diverse_answers,
     extra_metrics,
     fields,
     frame,
@@ -33,8 +30,7 @@ from app.viewer.results.explore_answer import Facets, Histogram, Points
 from app.viewer.results.frame import Frame
 from app.viewer.results.query import ExploreQuery
 from app.viewer.results.query import check_keys as check_query_keys
-from app.viewer.results.selections import ViewContext
-from app.viewer.runtime import work_gate
+from app.viewer.results.selections import REGISTRY, ViewContext
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 from app.viewer.store.result_index import IndexState
@@ -126,39 +122,6 @@ def current_frame(state: IndexState) -> Frame:
     return _frames.get(key, load)
 
 
-def substructure_rows(state: IndexState, smarts: str) -> np.ndarray:
-    """Return which rows' molecule holds ``smarts`` (screened, then RDKit once per
-    candidate distinct molecule: ``substructure_answers``), or raise
-    ``substructure_counting.Counting`` (a 503 saying how far it got) while a broad query
-    is still counted in the background.
-
-    Cached per index version and query, apart from the other filters: changing a number
-    filter of a substructure view matches nothing again.
-    """
-    def compute() -> np.ndarray:
-        data = current_frame(state)
-        molecules = data.molecules
-        if molecules is None or not molecules.smiles:
-            return np.zeros(data.size, dtype=bool)
-        substructure.parse_query(smarts)  # a bad query is the visitor's 400, here
-        # A new query over every molecule is expensive work: admitted or Busy (a 503);
-        # waiting for its count (a thread's: substructure_counting) holds the request.
-        release = work_gate.enter("substructure")
-        try:
-            found = substructure_counting.answer(smarts_key(state, smarts), molecules,
-                                                 smarts)
-        finally:
-            release()
-        return molecules.rows_matching(found)
-
-    return _answers.get(smarts_key(state, smarts), compute)
-
-
-def smarts_key(state: IndexState, smarts: str) -> tuple:
-    """Return the key of ``smarts``'s answer (and count) for the index's version."""
-    return (state.pipeline_id, state.generation, state.version, "smarts", smarts)
-
-
 def view_frame(state: IndexState, query: ExploreQuery) -> Frame:
     """Return the frame the query reads: the index's, with the columns its selections add
     (``Selection.extend``, such as ``similarity``)."""
@@ -193,13 +156,6 @@ def ordered_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:
                         lambda: frame.order(view_frame(state, query), query, _keep(state, query)))
 
 
-def diverse(state: IndexState, query: ExploreQuery) -> diverse_answers.Picks:
-    """Return the picks of ``diverse=N``: the best row of each of N families of the view."""
-    return _answers.get(_key(state, query, f"diverse:{query.sort_text()}"),
-                        lambda: diverse_answers.picks(state, current_frame(state),
-                                                      ordered_rows(state, query), query.diverse))
-
-
 @dataclass(frozen=True)
 class Summary:
     """What the page and explore.json say about the matching set."""
@@ -207,6 +163,18 @@ class Summary:
     matched: int
     facets: Facets
     histograms: list[Histogram]
+
+
+def remember(key: tuple, compute: Callable[[], object]):
+    """Return the answer cached under ``key`` (computed once per process while kept):
+    what a selection computes apart from any one view, such as a substructure's rows."""
+    return _answers.get(key, compute)
+
+
+def cached(state: IndexState, query: ExploreQuery, what: str, compute: Callable[[], object]):
+    """Return ``compute()`` cached for the view (its selection, index version and the
+    scopes of its selections) and ``what`` (e.g. ``"diverse:<sort>"``)."""
+    return _answers.get(_key(state, query, what), compute)
 
 
 def _key(state: IndexState, query: ExploreQuery, what: str) -> tuple:
@@ -232,7 +200,8 @@ def extra_keys(state: IndexState, kind: domain.Kind) -> tuple[str, ...]:
 def check_keys(state: IndexState, query: ExploreQuery) -> None:
     """Refuse a query naming a metric the indexed results lack (``query.check_keys``)."""
     numbers = current_frame(state).numbers
-    check_query_keys(query, {*numbers, "similarity"} if query.similar_to else numbers)
+    added = {column for selection in query.in_force() for column in selection.columns}
+    check_query_keys(query, {*numbers, *added} if added else numbers)
 
 
 def _histograms(data: Frame, keep: np.ndarray, kind: domain.Kind,
@@ -261,9 +230,11 @@ def summary(state: IndexState, query: ExploreQuery, kind: domain.Kind) -> Summar
     """Return the match count, facet counts and per-metric histograms of the selection."""
     def compute() -> Summary:
         data, keep = current_frame(state), _keep(state, query)
-        return Summary(int(np.count_nonzero(keep)),
-                       Facets.model_validate(frame.facets(data, keep)
-                                            | alert_answers.facets(data, keep)),
+        counts = frame.facets(data, keep)
+        for selection in REGISTRY:
+            if selection.facets is not None:
+                counts |= selection.facets(data, keep)
+        return Summary(int(np.count_nonzero(keep)), Facets.model_validate(counts),
                        _histograms(data, keep, kind, extra_keys(state, kind)))
 
     return _answers.get(_key(state, query, f"summary:{kind.key}"), compute)
@@ -297,15 +268,6 @@ def points(state: IndexState, query: ExploreQuery, x: str, y: str,
               for i, name, vx, vy in zip(ids, names, xs[chosen], ys[chosen], strict=True)],
         truncated=truncated, limit=POINTS_LIMIT,
     )
-
-
-def similarities(state: IndexState, query: ExploreQuery, ids: list[str]) -> dict:
-    """Return the similarity to ``query.similar_to`` of each of ``ids`` that has one."""
-    data = view_frame(state, query)
-    rows = np.flatnonzero(np.isin(data.ids, np.array([i.encode() for i in ids], dtype="S")))
-    values = data.numbers["similarity"][rows]
-    return {i: float(v) for i, v in zip(data.id_list(rows), values, strict=True)
-            if not np.isnan(v)}
 
 
 def view_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:

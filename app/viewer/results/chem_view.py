@@ -16,6 +16,7 @@ from markupsafe import Markup
 from app.viewer.depictions.markup import molecule_html
 from app.viewer.results import answers, chem_answers
 from app.viewer.results.query import ExploreQuery
+from app.viewer.results.selections import diverse
 from app.viewer.store.result_index import IndexState
 
 TOP_SCAFFOLDS = 12
@@ -53,7 +54,7 @@ def of(link_id: str, state: IndexState, query: ExploreQuery) -> ChemView:
         shown, about = chem_answers.groups(state, data, rows)
         groups = {key.decode(): value for key, value in about.items()}
     if query.diverse:  # one row per family: the page's rows are the picks
-        shown = answers.diverse(state, query).rows
+        shown = diverse.picks(state, query).rows
     start = (query.page - 1) * query.limit
     page_rows = shown[start:start + query.limit]
     out = ChemView(matched=len(shown), groups=groups, scaffolds=top)

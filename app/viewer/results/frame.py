@@ -294,23 +294,14 @@ def order(frame: Frame, query: ExploreQuery, keep: np.ndarray) -> np.ndarray:
 
 
 def facets(frame: Frame, keep: np.ndarray) -> dict[str, dict[str, int]]:
-    """Count the matching rows per warning code, variant and solubility class."""
+    """Count the matching rows per variant and solubility class (the selections add their
+    own facets: ``Selection.facets``)."""
     out: dict[str, dict[str, int]] = {}
     for name in ("variant", "solubility"):
         names, rows = frame.categories(name)
         counts = np.bincount(rows[keep], minlength=len(names))
         out[name] = {v: int(n) for v, n in sorted(zip(names, counts, strict=True))
                      if v and n}
-    codes = {code: int(np.count_nonzero(flags & keep)) for code, flags in frame.codes.items()}
-    out["warning"] = {code: n for code, n in codes.items() if n}
-    clean = int(np.count_nonzero((frame.numbers["warning_count"] == 0) & keep))
-    out["warnings"] = {"none": clean, "any": int(np.count_nonzero(keep)) - clean}
-    count = frame.numbers["liability_count"]  # protein kinds: sequence liabilities
-    if not np.isnan(count).all():
-        out["liability"] = {name: int(np.count_nonzero((frame.numbers[column] > 0) & keep))
-                            for name, column in LIABILITY_COLUMNS.items()}
-        out["liabilities"] = {"none": int(np.count_nonzero((count == 0) & keep)),
-                              "any": int(np.count_nonzero((count > 0) & keep))}
     return out
 
 

@@ -29,7 +29,6 @@ from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer
 from app.viewer.epitope import view as epitope_view
 from app.viewer.results import (
-    answers,
     chem_view,
     fields,
     page_cache,
@@ -41,6 +40,7 @@ from app.viewer.results import (
 from app.viewer.results.labels import run_labels
 from app.viewer.results.panel import AS_RUN, Panel, panel
 from app.viewer.results.query import ExploreQuery, check_kind
+from app.viewer.results.selections import diverse
 from app.viewer.web import compression
 from app.viewer.web.security import is_embed
 
@@ -152,7 +152,7 @@ def _index_markup(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel) 
     chem = chem_view.of(link_id, view.state, shown) \
         if view.ready and kind.family == "small_molecule" else None
     # diverse=N: the picks, one row per family (diverse_answers), counted as the rows.
-    picks = answers.diverse(view.state, shown) if view.ready and shown.diverse else None
+    picks = diverse.picks(view.state, shown) if view.ready and shown.diverse else None
     matched = len(picks.rows) if picks else chem.matched if chem else \
         view.summary.matched if view.summary else 0
     links = _links(shown, matched) if view.summary else paging.PageLinks(None, None)

@@ -20,6 +20,7 @@ import numpy as np
 from app.viewer.results import answers, frame, substructure_answers, substructure_counting
 from app.viewer.results.frame import Molecules
 from app.viewer.results.query import ExploreQuery
+from app.viewer.results.selections import substructure
 from app.viewer.store.result_index import IndexState
 
 BATCH = 256
@@ -42,7 +43,7 @@ def view_rows(state: IndexState, query: ExploreQuery, wanted: int) -> FirstRows 
     ``first_rows``; None when the count has none to offer (not screened yet, or done:
     the whole answer is there)."""
     answers.check_keys(state, query)
-    candidates = substructure_counting.candidates_of(answers.smarts_key(state, query.smarts))
+    candidates = substructure_counting.candidates_of(substructure.smarts_key(state, query.smarts))
     molecules = answers.current_frame(state).molecules
     if candidates is None or molecules is None:
         return None

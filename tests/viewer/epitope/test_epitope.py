@@ -130,6 +130,29 @@ def test_contacts_filter_matches_contacts_recomputed_from_the_files(demo_app, re
     assert sorted(got) == sorted(either)
 
 
+def test_a_patch_keeps_designs_contacting_at_least_k_of_it(demo_app, recomputed):
+    # The patch selection (results.selections.patch) over this module's scanned demo: its
+    # contacts are the epitope scan's, like contacts= and contacts_any=.
+    app, demo = demo_app
+    client, path = app.test_client(), _path(demo)
+    counts: dict[tuple[str, int], int] = {}
+    for residues in recomputed.values():
+        for r in residues:
+            counts[r] = counts.get(r, 0) + 1
+    patch = sorted(counts, key=lambda r: (-counts[r], r))[:4]
+    text = ",".join(f"{c}:{n}" for c, n in patch)
+    sizes = {rid: len(set(patch) & c) for rid, c in recomputed.items()}
+    for k in (1, 2, 3, 4):
+        want = {rid for rid, n in sizes.items() if n >= k}
+        assert sorted(view_ids(client, path, f"patch={text}&patch_min={k}")) == sorted(want)
+    assert sorted(view_ids(client, path, f"patch={text}")) == sorted(
+        view_ids(client, path, f"contacts={text}"))
+    assert sorted(view_ids(client, path, f"patch={text}&patch_min=1")) == sorted(
+        view_ids(client, path, f"contacts_any={text}"))
+    assert client.get(f"{path}?patch={text}&patch_min=5").status_code == 400
+    assert client.get(f"{path}?patch_min=2").status_code == 400
+
+
 def test_strip_shows_the_main_epitope_and_links_to_it(demo_app, recomputed):
     app, demo = demo_app
     body = app.test_client().get(_path(demo)).get_data(as_text=True)

@@ -14,6 +14,7 @@ the result page's walk loop over the registry and never name a feature:
 - ``extend``: the frame with the columns it adds (``columns``: ``similarity``), before
   anything reads it; filters and sorts by those columns go when its key goes;
 - ``pick``: the rows the view shows after ordering (one per scaffold, one per family);
+- ``facets``: its counts over the view's rows, for the page's facets and explore.json;
 - ``scope``: what besides the query decides its answer (the epitope scan's progress), a
   part of the view's cache key;
 - ``narrows``: whether it narrows the set (a view with it is a selection, its exports
@@ -67,6 +68,7 @@ class Selection:
     columns: tuple[str, ...] = ()
     pick: Callable[[Any, Any, Any], Any] | None = None
     scope: Callable[[Any], Any] | None = None
+    facets: Callable[[Any, Any], dict[str, dict[str, int]]] | None = None
     narrows: bool = True
     export_columns: tuple[str, ...] = ()
     export: Callable[[Any, Any, list[str]], dict[str, dict[str, Any]]] | None = None

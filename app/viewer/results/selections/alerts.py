@@ -33,5 +33,6 @@ def _describe(key: str, value: str) -> str:
 
 
 SELECTION = Selection("alerts", ("alerts", "alert", "alert_family"), _parse,
-                      families=SMALL_MOLECULES, keep=_keep, describe=_describe,
+                      families=SMALL_MOLECULES, keep=_keep, facets=alert_answers.facets,
+                      describe=_describe,
                       form_keys=("alerts", "alert_family"))

@@ -23,6 +23,16 @@ def _keep(view: ViewContext, query) -> np.ndarray:
     return keep
 
 
+def _facets(data, keep: np.ndarray) -> dict:
+    count = data.numbers["liability_count"]
+    if np.isnan(count).all():  # not protein designs
+        return {}
+    return {"liability": {name: int(np.count_nonzero((data.numbers[column] > 0) & keep))
+                          for name, column in LIABILITY_COLUMNS.items()},
+            "liabilities": {"none": int(np.count_nonzero((count == 0) & keep)),
+                            "any": int(np.count_nonzero((count > 0) & keep))}}
+
+
 def _describe(key: str, value: str) -> str:
     if key == "liability":
         return f"Liability: {liabilities.LABELS.get(value, value)}"
@@ -30,4 +40,4 @@ def _describe(key: str, value: str) -> str:
 
 
 SELECTION = Selection("liabilities", query_keys.NAMES, query_keys.parse, families=PROTEINS,
-                      keep=_keep, describe=_describe)
+                      keep=_keep, facets=_facets, describe=_describe)

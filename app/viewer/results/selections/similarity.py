@@ -4,6 +4,8 @@ orders. It narrows nothing by itself. Small molecules only."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from app.viewer.core.errors import BadRequest
 from app.viewer.results import answers, chem_answers
 from app.viewer.results.selections import SMALL_MOLECULES, Selection
@@ -30,6 +32,15 @@ def _validate(query) -> None:
                          "compare with.")
 
 
+def similarities(state, query, ids: list[str]) -> dict:
+    """Return the similarity to ``query.similar_to`` of each of ``ids`` that has one."""
+    data = answers.view_frame(state, query)
+    rows = np.flatnonzero(np.isin(data.ids, np.array([i.encode() for i in ids], dtype="S")))
+    values = data.numbers["similarity"][rows]
+    return {i: float(v) for i, v in zip(data.id_list(rows), values, strict=True)
+            if not np.isnan(v)}
+
+
 def _extend(state, data, query):
     return chem_answers.with_similarity(state, data, query.similar_to)
 
@@ -40,4 +51,4 @@ SELECTION = Selection("similarity", ("similar_to",), _parse, families=SMALL_MOLE
                       form_keys=("similar_to", "similarity__gte"),
                       export_columns=("similarity",),
                       export=lambda state, query, ids: {
-                          "similarity": answers.similarities(state, query, ids)})
+                          "similarity": similarities(state, query, ids)})

@@ -33,6 +33,13 @@ def _keep(view: ViewContext, query) -> np.ndarray:
     return keep
 
 
+def _facets(data, keep: np.ndarray) -> dict:
+    codes = {code: int(np.count_nonzero(flags & keep)) for code, flags in data.codes.items()}
+    clean = int(np.count_nonzero((data.numbers["warning_count"] == 0) & keep))
+    return {"warning": {code: n for code, n in codes.items() if n},
+            "warnings": {"none": clean, "any": int(np.count_nonzero(keep)) - clean}}
+
+
 def _describe(key: str, value: str) -> str:
     if key == "warning":
         return f"Warning {value}"
@@ -40,4 +47,4 @@ def _describe(key: str, value: str) -> str:
 
 
 SELECTION = Selection("warnings", ("warnings", "warning"), _parse, keep=_keep,
-                      describe=_describe, form_keys=("warnings",))
+                      facets=_facets, describe=_describe, form_keys=("warnings",))
