@@ -61,7 +61,9 @@ _CHEM_FILTERS = (
      "(A, B, C) often give false hits in assays (redox cycling, metal chelation, "
      "aggregation, reactive groups); Brenk's list holds groups avoided for toxicity, "
      "reactivity or poor pharmacokinetics. Filter with alerts=none|any, alert_family=pains|"
-     "brenk or alert=<name> (RDKit's name of the alert).",
+     "brenk or alert=<name> (RDKit's name of the alert). A molecule has an alert when RDKit's "
+     "catalog finds one or the compute API's own check flags it (its warning "
+     "pains_substructure); the badge names the source.",
      "Per molecule: the alerts it matches, none, or unknown (unreadable SMILES)",
      "Fewer is better: none is the goal for a screening hit"),
     ("scaffold", "Scaffold (Bemis-Murcko)", "The ring systems and the linkers between them, "

@@ -25,7 +25,7 @@ from markupsafe import Markup, escape
 
 from app import domain
 from app.domain import Kind
-from app.viewer.chem import properties
+from app.viewer.chem import properties, verdict
 from app.viewer.core import formatting
 from app.viewer.depictions.markup import molecule_html
 from app.viewer.proteins import columns as protein_columns
@@ -205,7 +205,8 @@ def _smiles_cell(_column: Column, context: Context) -> Callable[[dict], str]:
         # differences sit mid-string.
         figure = molecule_html(context.link_id, smiles, context.highlight, "row",
                                caption=True)
-        badge = alert_badges.badges((context.alerts or {}).get(smiles))
+        badge = alert_badges.badges(verdict.of_record(record,
+                                                      (context.alerts or {}).get(smiles)))
         return _td(figure + badge, smiles, "smiles")
 
     return render
