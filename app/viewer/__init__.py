@@ -40,6 +40,7 @@ from app.viewer.results.selections import (
 from app.viewer.runtime import work_gate
 from app.viewer.signin import oidc
 from app.viewer.signin import views as signin_views
+from app.viewer.structure import contacts as structure_contacts
 from app.viewer.structure_pages import views as structure_views
 from app.viewer.web import compression, security, static_assets
 
@@ -99,6 +100,7 @@ def create_viewer_app(
     results_fields.init_app(app)
     chips.init_app(app)
     protein_markup.init_app(app)
+    structure_contacts.init_app(app)  # the one contact cutoff, as the pages state it
     provenance_init_app(app)  # run_title, run_provenance... for the templates
     signin.init_app(app)
     for blueprint in BLUEPRINTS:

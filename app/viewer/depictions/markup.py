@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import Flask
 from markupsafe import Markup, escape
 
-from app.viewer.chem import alert_atoms, alerts, depict, identifiers, properties
+from app.viewer.chem import alert_atoms, alerts, depict, identifiers, properties, verdict
 from app.viewer.depictions.signing import depiction_url
 
 
@@ -43,6 +43,11 @@ def molecule_figure(link_id: str, smiles: str | None, highlight: str | None = No
     return Markup(molecule_html(link_id, smiles, highlight, size))  # noqa: S704 - escaped
 
 
+def api_alert_codes(record: dict) -> tuple[str, ...]:
+    """Return the API's own alert codes of a result (``chem.verdict``), for its page."""
+    return verdict.of_record(record, None).api
+
+
 def alert_highlight(found: list[alerts.Alert] | None) -> str | None:
     """Return the ``highlight`` of a drawing with each of ``found``'s atoms in its colour
     (``alert_atoms``; the i-th alert in ``alert_colour(i)``), None without alerts."""
@@ -56,6 +61,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals.update(depiction_url=depiction_url, molecule_figure=molecule_figure,
                                  computed_properties=properties.table,
                                  structural_alerts=alerts.of_molecule,
+                                 api_alert_codes=api_alert_codes,
                                  alert_highlight=alert_highlight,
                                  alert_colour=alert_atoms.colour,
                                  molecule_identifiers=identifiers.of)

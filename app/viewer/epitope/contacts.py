@@ -3,13 +3,11 @@
 ``read(data, fmt, binder_chains, target_chains)`` parses one structure file (gemmi, first
 model) and returns a ``Reading``:
 
-- ``contacts``: (target chain, residue number) pairs, sorted. A target residue is in
-  contact when one of its heavy atoms lies within ``CONTACT_CUTOFF`` (4.5 A, the usual
-  heavy-atom cutoff of interface analyses) of a heavy atom of a designed chain. A model
-  written without side chains (no atom beyond N, CA, C, O, CB in the designed chains, as
-  backbone generators and our demo write them) could only touch through its backbone, so
-  there a residue whose CB (CA for glycine) lies within ``CB_CUTOFF`` (8 A, pDockQ's
-  contact) of a designed CB counts too, as on the 3D page (``structure.model``).
+- ``contacts``: (target chain, residue number) pairs, sorted: the target residues in
+  contact with a designed chain by the viewer's one contact definition
+  (``app.viewer.structure.contacts``: a heavy atom within ``CONTACT_CUTOFF``, 4.5 A; CB
+  to CB within ``CB_CONTACT``, 8 A, where the designed or the target chains were written
+  without side chains), the definition the 3D page's interface reads too.
   Chains are auth chain ids (as the run's input names them), residue numbers the
   position in the chain's sequence (``label_seq_id``, 1-based; the author number when
   the file has none);
@@ -34,12 +32,9 @@ import numpy as np
 
 from app.viewer.epitope import exposure
 from app.viewer.runtime import budget
+from app.viewer.structure import contacts as shared
 
-CONTACT_CUTOFF = 4.5  # Angstroms, heavy atom to heavy atom
-CB_CUTOFF = 8.0  # Angstroms, CB to CB, for models without side chains
 MAX_ATOMS = 150_000
-_BACKBONE = frozenset({"N", "CA", "C", "O", "CB", "OXT"})
-_PAIRS_PER_BLOCK = 1 << 21
 
 
 class TooLarge(ValueError):
@@ -59,6 +54,7 @@ class _Atoms:
     xyz: list
     keys: list
     beta: list
+    names: set
 
 
 def _structure(data: bytes, fmt: str) -> gemmi.Model:
@@ -77,60 +73,42 @@ def _number(residue) -> int:
     return residue.label_seq if residue.label_seq is not None else residue.seqid.num
 
 
-def _collect(model: gemmi.Model, chains: set[str]) -> tuple[_Atoms, bool]:
-    """Return the polymer heavy atoms of ``chains`` and whether they have side chains."""
-    out, side_chains = _Atoms([], [], []), False
+def _collect(model: gemmi.Model, chains: set[str]) -> _Atoms:
+    """Return the polymer heavy atoms of ``chains`` (and the atom names met)."""
+    out = _Atoms([], [], [], set())
     for chain in model:
         if chain.name not in chains:
             continue
         for residue in chain:
             if residue.entity_type != gemmi.EntityType.Polymer:
                 continue
-            beta = residue.find_atom("CB", "*") or residue.find_atom("CA", "*")
+            beta = shared.beta_atom(residue)
             for atom in residue:
                 if atom.element.name in ("H", "D"):
                     continue
-                side_chains |= atom.name not in _BACKBONE
+                out.names.add(atom.name)
                 out.xyz.append(atom.pos.tolist())
                 out.keys.append((chain.name, _number(residue)))
                 out.beta.append(beta is not None and atom.name == beta.name)
-    return out, side_chains
-
-
-def _near(points: np.ndarray, box_of: np.ndarray, margin: float) -> np.ndarray:
-    """Return the indices of ``points`` within ``margin`` of ``box_of``'s bounding box."""
-    low, high = box_of.min(0) - margin, box_of.max(0) + margin
-    return np.flatnonzero(((points >= low) & (points <= high)).all(1))
+    return out
 
 
 def contacts_of(model: gemmi.Model, binder_chains: set[str], target_chains: set[str]
                 ) -> tuple[tuple[str, int], ...]:
     """Return the sorted (chain, residue number) of target residues the binders contact."""
-    binder, side_chains = _collect(model, binder_chains)
-    target, _ = _collect(model, target_chains)
+    binder = _collect(model, binder_chains)
+    target = _collect(model, target_chains)
     if len(binder.xyz) + len(target.xyz) > MAX_ATOMS:
         raise TooLarge(f"more than {MAX_ATOMS} atoms")
     if not binder.xyz or not target.xyz:
         return ()
-    b_xyz, t_xyz = np.array(binder.xyz), np.array(target.xyz)
-    cb_rule = not side_chains
-    margin = CB_CUTOFF if cb_rule else CONTACT_CUTOFF
-    near_t = _near(t_xyz, b_xyz, margin)
-    near_b = _near(b_xyz, t_xyz[near_t], margin) if len(near_t) else near_t
-    if not len(near_t) or not len(near_b):
-        return ()
-    b_beta = np.array(binder.beta)[near_b]
-    t_beta = np.array(target.beta)
-    found: set[tuple[str, int]] = set()
-    rows = max(1, _PAIRS_PER_BLOCK // len(near_b))
-    for start in range(0, len(near_t), rows):  # blocks: a large complex stays in memory
-        part = near_t[start:start + rows]
-        d2 = ((t_xyz[part, None, :] - b_xyz[None, near_b, :]) ** 2).sum(-1)
-        close = (d2 <= CONTACT_CUTOFF ** 2).any(1)
-        if cb_rule:
-            close |= ((d2 <= CB_CUTOFF ** 2) & b_beta[None, :]).any(1) & t_beta[part]
-        found.update(target.keys[i] for i in part[close])
-    return tuple(sorted(found))
+    points = np.array(target.xyz + binder.xyz, dtype=np.float64)
+    beta = np.array(target.beta + binder.beta)
+    cb_rule = not (shared.has_side_chains(binder.names)
+                   and shared.has_side_chains(target.names))
+    close = shared.touching(points, np.arange(len(target.xyz)),
+                            np.arange(len(target.xyz), len(points)), beta, cb_rule)
+    return tuple(sorted({target.keys[i] for i in close}))
 
 
 def read(data: bytes, fmt: str, binder_chains: set[str], target_chains: set[str]

@@ -5,17 +5,18 @@ each M/W residue's solvent-accessible surface as Biopython's ``ShrakeRupley`` do
 sphere points and radii; probe 1.4 A, 100 points a sphere) on the designed chain alone,
 as it is in solution before it binds; the relative accessibility (RSA) is that area
 over the residue's maximum in Tien et al. 2013 (Biopython's "Wilke" scale: M 224, W 285
-A^2). A residue with RSA at least ``EXPOSED_RSA`` (0.20, the common buried/exposed
-split) is exposed.
+A^2). A residue with RSA at least ``liabilities.EXPOSED_RSA`` (0.20, the common
+buried/exposed split) is exposed.
 
 Models without side chains (backbone and CB only, like our demo's) understate every
 residue's area against a full-residue maximum: their exposed M/W come out lower, never
 higher, so such a model reports fewer exposed sites, not spurious ones.
 
-The initiator methionine (an M at position 1) is not counted: it is the expression start
-every design carries (our demo's and most design tools'), is cut off by methionine
-aminopeptidase or sits in a tag, and is always at a free terminus, so counting it would flag
-every design and ``liabilities=none`` would match nothing.
+Which M/W can be sites at all is the liabilities' one rule (``liabilities.can_oxidise``):
+the initiator methionine (an M at position 1) never is: it is the expression start every
+design carries (our demo's and most design tools'), is cut off by methionine
+aminopeptidase or sits in a tag, and is always at a free terminus, so counting it would
+flag every design and ``liabilities=none`` would match nothing.
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ import numpy as np
 from Bio.Data.PDBData import residue_sasa_scales
 from Bio.PDB.SASA import ShrakeRupley
 
-EXPOSED_RSA = 0.20
+from app.viewer.proteins import liabilities
+
+EXPOSED_RSA = liabilities.EXPOSED_RSA
 OXIDISABLE = ("MET", "TRP", "MSE")  # selenomethionine oxidises as methionine does
 MAX_RESIDUES = 5_000  # the liabilities' cap: a longer chain is not measured
 _MAX_ASA = residue_sasa_scales["Wilke"]
+_LETTER = {"MET": "M", "TRP": "W"}
 # Biopython's own sphere points and ProtOr radii, so the areas are exactly its areas.
 _SHRAKE = ShrakeRupley()
 _SPHERE = np.asarray(_SHRAKE._sphere, dtype=np.float64)
@@ -85,7 +89,7 @@ def exposed(chain: gemmi.Chain) -> tuple[int, ...] | None:
         return None
     areas: dict[tuple[int, str], float] = {}
     for i, owner in enumerate(owners):
-        if owner[1] in ("MET", "TRP") and owner != (1, "MET"):  # not the initiator
+        if liabilities.can_oxidise(owner[0], _LETTER.get(owner[1], "")):  # not Met 1
             areas[owner] = areas.get(owner, 0.0) + _area(i, xyz, radii)
     return tuple(number for (number, name), area in areas.items()
                  if area / _MAX_ASA[name] >= EXPOSED_RSA)

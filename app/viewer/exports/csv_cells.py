@@ -125,6 +125,9 @@ def _sequence_cells_slowly(entities) -> tuple:
             entities_text(entities))
 
 
+_OXIDATION = protein_columns.LIABILITY_COLUMNS["oxidation"]
+
+
 def _protein_values(records: Sequence[dict]) -> list[dict]:
     """Return each record's designed-chain values (Biopython), as the table shows them."""
     return [protein_columns.values(protein_columns.designed_sequence(r)) for r in records]
@@ -160,6 +163,13 @@ def columns(columns: list[Column], added: list[str], records: Sequence[dict],
                 adme = [r.get("adme") or {} for r in records]
             name = key.split(".", 1)[1]
             out.append([a.get(name) for a in adme])
+        elif key == "liability_count":  # the total, then oxidation (empty: not yet read)
+            if computed is not None and key in computed and _OXIDATION in computed:
+                out += [computed[key], computed[_OXIDATION]]
+            else:
+                if proteins is None:
+                    proteins = _protein_values(records)
+                out += [[values.get(k) for values in proteins] for k in (key, _OXIDATION)]
         elif computed is not None and key in computed:
             out.append(computed[key])
         elif source == "chemistry":  # computed from the SMILES (RDKit), as the table shows

@@ -53,6 +53,8 @@ def header(columns: list[Column]) -> list[str]:
             names += ["sequence_length", "chains", "sequence", "entities"]
         elif column.source == "smiles":  # and its InChIKey (chem.identifiers)
             names += ["smiles", "inchikey"]
+        elif column.key == "liability_count":  # and oxidation: empty = total provisional
+            names += ["liability_count", "liability_oxidation"]
         else:
             names.append(_HEADER_NAMES.get(column.key, column.key.removeprefix("adme.")))
     if any(column.source == "smiles" for column in columns):

@@ -43,7 +43,7 @@ from app.viewer.store.result_index import IndexState
 CHUNK = 1000
 # Computed columns whose values are whole numbers (the index keeps every number as float).
 _WHOLE = frozenset({*(key for key, prop in PROPERTIES.items() if prop.integer),
-                    "liability_count"})
+                    "liability_count", "liability_oxidation"})
 
 
 class IndexPage(Sequence):

@@ -50,8 +50,8 @@ IDS_PER_CALL = 200
 # Sorts that are the API's own order (ids are time-ordered: id order is creation order).
 _API_ORDERS = ((("id", False),), (("created_at", False),))
 # The computed columns an export shows, read from a current index (``index_source``).
-COMPUTED_KEYS = tuple(f.key for group in ("chemistry", "protein") for f in of_group(group)
-                      if f.column)
+COMPUTED_KEYS = (*(f.key for group in ("chemistry", "protein") for f in of_group(group)
+                    if f.column), "liability_oxidation")  # the CSV's provisional marker
 
 
 # Seconds before a visitor tries an export again while its index is being built.

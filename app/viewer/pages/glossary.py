@@ -3,10 +3,11 @@
 One entry per metric of ``app.domain`` (the results' and the prediction samples'), per ADME
 field and per computed field of ``results.fields`` (RDKit chemistry, Biopython protein
 properties, and any other group a later field adds), per sequence liability
-(``proteins.liabilities``) and per chemistry filter (structure, alerts, scaffold,
-similarity): meaning, unit or range, which direction is better, the thresholds people
-commonly use (each with its source) and the tool that computes it (both data in
-``app.metric_thresholds``). Column headers link to ``/glossary#<key>`` (``anchor``).
+(``proteins.liabilities``), per chemistry filter (structure, alerts, scaffold,
+similarity) and the contact definition (``structure.contacts``): meaning, unit or
+range, which direction is better, the thresholds people commonly use (each with its
+source) and the tool that computes it (both data in ``app.metric_thresholds``). Column
+headers link to ``/glossary#<key>`` (``anchor``).
 
 The glossary is the same for every link, so it lives at ``/glossary``, outside any share:
 a header link carries no share id, and the viewer's ``Referrer-Policy: no-referrer`` keeps
@@ -22,6 +23,7 @@ from app import domain
 from app.metric_thresholds import THRESHOLDS, TOOLS, Threshold
 from app.viewer.proteins import liabilities
 from app.viewer.results import fields
+from app.viewer.structure import contacts
 
 # What a binding metric is for: the question it answers (one sentence each).
 PURPOSE: dict[str, str] = {
@@ -46,7 +48,8 @@ _SECTIONS = (("metric", "Structure and binding metrics"),
              ("chemistry", "Computed chemistry"),
              ("chem_filter", "Structures, alerts, scaffolds and similarity"),
              ("protein", "Computed protein properties"),
-             ("liability", "Sequence liabilities"))
+             ("liability", "Sequence liabilities"),
+             ("structure", "Structures: interface and epitope"))
 # Entries of the chemistry filters and the Structure column (no number of results.fields):
 # (key, label, description, unit or range, direction).
 _CHEM_FILTERS = (
@@ -58,7 +61,9 @@ _CHEM_FILTERS = (
      "(A, B, C) often give false hits in assays (redox cycling, metal chelation, "
      "aggregation, reactive groups); Brenk's list holds groups avoided for toxicity, "
      "reactivity or poor pharmacokinetics. Filter with alerts=none|any, alert_family=pains|"
-     "brenk or alert=<name> (RDKit's name of the alert).",
+     "brenk or alert=<name> (RDKit's name of the alert). A molecule has an alert when RDKit's "
+     "catalog finds one or the compute API's own check flags it (its warning "
+     "pains_substructure); the badge names the source.",
      "Per molecule: the alerts it matches, none, or unknown (unreadable SMILES)",
      "Fewer is better: none is the goal for a screening hit"),
     ("scaffold", "Scaffold (Bemis-Murcko)", "The ring systems and the linkers between them, "
@@ -118,6 +123,18 @@ def _liability_entries() -> list[Entry]:
             for name in liabilities.LIABILITIES]
 
 
+def _contact_entry() -> Entry:
+    """The contact definition (``structure.contacts``): its text written from the constants."""
+    return Entry("contact", "Contact (interface, epitope)",
+                 f"Two residues of different chains are in contact with {contacts.RULE}. "
+                 "The 3D page's interface, a design's epitope, the contacts= filters and "
+                 "the compare page all use this one definition.",
+                 f"{contacts.CONTACT_CUTOFF:g} \u00c5 heavy atom to heavy atom; "
+                 f"{contacts.CB_CONTACT:g} \u00c5 C\u03b2 to C\u03b2 (models without side "
+                 "chains)", "Neither: it describes rather than grades", (),
+                 "This viewer: gemmi reads the structure, numpy measures the distances")
+
+
 def _field_direction(field: fields.Field) -> str | None:
     """Return the better direction of a non-metric field: only graded ones have one."""
     if field.key in ("permeability", "qed"):
@@ -146,6 +163,7 @@ def sections() -> list[tuple[str, str, list[Entry]]]:
             TOOLS.get(field.key) or _TOOLS.get(field.group, "Computed by this viewer")))
     found["chem_filter"] = _chem_filter_entries()
     found["liability"] = _liability_entries()
+    found["structure"] = [_contact_entry()]
     headings = (*_SECTIONS, ("other", "Other fields"))
     return [(group, heading, found[group]) for group, heading in headings if found[group]]
 

@@ -32,7 +32,9 @@ FIELD_SPECS = (
      "Molar extinction coefficient at 280 nm with cystines formed (oxidised).", True),
     ("liability_count", "Liabilities", "sites", "Sequence liability sites of the designed "
      "chain: N-glycosylation (N-X-S/T), deamidation (NG, NS), isomerisation (DG, DS), an "
-     "odd cysteine, and M/W oxidation where the structure shows them exposed.", False),
+     "odd cysteine, and M/W oxidation where the structure shows them exposed (not the "
+     "initiator Met 1). Provisional (marked) until the structure is read: oxidation is "
+     "then not yet counted.", False),
 )
 
 
@@ -52,10 +54,11 @@ def designed_sequence(record: dict) -> str | None:
 def values(sequence: object) -> dict[str, float | int | None]:
     """Return every key of ``KEYS`` for ``sequence`` (all None without a sequence).
 
-    ``liability_count`` is the sum of the sites (an odd cysteine count is one site).
-    Oxidation needs the structure (exposed M/W only): ``liability_oxidation`` is None here
-    and counts in neither until the epitope scan has read the design's structure file
-    (``app.viewer.epitope``; ``store.epitopes.save`` fills both in).
+    The liability columns are ``liabilities.assess(sequence)``: ``liability_count`` its
+    total, one column per liability its count. Oxidation needs the structure (exposed M/W
+    only): ``liability_oxidation`` is None here, which marks the total provisional, until
+    the epitope scan has read the design's structure file (``app.viewer.epitope``;
+    ``store.epitopes.save`` fills it in and adds it to the total).
     """
     if not isinstance(sequence, str) or not sequence:
         return dict.fromkeys(KEYS)
@@ -68,9 +71,7 @@ def values(sequence: object) -> dict[str, float | int | None]:
 def _values(sequence: str) -> tuple[tuple[str, float | int | None], ...]:
     out: dict[str, float | int | None] = dict.fromkeys(properties.KEYS)
     out.update(properties.compute(sequence) or {})
-    counts = liabilities.counts(sequence)
-    counts.pop("oxidation")  # exposure is read from the structure, later (see values)
-    out["liability_count"] = sum(counts.values())
-    out.update({LIABILITY_COLUMNS[name]: n for name, n in counts.items()})
-    out[LIABILITY_COLUMNS["oxidation"]] = None
+    assessment = liabilities.assess(sequence)  # oxidation: None until the structure is read
+    out["liability_count"] = assessment.total
+    out.update({LIABILITY_COLUMNS[name]: n for name, n in assessment.counts.items()})
     return tuple(out.items())

@@ -7,7 +7,9 @@ counts are then NumPy over them, and the facet counts are always there. A frame 
 before that has none: its molecules are checked once per process (``chem.alerts``,
 budgeted, cached by SMILES) as below.
 
-``alerts=none|any`` covers both families (DESIGN.md); ``alert_family=pains|brenk`` narrows
+A molecule's verdict is ``chem.verdict``'s: RDKit's catalog (per molecule) or the API's own
+alert warning codes (per row, ``Frame.codes``), whichever flags it. ``alerts=none|any``
+covers both families (DESIGN.md); ``alert_family=pains|brenk`` narrows
 it to one (``alerts=none&alert_family=pains`` is "no PAINS", the quick filter), and alone
 means "with an alert of that family". A molecule RDKit cannot read or check is in no answer.
 
@@ -23,7 +25,7 @@ from collections import Counter
 
 import numpy as np
 
-from app.viewer.chem import alerts
+from app.viewer.chem import alerts, verdict
 from app.viewer.results.frame import Frame
 from app.viewer.results.frame_chemistry import Chemistry
 from app.viewer.results.query import ExploreQuery
@@ -64,29 +66,55 @@ def _indexed_rows(chemistry: Chemistry, query: ExploreQuery) -> np.ndarray:
     return keep
 
 
-def alert_rows(data: Frame, query: ExploreQuery) -> np.ndarray:
-    """Return which rows the query's ``alerts``, ``alert`` and ``alert_family`` keep."""
+def _api_rows(data: Frame, family: str | None) -> np.ndarray:
+    """Return the rows the API's own warnings flag with an alert (of ``family``)."""
+    out = np.zeros(data.size, dtype=bool)
+    for code in verdict.families_of_codes(family):
+        flags = data.codes.get(code)
+        if flags is not None and len(flags) == data.size:
+            out |= flags
+    return out
+
+
+def _rdkit_rows(data: Frame, family: str | None, name: str | None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return, per row, whether RDKit checked its molecule, found an alert (of
+    ``family``), and found the alert ``name`` (all False without molecules)."""
     molecules = data.molecules
     if molecules is None or not molecules.smiles:
-        return np.zeros(data.size, dtype=bool)
+        empty = np.zeros(data.size, dtype=bool)
+        return empty, empty, empty
     if molecules.chemistry is not None:
-        return molecules.rows_matching(_indexed_rows(molecules.chemistry, query))
+        chemistry = molecules.chemistry
+        known = chemistry.alerts_known
+        found = chemistry.with_alerts(_family_names(family) if family else None)
+        named = chemistry.with_alerts({name}) if name else found
+    else:
+        per_molecule = molecule_alerts(data)
+        known = np.array([names is not None for names in per_molecule], dtype=bool)
+        found = np.array([bool(alerts.in_family(names or (), family))
+                          for names in per_molecule], dtype=bool)
+        named = np.array([name in (names or ()) for names in per_molecule], dtype=bool) \
+            if name else found
+    return (molecules.rows_matching(known), molecules.rows_matching(known & found),
+            molecules.rows_matching(known & named))
+
+
+def alert_rows(data: Frame, query: ExploreQuery) -> np.ndarray:
+    """Return which rows the query's ``alerts``, ``alert`` and ``alert_family`` keep, by
+    the molecule's verdict (``chem.verdict``: RDKit's catalog or the API's warnings)."""
     family = query.alert_family
-    keep = []
-    for names in molecule_alerts(data):
-        if names is None:
-            keep.append(False)
-            continue
-        found = alerts.in_family(names, family)
-        ok = True
-        if query.alerts == "none":
-            ok = not found
-        elif query.alerts == "any" or (family and not query.alert):
-            ok = bool(found)
-        if query.alert:
-            ok = ok and query.alert in names
-        keep.append(ok)
-    return molecules.rows_matching(np.array(keep, dtype=bool))
+    known, found, named = _rdkit_rows(data, family, query.alert)
+    flagged = _api_rows(data, family)
+    if query.alerts == "none":
+        keep = known & ~found & ~flagged
+    elif query.alerts == "any" or (family and not query.alert):
+        keep = found | flagged
+    else:
+        keep = np.ones(data.size, dtype=bool)
+    if query.alert:  # RDKit's alert names: the API gives a code, not a pattern
+        keep &= named
+    return keep
 
 
 def facets(data: Frame, keep: np.ndarray) -> dict:
@@ -97,15 +125,39 @@ def facets(data: Frame, keep: np.ndarray) -> dict:
     if molecules is None or not molecules.smiles:
         return empty
     if molecules.chemistry is not None:
-        return _indexed_facets(molecules.chemistry, molecules.codes, keep)
+        return _with_api(data, keep, _indexed_facets(molecules.chemistry, molecules.codes,
+                                                     keep))
     if len(molecules.smiles) > FACET_MOLECULES and alerts.uncached(molecules.smiles):
         return empty
     try:
         per_molecule = molecule_alerts(data)
     except work_gate.Busy:  # counts are a courtesy: never a 503 for the page itself
         return empty
-    codes = molecules.codes[keep & (molecules.codes >= 0)]
-    rows_of = np.bincount(codes, minlength=len(per_molecule))
+    return _with_api(data, keep, _checked_facets(per_molecule, molecules.codes, keep))
+
+
+def _with_api(data: Frame, keep: np.ndarray, out: dict) -> dict:
+    """Return ``out`` with its none / any / unknown and family counts by the verdict
+    (``chem.verdict``: an API alert code flags a row as RDKit's catalog does); the counts
+    per alert name stay RDKit's."""
+    known, found, _ = _rdkit_rows(data, None, None)
+    flagged = _api_rows(data, None)
+    out["alerts"] = {"none": int(np.count_nonzero(keep & known & ~found & ~flagged)),
+                     "any": int(np.count_nonzero(keep & (found | flagged))),
+                     "unknown": int(np.count_nonzero(keep & ~known & ~flagged))}
+    by_family = {}
+    for family in alerts.FAMILIES:
+        rows = _rdkit_rows(data, family, None)[1] | _api_rows(data, family)
+        if count := int(np.count_nonzero(keep & rows)):
+            by_family[family] = count
+    out["alert_family"] = by_family
+    return out
+
+
+def _checked_facets(per_molecule: list, codes: np.ndarray, keep: np.ndarray) -> dict:
+    """Return ``facets``' counts from molecules checked on request (RDKit's answers)."""
+    chosen = codes[keep & (codes >= 0)]
+    rows_of = np.bincount(chosen, minlength=len(per_molecule))
     by_name: Counter = Counter()
     by_family: Counter = Counter()
     status: Counter = Counter()

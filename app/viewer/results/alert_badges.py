@@ -1,17 +1,18 @@
-"""The "PAINS" / "Brenk" badges of a results table's Structure cells (``chem.alerts``).
+"""The "PAINS" / "Brenk" badges of a results table's Structure cells (``chem.verdict``).
 
-``page_alerts`` checks the page's distinct molecules in one budgeted call (cached by SMILES,
-so usually answered at once: the whole-set facets or filters checked them); ``badges``
-turns one molecule's alert names into a badge per family, every alert's name (by family) in
-each badge's title and once in a visually hidden text (phones cannot hover; screen readers
-read it).
+Badges show the molecule's verdict: RDKit's catalog (``chem.alerts``) and the API's own
+alert warnings, each named with its source. ``page_alerts`` checks the page's distinct
+molecules in one budgeted call (cached by SMILES, so usually answered at once: the
+whole-set facets or filters checked them); ``badges`` turns one verdict into a badge per
+family, every alert's name and source in each badge's title and once in a visually hidden
+text (phones cannot hover; screen readers read it).
 """
 
 from __future__ import annotations
 
 from markupsafe import escape
 
-from app.viewer.chem import alerts
+from app.viewer.chem import alerts, verdict
 
 
 def page_alerts(records: list[dict]) -> dict[str, tuple[str, ...] | None]:
@@ -22,24 +23,33 @@ def page_alerts(records: list[dict]) -> dict[str, tuple[str, ...] | None]:
     return dict(zip(smiles, alerts.names_of(smiles, alerts.PAGE_SECONDS), strict=True))
 
 
-def badges(names: tuple[str, ...] | None) -> str:
-    """Return the badge markup of one molecule's alerts ("" when none or unknown).
+def badges(found: verdict.Verdict | tuple[str, ...] | None) -> str:
+    """Return the badge markup of one molecule's verdict ("" when nothing flags it).
 
     A badge per family present; every badge's title lists ALL the molecule's alerts by
-    family ("PAINS: ene_rhod_A(235); Brenk: Michael_acceptor_1, Thiocarbonyl_group"), so
-    hovering either tells the whole story; the visually hidden text says it once.
+    family and source ("PAINS: flagged by the API's check; RDKit PAINS catalog:
+    ene_rhod_A(235); Brenk: RDKit Brenk catalog: Thiocarbonyl_group"), so hovering either
+    tells the whole story; the visually hidden text says it once. A bare tuple of names is
+    RDKit's alone.
     """
-    if not names:
+    if not isinstance(found, verdict.Verdict):
+        found = verdict.Verdict(found)
+    families = found.families()
+    if not families:
         return ""
-    kinds = alerts.families()
-    by_family = {family: [name for name in names if kinds.get(name) == family]
-                 for family in alerts.FAMILIES}
-    present = [family for family in alerts.FAMILIES if by_family[family]]
-    listed = escape("; ".join(f"{alerts.FAMILY_LABELS[family]}: {', '.join(by_family[family])}"
-                              for family in present))
-    count = len(names)
-    title = f"{count} structural alert{'s' if count != 1 else ''}: {listed}"
+    parts = []
+    for family, by_source in families.items():
+        label = alerts.FAMILY_LABELS.get(family, family)
+        said = ([f"RDKit {label} catalog: {', '.join(by_source['rdkit'])}"]
+                if by_source["rdkit"] else [])
+        said += ["flagged by the API's check"] if by_source["api"] else []
+        parts.append(f"{label}: {'; '.join(said)}")
+    count = sum(len(by["rdkit"]) + len(by["api"]) for by in families.values())
+    title = escape(f"{count} structural alert{'s' if count != 1 else ''}: "
+                   + " | ".join(parts))
     out = [f'<span class="badge alert-{family}" data-alert-family="{family}" '
-           f'title="{title}">{alerts.FAMILY_LABELS[family]}</span>' for family in present]
+           f'data-sources="{" ".join(k for k in ("rdkit", "api") if by[k])}" '
+           f'title="{title}">{alerts.FAMILY_LABELS.get(family, family)}</span>'
+           for family, by in families.items()]
     return (f'<span class="alert-badges">{"".join(out)}'
             f'<span class="visually-hidden"> {title}</span></span>')

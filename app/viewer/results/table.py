@@ -25,10 +25,11 @@ from markupsafe import Markup, escape
 
 from app import domain
 from app.domain import Kind
-from app.viewer.chem import properties
+from app.viewer.chem import properties, verdict
 from app.viewer.core import formatting
 from app.viewer.depictions.markup import molecule_html
 from app.viewer.proteins import columns as protein_columns
+from app.viewer.proteins import liabilities
 from app.viewer.results import alert_badges, fields
 from app.viewer.results.fields import FIELDS, Field, of_group
 
@@ -204,7 +205,8 @@ def _smiles_cell(_column: Column, context: Context) -> Callable[[dict], str]:
         # differences sit mid-string.
         figure = molecule_html(context.link_id, smiles, context.highlight, "row",
                                caption=True)
-        badge = alert_badges.badges((context.alerts or {}).get(smiles))
+        badge = alert_badges.badges(verdict.of_record(record,
+                                                      (context.alerts or {}).get(smiles)))
         return _td(figure + badge, smiles, "smiles")
 
     return render
@@ -229,9 +231,18 @@ def _protein_cell(column: Column, context: Context) -> Callable[[dict], str]:
         values = indexed.get(record.get("id"))
         if values is None or key not in values:
             values = protein_columns.values(protein_columns.designed_sequence(record))
-        return _number_td(values.get(key), decimals)
+        value = values.get(key)
+        if key == "liability_count" and value is not None and \
+                values.get(_OXIDATION) is None:  # oxidation not read: provisional
+            return _td(f'{value}<abbr class="provisional" title="{_PROVISIONAL}">*</abbr>',
+                       value, "num provisional", f"Oxidation not counted: {_PROVISIONAL}")
+        return _number_td(value, decimals)
 
     return render
+
+
+_OXIDATION = protein_columns.LIABILITY_COLUMNS["oxidation"]
+_PROVISIONAL = f"provisional: {liabilities.PROVISIONAL}"
 
 
 _WHOLE_NUMBERS = ("protein_weight", "extinction_coefficient", "liability_count")

@@ -3,12 +3,12 @@
 Pure functions over mmCIF (or PDB) bytes, read with gemmi. Per-residue confidence comes
 from ModelCIF's ``_ma_qa_metric_local`` (the pLDDT metric) when the file has it, else from
 the atoms' B-factors (AlphaFold, Boltz and our demo write pLDDT there); a file whose values
-all lie in 0-1 is on the 0-1 scale and is multiplied by 100. Interface residues are those
-with a heavy atom within ``INTERFACE_CUTOFF`` (5 A) of a heavy atom of another chain or of
-a ligand, or whose CB (CA for glycine) is within ``CB_CONTACT`` (8 A) of another chain's
-CB: the contact definition of pDockQ, which also finds the interface of models written
-without side chains (such as our demo's backbones). Both are found with numpy, chain
-against the rest, after a bounding-box cut.
+all lie in 0-1 is on the 0-1 scale and is multiplied by 100. Interface residues are the
+polymer residues in contact with another chain or a ligand, by the viewer's one contact
+definition (``contacts``: a heavy atom within ``contacts.CONTACT_CUTOFF``, and the CB
+rule where a chain has no side chains), the same the epitope scan reads: a target
+residue on this page's interface of a two-chain complex is one of the design's epitope
+residues.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 import gemmi
 import numpy as np
 
-INTERFACE_CUTOFF = 5.0  # Angstroms, heavy atom to heavy atom
-CB_CONTACT = 8.0  # Angstroms, CB to CB between polymer chains
-_PAIRS_PER_BLOCK = 1 << 21  # atom pairs per distance block (~50 MB of float64 x 3)
+from app.viewer.structure import contacts
+
 # AlphaFold DB's bands: (lower bound, name, colour), highest first.
 PLDDT_BANDS = (
     (90.0, "Very high (pLDDT > 90)", "#0053D6"),
@@ -163,13 +162,12 @@ def _confidence(residues, qa: dict, b_values: list) -> tuple[str | None, list]:
 
 
 def interface_residues(model: gemmi.Model) -> set:
-    """Return (label_asym_id, label_seq_id) of polymer residues near another chain or ligand.
-
-    Numpy over the heavy atoms, one chain against the rest at a time; atoms farther than
-    ``CB_CONTACT`` from the other side's bounding box are dropped before the distances.
-    """
-    xyz, chain, key, beta, polymer = [], [], [], [], []
+    """Return (label_asym_id, label_seq_id) of polymer residues in contact with another
+    chain or a ligand (``contacts``: one polymer chain against each other chain)."""
+    xyz, chain, key, beta = [], [], [], []
     labels: dict[str, int] = {}
+    polymer: dict[int, bool] = {}
+    names: dict[int, set[str]] = {}
     for gchain in model:
         for residue in gchain:
             kind = residue.entity_type
@@ -177,10 +175,10 @@ def interface_residues(model: gemmi.Model) -> set:
                 continue
             label = residue.subchain or gchain.name
             index = labels.setdefault(label, len(labels))
-            is_polymer = kind == gemmi.EntityType.Polymer
+            is_polymer = polymer[index] = kind == gemmi.EntityType.Polymer
             seq = (residue.label_seq if residue.label_seq is not None
                    else residue.seqid.num) if is_polymer else None
-            cb = _beta(residue) if is_polymer else None
+            cb = contacts.beta_atom(residue) if is_polymer else None
             for atom in residue:
                 if atom.element.name in ("H", "D"):
                     continue
@@ -188,43 +186,22 @@ def interface_residues(model: gemmi.Model) -> set:
                 chain.append(index)
                 key.append((label, seq))
                 beta.append(cb is not None and atom.name == cb.name)
-                polymer.append(is_polymer)
+                names.setdefault(index, set()).add(atom.name)
     if not xyz:
         return set()
-    points, chains = np.array(xyz, dtype=np.float64), np.array(chain)
-    betas, polymers = np.array(beta), np.array(polymer)
+    points, chains, betas = np.array(xyz, dtype=np.float64), np.array(chain), np.array(beta)
+    sides = {index: contacts.has_side_chains(found) for index, found in names.items()}
     found = set()
-    for index in set(chain):
-        mine = np.flatnonzero((chains == index) & polymers)
-        other = np.flatnonzero(chains != index)
-        if not len(mine) or not len(other):
+    for index in sorted(set(chain)):
+        if not polymer[index]:
             continue
-        mine = _near_box(points, mine, other)
-        other = _near_box(points, other, mine)
-        if not len(mine) or not len(other):
-            continue
-        other_beta = (betas[other] & polymers[other])[None, :]
-        # In blocks of rows: a large oligomer's full matrix would take gigabytes.
-        rows = max(1, _PAIRS_PER_BLOCK // len(other))
-        for start in range(0, len(mine), rows):
-            part = mine[start:start + rows]
-            d2 = ((points[part, None, :] - points[None, other, :]) ** 2).sum(-1)
-            close = (d2 <= INTERFACE_CUTOFF ** 2).any(1)
-            close |= ((d2 <= CB_CONTACT ** 2) & other_beta).any(1) & betas[part]
-            found.update(key[i] for i in part[close])
+        mine = np.flatnonzero(chains == index)
+        for other in sorted(set(chain) - {index}):
+            cb_rule = polymer[other] and not (sides[index] and sides[other])
+            close = contacts.touching(points, mine, np.flatnonzero(chains == other),
+                                      betas, cb_rule)
+            found.update(key[i] for i in close)
     return found
-
-
-def _near_box(points: np.ndarray, these: np.ndarray, those: np.ndarray) -> np.ndarray:
-    """Return the indices in ``these`` within ``CB_CONTACT`` of the box around ``those``."""
-    low = points[those].min(0) - CB_CONTACT
-    high = points[those].max(0) + CB_CONTACT
-    inside = ((points[these] >= low) & (points[these] <= high)).all(1)
-    return these[inside]
-
-
-def _beta(residue) -> gemmi.Atom | None:
-    return residue.find_atom("CB", "*") or residue.find_atom("CA", "*")
 
 
 def ranges(keys: list[tuple[str, int]]) -> list[tuple[str, int, int]]:

@@ -75,11 +75,13 @@ def _structures(app, demo) -> dict[str, object]:
 
 def _contacts(structure) -> set[tuple[str, int]]:
     """Target (B) residues with a heavy atom within 4.5 A of binder (A) heavy atoms, or,
-    the binder having no side chains, a CB (CA for Gly) within 8 A of a binder CB."""
+    the binder or the target having no side chains, a CB (CA for Gly) within 8 A of a
+    binder CB."""
     model = structure[0]
     binder = [a for a in model["A"].get_atoms() if a.element != "H"]
     target = [a for a in model["B"].get_atoms() if a.element != "H"]
-    backbone_only = all(a.get_id() in BACKBONE for a in binder)
+    backbone_only = (all(a.get_id() in BACKBONE for a in binder)
+                     or all(a.get_id() in BACKBONE for a in target))
     search = NeighborSearch(target)
     found = {("B", a.get_parent().id[1]) for b in binder for a in search.search(b.coord, 4.5)}
     if backbone_only:

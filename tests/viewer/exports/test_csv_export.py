@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 
 # The designed chain's computed properties and liability count (app.viewer.proteins).
 PROTEIN = ["protein_weight", "isoelectric_point", "net_charge", "gravy", "instability_index",
-           "extinction_coefficient", "liability_count"]
+           "extinction_coefficient", "liability_count", "liability_oxidation"]
 EXPECTED_HEADERS = {
     "protein_design": [
         "result_id", "sequence_length", "chains", "sequence", "entities",

@@ -26,8 +26,6 @@ from app.viewer.proteins import columns, liabilities, markup, properties
     # Isomerisation DG, DS.
     ("KDGK", "isomerization", [(1, 2)]),
     ("KDSKDAK", "isomerization", [(1, 2)]),
-    # Oxidation: every M and W (exposure not checked).
-    ("MAWAM", "oxidation", [(0, 1), (2, 1), (4, 1)]),
     # Unpaired cysteine: an odd count marks every C; an even count none.
     ("ACAACA", "unpaired_cysteine", []),
     ("ACAACAC", "unpaired_cysteine", [(1, 1), (4, 1), (6, 1)]),
@@ -35,19 +33,35 @@ from app.viewer.proteins import columns, liabilities, markup, properties
     ("aangaa", "deamidation", [(2, 2)]),
 ])
 def test_each_motif_on_hand_checked_sequences(sequence, name, sites):
-    assert liabilities.sites(sequence)[name] == sites
+    assert liabilities.assess(sequence).sites[name] == sites
+
+
+def test_oxidation_counts_exposed_m_and_w_never_met_1():
+    # Before the structure is read: unknown, the M/W but Met 1 pending (not counted).
+    before = liabilities.assess("MAWAM")
+    assert before.counts["oxidation"] is None and before.provisional
+    assert before.sites["oxidation"] == [] and before.pending == [(2, 1), (4, 1)]
+    # Read: the exposed ones; Met 1 never, even reported exposed; a non-M/W position never.
+    after = liabilities.assess("MAWAM", exposed=(1, 3, 2))
+    assert after.counts["oxidation"] == 1 and after.sites["oxidation"] == [(2, 1)]
+    assert not after.provisional and after.pending == []
+    assert liabilities.exposed_sites("MAWAM", (1, 3, 5, 2)) == (3, 5)
+    # A W at position 1 is no initiator: it can be a site.
+    assert liabilities.oxidisable("WAM") == [0, 2]
 
 
 def test_counts_and_total_of_a_sequence_with_every_liability():
-    # M1 (ox), N3-G4 (deamidation), N6-V7-T8 (sequon), D10-S11 (isomerisation), W13 (ox),
-    # one C (unpaired).
+    # M1 (initiator: never), N3-G4 (deamidation), N6-V7-T8 (sequon), D10-S11
+    # (isomerisation), W13 (oxidation where exposed), one C (unpaired).
     sequence = "MKNGANVTADSAWC"
-    counts = liabilities.counts(sequence)
-    assert counts == {"n_glycosylation": 1, "deamidation": 1, "isomerization": 1,
-                      "unpaired_cysteine": 1, "oxidation": 2}
-    # The index counts oxidation only where the structure shows M/W exposed, once the
-    # epitope scan has read it: from the sequence alone, neither in the total nor counted.
-    assert columns.values(sequence)["liability_count"] == 4
+    before = liabilities.assess(sequence)
+    assert before.counts == {"n_glycosylation": 1, "deamidation": 1, "isomerization": 1,
+                             "unpaired_cysteine": 1, "oxidation": None}
+    assert before.total == 4 and before.provisional
+    after = liabilities.assess(sequence, exposed=(1, 13))
+    assert after.counts["oxidation"] == 1 and after.total == 5
+    # The index's columns are the assessment before the structure is read.
+    assert columns.values(sequence)["liability_count"] == before.total
     assert columns.values(sequence)["liability_oxidation"] is None
     assert columns.values("AAAKAAAE")["liability_count"] == 0
 
@@ -106,13 +120,18 @@ def test_a_hostile_100000_residue_string_is_bounded_work():
 
 
 def test_marked_sequence_escapes_and_names_each_liability():
-    html = str(markup.marked_sequence("MKNGA<b>&\"'"))
+    html = str(markup.marked_sequence("MKNGA<b>&\"'W"))
+    assert "<span>MK<mark" in html  # Met 1 is never a site: not marked
+    pending = 'class="liab liab-pending" title="Oxidation: an M or W whose exposure'
+    assert pending in html  # W12 awaits the structure
+    read = str(markup.marked_sequence("MKNGA<b>&\"'W", liabilities.assess("MKNGA<b>&\"'W",
+                                                                          (12,))))
     oxidation = liabilities.LABELS["oxidation"]
-    assert f'<mark class="liab liab-oxidation" title="{oxidation}">M</mark>' in html
+    assert f'<mark class="liab liab-oxidation" title="{oxidation}">W</mark>' in read
     assert 'title="Deamidation (NG, NS)">NG</mark>' in html
     assert "<b>" not in html and "&lt;b&gt;&amp;&#34;" in html
     # Every residue appears once, in order (groups of ten).
-    assert re.sub(r"<[^>]+>", "", html) == "MKNGA&lt;b&gt;&amp;&#34;&#39;"
+    assert re.sub(r"<[^>]+>", "", html) == "MKNGA&lt;b&gt;&amp;&#34;&#39;W"
 
 
 def test_designed_sequence_is_the_first_protein_entity():

@@ -103,8 +103,12 @@ def _expected_alerts(records: list[dict]) -> dict[str, list[tuple[str, str]]]:
 
 
 @pytest.mark.reads_demo
-def test_alert_badges_and_the_alert_facet_are_rdkits(app, client, demo):
-    expected = _expected_alerts(api_records(app, demo, LIBRARY))
+def test_alert_badges_and_the_alert_facet_are_the_verdicts(app, client, demo):
+    # The verdict (chem.verdict): RDKit's catalog, and the API's own PAINS warning.
+    records = api_records(app, demo, LIBRARY)
+    expected = _expected_alerts(records)
+    api_pains = {r["id"] for r in records
+                 if any(w.get("code") == "pains_substructure" for w in r.get("warnings") or [])}
     soup = page(client, view(demo, LIBRARY, "?limit=100"))
     badged = {tr.get("data-result-id"): [badge.get_text() + " " + badge.get("title", "")
                                          for badge in tr.select("[data-alert-family]")]
@@ -112,7 +116,10 @@ def test_alert_badges_and_the_alert_facet_are_rdkits(app, client, demo):
     assert set(badged) == set(expected)
     for rid, titles in badged.items():
         families = {"PAINS" if s.startswith("PAINS") else "Brenk" for _n, s in expected[rid]}
+        families |= {"PAINS"} if rid in api_pains else set()
         assert {t.split(" ")[0] for t in titles} == families, rid
+        if rid in api_pains:
+            assert any("flagged by the API's check" in title for title in titles), rid
         for name, _family in expected[rid]:
             assert any(name in title for title in titles)
     flagged = [rid for rid, found in expected.items() if found]

@@ -19,9 +19,9 @@ import pytest
 from app.demo_data import molecule_pipelines, protein_pipelines
 from app.demo_data.pae import pae_matrix, pae_npz
 from app.viewer.provenance import roles
+from app.viewer.structure import contacts, superpose
 from app.viewer.structure import model as structure_model
 from app.viewer.structure import pae as pae_data
-from app.viewer.structure import superpose
 from app.viewer.structure_pages import compare
 
 START = datetime(2026, 1, 1)
@@ -103,14 +103,18 @@ def test_bands_follow_alphafold_db():
 
 
 def _brute_force_interface(cif: str) -> set:
-    """Interface by the documented definition, with a full distance matrix."""
+    """Interface by the documented definition (``structure.contacts``), with a full
+    distance matrix."""
     st = gemmi.make_structure_from_block(gemmi.cif.read_string(cif)[0])
     st.setup_entities()
     atoms = [(res.subchain, res.label_seq, res.entity_type, atom.name, np.array(atom.pos.tolist()))
-             for ch in st[0] for res in ch for atom in res]
+             for ch in st[0] for res in ch for atom in res if atom.element.name != "H"]
     xyz = np.array([a[4] for a in atoms])
     d = np.sqrt(((xyz[:, None] - xyz[None]) ** 2).sum(-1))
     polymer = gemmi.EntityType.Polymer
+    sides = {}
+    for chain, _seq, _kind, name, _p in atoms:
+        sides[chain] = sides.get(chain, False) or name not in contacts.BACKBONE
     beta = {}
     for i, (chain, seq, kind, name, _p) in enumerate(atoms):
         if kind == polymer and (name == "CB" or (name == "CA" and (chain, seq) not in beta)):
@@ -120,18 +124,19 @@ def _brute_force_interface(cif: str) -> set:
         if kind != polymer:
             continue
         other = np.array([a[0] != chain for a in atoms])
-        if (d[i][other] <= 5.0).any():
+        if (d[i][other] <= contacts.CONTACT_CUTOFF).any():
             found.add((chain, seq))
     for (chain, seq), i in beta.items():
         for (chain2, _seq2), j in beta.items():
-            if chain2 != chain and d[i, j] <= 8.0:
+            backbone_only = not (sides[chain] and sides[chain2])
+            if chain2 != chain and backbone_only and d[i, j] <= contacts.CB_CONTACT:
                 found.add((chain, seq))
     return found
 
 
-@pytest.mark.parametrize("block", [structure_model._PAIRS_PER_BLOCK, 7])
+@pytest.mark.parametrize("block", [contacts._PAIRS_PER_BLOCK, 7])
 def test_interface_residues_match_the_definition(complex_cif, ligand_cif, block, monkeypatch):
-    monkeypatch.setattr(structure_model, "_PAIRS_PER_BLOCK", block)  # 7: rows one by one
+    monkeypatch.setattr(contacts, "_PAIRS_PER_BLOCK", block)  # 7: rows one by one
     for cif in (complex_cif, ligand_cif):
         model = structure_model.read(cif.encode())
         expected = _brute_force_interface(cif)
