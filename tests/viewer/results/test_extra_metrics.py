@@ -166,8 +166,10 @@ def test_unknown_metrics_are_shown_sorted_filtered_plotted_and_exported(app, cli
     # Exports: CSV columns named by the keys, at full precision; JSON records whole.
     text = client.get(f"{path}/export.csv?sort=-foo_score").get_data(as_text=True)
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert list(rows[0])[-4 - len(PROTEIN_KEYS):] == ["loop_fraction", "ipsae_min", "foo_score",
-                                                      *PROTEIN_KEYS, "warnings"]
+    # The protein columns end with the count and its provisional marker (liabilities.assess).
+    assert list(rows[0])[-5 - len(PROTEIN_KEYS):] == [
+        "loop_fraction", "ipsae_min", "foo_score", *PROTEIN_KEYS, "liability_oxidation",
+        "warnings"]
     by_id = {r["id"]: r["metrics"] for r in records}
     assert [float(row["foo_score"]) for row in rows] == sorted(
         (m["foo_score"] for m in by_id.values()), reverse=True)
@@ -237,6 +239,7 @@ def test_a_hostile_record_stays_bounded_and_escaped(app, client, org):
     histograms = client.get(f"{path}/explore.json").get_json()["histograms"]
     assert len(histograms) <= limit + 1 + len(PROTEIN_KEYS)  # the length, the proteins
     header = client.get(f"{path}/export.csv").get_data(as_text=True).splitlines()[0]
-    # rank, label, id, 4 sequence columns, warnings, the protein columns
-    assert len(header.split(",")) <= 7 + limit + 1 + len(PROTEIN_KEYS)
+    # rank, label, id, 4 sequence columns, warnings, the protein columns and the
+    # liability count's provisional marker (liability_oxidation)
+    assert len(header.split(",")) <= 7 + limit + 1 + len(PROTEIN_KEYS) + 1
     assert "script" not in header
