@@ -92,7 +92,7 @@ METRICS: dict[str, Metric] = {
         Metric("loop_fraction", "Loop", direction=None, decimals=2, bands=None,
                description="Fraction of residues in loops (neither helix nor sheet)."),
         # Optional: protein results may carry it beyond the spec's metrics; no kind lists
-        # it, the viewer shows it where records have it (results.extra_metrics).
+        # it, the viewer shows it where records have it (explore.extra_metrics).
         Metric("ipsae_min", "ipSAE (min)", description=(
             "Interface predicted Structural Alignment Error score: the lower of the "
             "target-to-binder and binder-to-target ipSAE, at a 10 \u00c5 PAE cutoff.")),

@@ -149,7 +149,7 @@ def _purge_workspace(engine, store, workspace_id: str, cutoff: datetime, batch: 
             if done.picked < batch:
                 break
             position = done.last
-        # The viewer drops their indexes (app.viewer.results.cache_sweep).
+        # The viewer drops their indexes (app.viewer.explore.index.sweep).
         tally.purged_pipelines += expired
         after_pipeline = expired[-1]
     for step in (rows.purge_old_results,

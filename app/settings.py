@@ -138,11 +138,11 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        "at once in one process", empty_is_default=True),
     # Exploration index, chemistry and epitopes.
     _S("EXPLORE_INDEX_IDLE_HOURS", 24, float, "an exploration index nobody used for this "
-       "many hours is deleted (app.viewer.results.indexer)", empty_is_default=True),
+       "many hours is deleted (app.viewer.explore.index.indexer)", empty_is_default=True),
     _S("EXPLORE_SYNC_LIMIT", 2000, int, "pipelines with at most this many results missing "
        "from their index are indexed inside the request; larger ones in the background"),
     _S("FRAME_CACHE_DIR", None, str, "where a machine's workers share exploration frames as "
-       'mapped files (app.viewer.results.frame_files); "" turns sharing off',
+       'mapped files (app.viewer.explore.index.frame_files); "" turns sharing off',
        instance_default="frame-cache"),
     _S("EPITOPE_SCAN", True, bool, "read protein designs' structures in the background for "
        "their epitopes and exposed M/W (app.viewer.epitope.scan)"),

@@ -38,7 +38,8 @@ from bench_similarity import ASPIRIN, make_distinct, whole_set_answers
 
 from app import create_app
 from app.viewer.chem import alerts, index_chemistry, properties, scaffolds, similarity
-from app.viewer.results import answers, chem_answers, chem_index
+from app.viewer.explore import answers, chem_answers
+from app.viewer.explore.index import chem_index
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index
 

@@ -32,8 +32,8 @@ from bench_similarity import make_distinct
 
 from app import create_app
 from app.viewer.chem import butina, similarity
-from app.viewer.results import answers, chem_answers, diverse_answers
-from app.viewer.results.selections import diverse
+from app.viewer.explore import answers, chem_answers, diverse_answers
+from app.viewer.explore.selections import diverse
 
 KIND = "small_molecule_library_screen"
 
@@ -42,8 +42,8 @@ def whole_set(app, pipeline: str, rounds: int) -> None:
     """Time the ordered rows of a new view against its diverse picks (no page rendered)."""
     from werkzeug.datastructures import MultiDict
 
-    from app.viewer.results import indexer
-    from app.viewer.results.query import parse
+    from app.viewer.explore.index import indexer
+    from app.viewer.explore.query import parse
 
     samples: dict[str, list[float]] = {"ordered rows": [], "diverse=10 picks": [],
                                        "Butina on the pool": []}

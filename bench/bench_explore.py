@@ -45,7 +45,7 @@ import worker_memory
 
 from app import create_app
 from app.timeutil import utcnow
-from app.viewer.results import answers
+from app.viewer.explore import answers
 from app.viewer.runtime import budget
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index

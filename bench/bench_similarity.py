@@ -37,7 +37,7 @@ from bench_explore import seed, timed
 
 from app import create_app
 from app.viewer.chem import scaffolds, similarity
-from app.viewer.results import answers, chem_answers
+from app.viewer.explore import answers, chem_answers
 
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
 TAILS = ("C", "N", "O", "F", "C(=O)", "CC")
@@ -87,8 +87,8 @@ def whole_set_answers(app, pipeline: str, ids: list[str], rounds: int) -> None:
     similarity query against a new filtered, sorted view, both missing every cache."""
     from werkzeug.datastructures import MultiDict
 
-    from app.viewer.results import indexer
-    from app.viewer.results.query import parse
+    from app.viewer.explore.index import indexer
+    from app.viewer.explore.query import parse
 
     samples: dict[str, list[float]] = {"new filter + sort": [], "new similarity query": []}
     with app.test_request_context():

@@ -51,14 +51,9 @@ import numpy as np
 from bench_similarity import TAILS
 
 from app.viewer.chem import index_chemistry, substructure
-from app.viewer.results import (
-    frame_chemistry,
-    frame_screen,
-    substructure_answers,
-    substructure_counting,
-    substructure_first,
-)
-from app.viewer.results.frame import Molecules
+from app.viewer.explore import substructure_answers, substructure_counting, substructure_first
+from app.viewer.explore.index import frame_chemistry, frame_screen
+from app.viewer.explore.index.frame import Molecules
 
 QUERIES = (("nitrile C#N", "C#N"), ("sulfonamide", "S(=O)(=O)N"),
            ("nitro", "[N+](=O)[O-]"), ("basic amine (recursive)",

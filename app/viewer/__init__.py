@@ -17,15 +17,10 @@ from app.viewer import embeds, error_pages, signin, store
 from app.viewer.core import api_client, formatting, requests_in_flight
 from app.viewer.depictions import markup as depiction_markup
 from app.viewer.depictions import views as depiction_views
-from app.viewer.exports import views as export_views
-from app.viewer.pages import downloads
-from app.viewer.pages import views as page_views
-from app.viewer.proteins import markup as protein_markup
-from app.viewer.provenance import init_app as provenance_init_app
-from app.viewer.results import cache_sweep, chips, selections
-from app.viewer.results import fields as results_fields
-from app.viewer.results import views as results_views
-from app.viewer.results.selections import (
+from app.viewer.explore import chips, selections
+from app.viewer.explore import fields as results_fields
+from app.viewer.explore.index import sweep as cache_sweep
+from app.viewer.explore.selections import (
     alerts,
     contacts,
     diverse,
@@ -37,6 +32,12 @@ from app.viewer.results.selections import (
     text_search,
     warnings,
 )
+from app.viewer.exports import views as export_views
+from app.viewer.pages import downloads
+from app.viewer.pages import views as page_views
+from app.viewer.proteins import markup as protein_markup
+from app.viewer.provenance import init_app as provenance_init_app
+from app.viewer.results import views as results_views
 from app.viewer.runtime import work_gate
 from app.viewer.signin import oidc
 from app.viewer.signin import views as signin_views
@@ -49,7 +50,7 @@ BLUEPRINTS = (page_views.bp, results_views.bp, downloads.bp, export_views.bp, si
               oidc.bp, depiction_views.bp, structure_views.bp)
 
 
-# The exploration engine's selections (results.selections), one line each, in the order
+# The exploration engine's selections (explore.selections), one line each, in the order
 # their keys appear in links. Registered when the viewer is imported, so that every query
 # parsed (in a request, a CLI command or a test) knows them.
 selections.register(warnings.SELECTION)

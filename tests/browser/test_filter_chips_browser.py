@@ -2,7 +2,7 @@
 protein design view with an epitope filter, a sequence filter and a number filter keeps
 all three through "Apply filters", shows them as three chips, and removing one chip keeps
 the other two. The chips' words and links, and the form's hidden fields, are server HTML:
-tests/viewer/results/test_chips.py."""
+tests/viewer/explore/test_chips.py."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.viewer.results import frame_files
+from app.viewer.explore.index import frame_files
 from tests.cluster.conftest import archive, ask_for_code, new_public_link
 from tests.support.error_pages import without_reference
 

@@ -2,7 +2,7 @@
 
 Nobody should need SMARTS fluency to ask for "the carboxylic acids that pass Lipinski and
 have no PAINS alert". Each preset is a set of query values of the exploration contract
-(``results.query``), offered as a plain link (works without JavaScript) that adds them to
+(``explore.query``), offered as a plain link (works without JavaScript) that adds them to
 the current view:
 
 - carboxylic acid: ``[CX3](=O)[OX2H1,OX1-]``, the acid or its carboxylate, never an ester

@@ -179,7 +179,7 @@ class ComputeApi:
     ) -> dict | bytes:
         """Return one page of a pipeline's results through the link; with ``raw``, its
         body as the API sent it, unparsed (an index build hands it to its child process,
-        ``results.page_child``)."""
+        ``explore.index.page_child``)."""
         params: dict[str, Any] = {}
         if limit is not None:
             params["limit"] = limit

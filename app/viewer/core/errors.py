@@ -38,7 +38,7 @@ class LinkForbidden(ApiError):
 class BadRequest(ApiError):
     """What the visitor asked cannot be answered: the message says why, naming the value.
 
-    Raised by the viewer's own checks of a query string (``paging``, ``results.query``,
+    Raised by the viewer's own checks of a query string (``paging``, ``explore.query``,
     ``chem.substructure``, a prediction's ``sort``, a 3D page's ``sample``) and for the
     API's 400/422. ``web.error_pages`` answers it once for every route: the 400 page, or
     ``{"error": message}`` for the JSON the browser reads.

@@ -3,7 +3,7 @@
 Both read the pipeline's readings (``store.epitopes``) once per scan progress and keep,
 per target residue, the ids of the designs that contact it (``Contacts``), in a small LRU
 cache keyed by how many designs were read: a finished or advancing scan is seen at once.
-The filter's answers are cached with the index's (``results.answers``) under the same
+The filter's answers are cached with the index's (``explore.answers``) under the same
 ``progress_key``.
 """
 

@@ -5,7 +5,7 @@
 ``<chain>:<residue number>``: the chain id as the run's input names it, the number the
 position in that chain's sequence (1-based). Validated here (a 400 naming the key),
 normalised (sorted, without repeats) so that equal selections share a cache key, and
-registered with the exploration engine by ``results.selections.contacts``.
+registered with the exploration engine by ``explore.selections.contacts``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A pipeline's results as CSV: the table's columns with full values, streamed page by page.
 
 The first columns are ``rank`` (the position in the view, best first: ``ranking``) and
-``label`` (the run-wide name, ``results.labels``), then ``result_id``; the others are the
+``label`` (the run-wide name, ``explore.labels``), then ``result_id``; the others are the
 results table's (``results.table.columns_for``), so a kind's CSV and its table never
 disagree; each cell holds the full value (the API's numbers at full precision, computed
 chemistry at the precision of ``precision.DECIMALS``, whole SMILES, every entity's
@@ -10,7 +10,7 @@ holds, so a kind with record variants gets the metrics of all of them
 (protein_sequence_redesign: the binder set, which holds every generic metric): one
 header for the whole file, the ``variant`` column says which shape a row is, and a
 generic row leaves the binder-only metrics empty. Metrics beyond the kind's
-(``results.extra_metrics``: ``ipsae_min``, unknown keys such as ``foo_score``) get columns
+(``explore.extra_metrics``: ``ipsae_min``, unknown keys such as ``foo_score``) get columns
 named by their keys, after the kind's metrics: those the first page's records carry (the
 first page is read before the response starts; a metric that only later records have is
 left out of the file; the JSON export keeps every record whole). ``csv_chunks`` turns
@@ -31,10 +31,10 @@ from collections.abc import Iterable, Iterator
 
 from app.domain import Kind
 from app.viewer.chem import alerts
+from app.viewer.explore import extra_metrics, selections
 from app.viewer.exports import csv_cells
 from app.viewer.exports.csv_cells import alerts_text, cell_text, defuse_formula, entities_text
 from app.viewer.exports.stream import incomplete_text
-from app.viewer.results import extra_metrics, selections
 from app.viewer.results.table import Column, columns_for
 
 # The cells' rules are named here too: what a cell holds is part of what this module writes.

@@ -1,6 +1,6 @@
 """An export's records read from a current exploration index, a chunk at a time.
 
-When the pipeline's index is current (``results.freshness``: read to the end and brought
+When the pipeline's index is current (``explore.index.freshness``: read to the end and brought
 up to what the run record of this request's link read says), the records a CSV, JSON or
 FASTA export needs are the index's stored records (the API's records without their
 artifact URLs, which these formats never use: the JSON links files through the viewer).
@@ -31,11 +31,12 @@ import numpy as np
 from pydantic_core import from_json, to_json
 
 from app.viewer.chem.properties import PROPERTIES
+from app.viewer.explore import answers, selections
+from app.viewer.explore.index import frame_files
+from app.viewer.explore.index.frame import Frame
+from app.viewer.explore.labels import RunLabels
+from app.viewer.explore.query import ExploreQuery
 from app.viewer.exports import precision, stored_json
-from app.viewer.results import answers, frame_files, selections
-from app.viewer.results.frame import Frame
-from app.viewer.results.labels import RunLabels
-from app.viewer.results.query import ExploreQuery
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 from app.viewer.store.result_index import IndexState

@@ -4,7 +4,7 @@ A file is read top to bottom as "the best first", so an export holds the
 view's results **in the view's order** and says where each one stands:
 
 - ``rank``: the 1-based position in the view (across its pages), the table's Rank column;
-- ``label``: the run-wide name of ``results.labels`` (``#<rank in the run> <id tail>``),
+- ``label``: the run-wide name of ``explore.labels`` (``#<rank in the run> <id tail>``),
   the same as on every page.
 
 The order is the view's ``sort``; without one, the kind's default order
@@ -16,7 +16,7 @@ the order the boxes were ticked in (an accident of paging and the scatter's pick
 ``sort=-binding_confidence&limit=10``); without it an export holds the whole view.
 
 ``diverse=N`` keeps the view's picks: the best-ranked result of each of N families, in
-that order, each with its ``family_size`` (``results.diverse_answers``); the file's head
+that order, each with its ``family_size`` (``explore.diverse_answers``); the file's head
 says so.
 
 ``ranked`` adds ``rank`` and ``label`` to each record (as its first keys, so the JSON
@@ -29,8 +29,8 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from app import domain
 from app.viewer.core import paging
-from app.viewer.results import labels
-from app.viewer.results.labels import RunLabels
+from app.viewer.explore import labels
+from app.viewer.explore.labels import RunLabels
 
 
 def export_limit(args: Mapping[str, str]) -> int | None:

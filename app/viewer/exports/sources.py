@@ -16,7 +16,7 @@ already down is an ordinary error page and not a broken download.
   fresh). A view whose index is still being built answers ``IndexNotReady`` (the route
   says so, with Retry-After) instead of a partial file or one in another order.
 - A writer that needs no artifact URL (CSV, JSON, FASTA, the ZIP's manifest) reads any
-  view from the index itself when the index is **current** (``results.freshness``: the
+  view from the index itself when the index is **current** (``explore.index.freshness``: the
   link was read through the API in this request, and the index holds exactly what that
   read's run record says the API has): ``index_source``, the stored records kept beside
   the index's frame, at the pace of reading a file instead of the API's. The SDF's ligand
@@ -35,11 +35,12 @@ from app.viewer.access import identity
 from app.viewer.core import api_client
 from app.viewer.core.api_client import api
 from app.viewer.core.errors import BadRequest, Retryable
+from app.viewer.explore import answers, labels, selections
+from app.viewer.explore.fields import of_group
+from app.viewer.explore.index import freshness, indexer
+from app.viewer.explore.query import ExploreQuery, check_kind, parse
 from app.viewer.exports import index_source
 from app.viewer.exports.ranking import export_limit, ranked
-from app.viewer.results import answers, freshness, indexer, labels, selections
-from app.viewer.results.fields import of_group
-from app.viewer.results.query import ExploreQuery, check_kind, parse
 from app.viewer.store.result_index import IndexState
 
 # Results asked of the API per page (its maximum), for every export format; tests

@@ -1,7 +1,7 @@
 """The metric glossary: what each number in the viewer's tables means, and how to read it.
 
 One entry per metric of ``app.domain`` (the results' and the prediction samples'), per ADME
-field and per computed field of ``results.fields`` (RDKit chemistry, Biopython protein
+field and per computed field of ``explore.fields`` (RDKit chemistry, Biopython protein
 properties, and any other group a later field adds), per sequence liability
 (``proteins.liabilities``), per chemistry filter (structure, alerts, scaffold,
 similarity) and the contact definition (``structure.contacts``): meaning, unit or
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from app import domain
 from app.metric_thresholds import THRESHOLDS, TOOLS, Threshold
+from app.viewer.explore import fields
 from app.viewer.proteins import liabilities
-from app.viewer.results import fields
 from app.viewer.structure import contacts
 
 # What a binding metric is for: the question it answers (one sentence each).
@@ -50,7 +50,7 @@ _SECTIONS = (("metric", "Structure and binding metrics"),
              ("protein", "Computed protein properties"),
              ("liability", "Sequence liabilities"),
              ("structure", "Structures: interface and epitope"))
-# Entries of the chemistry filters and the Structure column (no number of results.fields):
+# Entries of the chemistry filters and the Structure column (no number of explore.fields):
 # (key, label, description, unit or range, direction).
 _CHEM_FILTERS = (
     ("smiles", "Structure", "The molecule drawn from its SMILES (2D, RDKit), the SMILES "
@@ -75,7 +75,7 @@ _CHEM_FILTERS = (
      "divided by bits in either, on Morgan fingerprints of radius 2 (ECFP4-like), 2048 bits.",
      "0\u20131 (1: the same fingerprint)", "Higher is more similar to the query"),
 )
-# Fields of results.fields shown as table columns but not numbers to read a threshold by.
+# Fields of explore.fields shown as table columns but not numbers to read a threshold by.
 _RECORD_GROUPS = ("record",)
 
 
@@ -147,7 +147,7 @@ def _field_direction(field: fields.Field) -> str | None:
 def sections() -> list[tuple[str, str, list[Entry]]]:
     """Return the glossary: (group, heading, entries) in reading order.
 
-    Metrics come from ``app.domain``; ADME and computed fields from ``results.fields``, so
+    Metrics come from ``app.domain``; ADME and computed fields from ``explore.fields``, so
     a field added there appears here too (under its group, or "Other fields").
     """
     found: dict[str, list[Entry]] = {group: [] for group, _ in _SECTIONS}

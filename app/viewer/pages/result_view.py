@@ -3,9 +3,9 @@
 A results table links each row with its view's query args (sort, filters, ``q``,
 ``smarts``, ``warnings``, ``ids``...; never ``page``, ``limit``, ``x``, ``y``: the contract
 between the table and this page). The result page and its 3D page read them back with the
-table's own parser (``results.query.parse``; a bad one is the same 400 as on the table)
+table's own parser (``explore.query.parse``; a bad one is the same 400 as on the table)
 and walk that view: Previous/Next (``rel=prev/next``) are its neighbours in the view's
-order, from the pipeline's exploration index (``results.answers.ordered_rows``), and the
+order, from the pipeline's exploration index (``explore.answers.ordered_rows``), and the
 breadcrumb and "All results" lead back to it, on the table page that holds the result.
 
 Choices where a view leaves the neighbours open:
@@ -30,9 +30,10 @@ from app import domain
 from app.viewer.core import paging
 from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer, check_ids, load_pipeline
-from app.viewer.results import answers, fields, indexer
-from app.viewer.results.labels import NO_INDEX, RunLabels, primary_sort, run_labels
-from app.viewer.results.query import ExploreQuery, check_kind, parse
+from app.viewer.explore import answers, fields
+from app.viewer.explore.index import indexer
+from app.viewer.explore.labels import NO_INDEX, RunLabels, primary_sort, run_labels
+from app.viewer.explore.query import ExploreQuery, check_kind, parse
 
 # Table args a result URL does not carry: where the table was, not what it shows.
 NOT_VIEW_ARGS = ("page", "limit", "x", "y", "after_id", "before_id")
@@ -73,7 +74,7 @@ class FoundResult(NamedTuple):
 
 
 def view_query(args: MultiDict) -> ExploreQuery:
-    """Parse the view args of a result URL (``results.query.parse``; a 400 names a bad one)."""
+    """Parse the view args of a result URL (``explore.query.parse``; a 400 names a bad one)."""
     kept = MultiDict([(k, v) for k, v in args.items(multi=True) if k not in NOT_VIEW_ARGS])
     return parse(kept)
 

@@ -1,7 +1,7 @@
 """The liability keys of the exploration query: ``liabilities=none|any``, ``liability=<name>``.
 
 Validated here (a bad value is a 400 naming the key, like the rest of the contract) and
-registered with the exploration engine by ``results.selections.liabilities``.
+registered with the exploration engine by ``explore.selections.liabilities``.
 """
 
 from __future__ import annotations

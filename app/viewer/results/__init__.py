@@ -1,3 +1,3 @@
-"""A pipeline's results: the table page and whole-set exploration (sort, filter, search,
-facets, plots) answered from the viewer's own index of the pipeline's results.
-"""
+"""The results table page: a pipeline's results as a ranked, filtered table (``views``,
+``page``, ``table``), read from the exploration engine (``app.viewer.explore``) or, for a
+plain view, from the API's own pages."""

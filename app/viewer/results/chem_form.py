@@ -25,8 +25,8 @@ from werkzeug.datastructures import MultiDict
 
 from app.viewer.chem import presets, substructure
 from app.viewer.core.errors import BadRequest
-from app.viewer.results import query as explore_query
-from app.viewer.results.selections.similarity import MAX_SIMILAR_TO
+from app.viewer.explore import query as explore_query
+from app.viewer.explore.selections.similarity import MAX_SIMILAR_TO
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ import numpy as np
 from markupsafe import Markup
 
 from app.viewer.depictions.markup import molecule_html
-from app.viewer.results import answers, chem_answers
-from app.viewer.results.query import ExploreQuery
-from app.viewer.results.selections import diverse
+from app.viewer.explore import answers, chem_answers
+from app.viewer.explore.query import ExploreQuery
+from app.viewer.explore.selections import diverse
 from app.viewer.store.result_index import IndexState
 
 TOP_SCAFFOLDS = 12

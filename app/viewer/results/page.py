@@ -28,19 +28,12 @@ from app.viewer.core import paging
 from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer
 from app.viewer.epitope import view as epitope_view
-from app.viewer.results import (
-    chem_view,
-    fields,
-    page_cache,
-    row_cache,
-    substructure_first,
-    table,
-    table_source,
-)
-from app.viewer.results.labels import run_labels
-from app.viewer.results.panel import AS_RUN, Panel, panel
-from app.viewer.results.query import ExploreQuery, check_kind
-from app.viewer.results.selections import diverse
+from app.viewer.explore import fields, substructure_first
+from app.viewer.explore.labels import run_labels
+from app.viewer.explore.panel import AS_RUN, Panel, panel
+from app.viewer.explore.query import ExploreQuery, check_kind
+from app.viewer.explore.selections import diverse
+from app.viewer.results import chem_view, page_cache, row_cache, table, table_source
 from app.viewer.web import compression
 from app.viewer.web.security import is_embed
 

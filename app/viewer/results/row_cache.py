@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from app import domain
-from app.viewer.results.query import ExploreQuery
+from app.viewer.explore.query import ExploreQuery
 from app.viewer.store.result_index import IndexState
 
 SIZE = 64  # pages of ~100 rows, ~200 KB of markup each: ~13 MB at most per worker

@@ -28,10 +28,11 @@ from app.domain import Kind
 from app.viewer.chem import properties, verdict
 from app.viewer.core import formatting
 from app.viewer.depictions.markup import molecule_html
+from app.viewer.explore import fields
+from app.viewer.explore.fields import FIELDS, Field, of_group
 from app.viewer.proteins import columns as protein_columns
 from app.viewer.proteins import liabilities
-from app.viewer.results import alert_badges, fields
-from app.viewer.results.fields import FIELDS, Field, of_group
+from app.viewer.results import alert_badges
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.viewer.explore import answers
+from app.viewer.explore.query import ExploreQuery
 from app.viewer.proteins import columns as protein_columns
-from app.viewer.results import answers
-from app.viewer.results.query import ExploreQuery
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 from app.viewer.store.result_index import IndexState

@@ -13,9 +13,9 @@ from flask import Blueprint, Response, render_template, request
 from app.viewer.core import paging
 from app.viewer.core.errors import BadRequest
 from app.viewer.core.loaders import load_pipeline
+from app.viewer.explore.panel import panel
+from app.viewer.explore.query import check_kind, parse
 from app.viewer.results import chem_form, page
-from app.viewer.results.panel import panel
-from app.viewer.results.query import check_kind, parse
 
 bp = Blueprint("results", __name__)
 

@@ -151,7 +151,7 @@ indexed_results = sa.Table(
     *(sa.Column(name, sa.Integer, nullable=True) for name in INDEX_INTEGER_COLUMNS),
     # Small-molecule kinds: matched by ``smarts=`` (each distinct SMILES once per query).
     sa.Column("smiles", sa.Text, nullable=True),
-    # The record's metrics the vocabulary does not know, as JSON (results.extra_metrics:
+    # The record's metrics the vocabulary does not know, as JSON (explore.extra_metrics:
     # validated keys, finite numbers, at most 32); NULL when it has none.
     sa.Column("extra_metrics", sa.Text, nullable=True),
 )

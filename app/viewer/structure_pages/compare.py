@@ -31,7 +31,7 @@ class Side:
     format: str  # "mmcif" or "pdb"
     model: Model | None
     pipeline: dict | None = None  # the run record: roles from its input when known
-    label: str = ""  # the name a person reads (results.labels), "" before it is known
+    label: str = ""  # the name a person reads (explore.labels), "" before it is known
 
     @property
     def roles(self) -> dict[str, Role]:

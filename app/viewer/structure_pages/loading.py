@@ -73,7 +73,7 @@ def compared_side(link_id: str, pipeline_id: str, result_id: str,
     """Return one side of compare: the result's record and its structure, read.
 
     ``pipeline`` (the run record) lets the roles come from its input; ``label`` is the
-    result's name as people read it (``results.labels``).
+    result's name as people read it (``explore.labels``).
     """
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
     artifact = result_structure_file(record)

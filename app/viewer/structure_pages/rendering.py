@@ -30,7 +30,7 @@ def structure_page(*, trail: list[Crumb], subject_id: str, url: str, fmt: str,
     chains' roles by auth id, ``compare_with`` [(label, url)] the compare links and
     ``samples`` [(number, url)] a prediction's sample switcher, ``pae_download`` the
     AlphaFold DB PAE file's URL, ``label`` the name a
-    person reads (a result's ``results.labels`` label; None: the id), ``epitope`` the
+    person reads (a result's ``explore.labels`` label; None: the id), ``epitope`` the
     design's epitope (``epitope.structure_mark.Mark``; None where there is none).
     """
     security.allow_structure_viewer()

@@ -21,10 +21,10 @@ from app.viewer.core.errors import LinkNotFound
 from app.viewer.core.filenames import safe_filename
 from app.viewer.core.loaders import bearer, check_ids, load_pipeline, load_prediction
 from app.viewer.epitope import structure_mark
+from app.viewer.explore.index import indexer
+from app.viewer.explore.labels import run_labels
 from app.viewer.pages import predictions, result_view
 from app.viewer.provenance.roles import prediction_roles, result_roles
-from app.viewer.results import indexer
-from app.viewer.results.labels import run_labels
 from app.viewer.structure import pae
 from app.viewer.structure.model import structure_format
 from app.viewer.structure_pages import loading, rendering

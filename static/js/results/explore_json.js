@@ -1,4 +1,4 @@
-/* Share Viewer, results widgets: reading explore.json (app.viewer.results.explore_answer).
+/* Share Viewer, results widgets: reading explore.json (app.viewer.explore.explore_answer).
 
    A module imported by static/js/index_progress.js and plots.js; no page loads it with a
    <script> tag (see shortlist_store.js for why). */

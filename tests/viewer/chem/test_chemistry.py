@@ -17,7 +17,7 @@ from app.db import get_engine
 from app.demo_data.chemistry import LIBRARY
 from app.store import schema
 from app.viewer.chem import depict, properties
-from app.viewer.results import frame as index_frame
+from app.viewer.explore.index import frame as index_frame
 from tests.support import factories
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')

@@ -154,7 +154,8 @@ def test_protein_results_refuse_scaffold_and_similarity(app, client, org):
 
 def test_a_large_sets_scaffolds_wait_to_be_asked_for(client, molecules, monkeypatch):
     """A frame saved before the index build computed the chemistry (``chem_index``)."""
-    from app.viewer.results import chem_answers, chem_index
+    from app.viewer.explore import chem_answers
+    from app.viewer.explore.index import chem_index
 
     path, smiles_of = molecules
     monkeypatch.setattr(chem_index.MoleculeWork, "add_page", lambda self, smiles: None)
@@ -170,7 +171,7 @@ def test_a_large_sets_scaffolds_wait_to_be_asked_for(client, molecules, monkeypa
 
 def test_with_the_builds_chemistry_every_sets_scaffolds_show_at_once(client, molecules,
                                                                    monkeypatch):
-    from app.viewer.results import chem_answers
+    from app.viewer.explore import chem_answers
 
     path, smiles_of = molecules
     monkeypatch.setattr(chem_answers, "EAGER_SCAFFOLDS", 0)  # every set counts as large

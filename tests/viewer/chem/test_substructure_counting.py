@@ -17,12 +17,8 @@ from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 
 from app.viewer.chem import substructure
-from app.viewer.results import (
-    frame,
-    substructure_answers,
-    substructure_counting,
-    substructure_first,
-)
+from app.viewer.explore import substructure_answers, substructure_counting, substructure_first
+from app.viewer.explore.index import frame
 from app.viewer.runtime import budget, work_gate
 from tests.support.molecule_pools import pool_pipeline
 from tests.viewer.chem.test_substructure_screen import POOL, _screened

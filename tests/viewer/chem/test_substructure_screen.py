@@ -23,8 +23,9 @@ from rdkit.rdBase import BlockLogs
 
 from app.viewer.chem import index_chemistry, pattern_screen, substructure
 from app.viewer.core.errors import BadRequest
-from app.viewer.results import chem_index, frame, frame_chemistry, substructure_answers
-from app.viewer.results.frame_screen import Screen
+from app.viewer.explore import substructure_answers
+from app.viewer.explore.index import chem_index, frame, frame_chemistry
+from app.viewer.explore.index.frame_screen import Screen
 from app.viewer.runtime import budget
 from tests.support.molecule_pools import POOLS, UNPARSABLE, pool_pipeline
 

@@ -133,7 +133,7 @@ def test_contacts_filter_matches_contacts_recomputed_from_the_files(demo_app, re
 
 
 def test_a_patch_keeps_designs_contacting_at_least_k_of_it(demo_app, recomputed):
-    # The patch selection (results.selections.patch) over this module's scanned demo: its
+    # The patch selection (explore.selections.patch) over this module's scanned demo: its
     # contacts are the epitope scan's, like contacts= and contacts_any=.
     app, demo = demo_app
     client, path = app.test_client(), _path(demo)

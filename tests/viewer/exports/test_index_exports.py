@@ -17,6 +17,7 @@ from app import domain
 from app.db import get_engine
 from app.store import schema
 from app.viewer.core import formatting
+from app.viewer.explore.index import frame_files, freshness
 from app.viewer.exports import (
     csv_cells,
     fasta_pages,
@@ -25,7 +26,6 @@ from app.viewer.exports import (
     stored_json,
     text_writers,
 )
-from app.viewer.results import frame_files, freshness
 from tests.support import factories
 
 # Text that breaks records, starts formulas or needs quoting, as submitters may send it.

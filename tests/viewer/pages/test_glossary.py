@@ -9,8 +9,8 @@ import re
 import pytest
 
 from app import domain
+from app.viewer.explore import fields
 from app.viewer.pages import glossary
-from app.viewer.results import fields
 from tests.viewer.pages.test_prediction_pages import body_of, pages  # noqa: F401 (fixture)
 
 

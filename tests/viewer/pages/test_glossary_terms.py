@@ -9,8 +9,8 @@ import re
 
 import pytest
 
+from app.viewer.explore import fields
 from app.viewer.proteins import liabilities
-from app.viewer.results import fields
 from tests.viewer.pages.test_glossary import _entries
 from tests.viewer.pages.test_prediction_pages import body_of
 

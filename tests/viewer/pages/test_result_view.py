@@ -13,8 +13,8 @@ import pytest
 from app import domain
 from app.db import get_engine
 from app.viewer.core import paging
-from app.viewer.results import indexer
-from app.viewer.results.labels import run_labels
+from app.viewer.explore.index import indexer
+from app.viewer.explore.labels import run_labels
 from tests.support import factories
 
 NEXT = re.compile(r'<link rel="next" href="([^"]+)"')

@@ -23,7 +23,7 @@ from app.db import get_engine
 from app.store import schema
 from app.timeutil import utcnow
 from app.viewer.core import api_client
-from app.viewer.results import freshness, indexer
+from app.viewer.explore.index import freshness, indexer
 from app.viewer.store.result_index import IndexState
 from tests.support import factories
 from tests.support.sdk_runs import run_record

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from app.viewer.results import indexer
+from app.viewer.explore.index import indexer
 from tests.support.links import seed_link
 
 ROW = re.compile(r'<td class="col-rank num">(\d+)</td>\s*<th scope="row" class="col-id">'

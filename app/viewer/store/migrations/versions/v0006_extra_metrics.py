@@ -7,7 +7,7 @@ Create Date: 2026-11-25 05:00:00
 ``viewer_indexed_results.ipsae_min``: an optional metric of protein results that the
 vocabulary now knows (``app.domain.METRICS``), a column like every known metric.
 ``viewer_indexed_results.extra_metrics``: each result's metrics the vocabulary does not
-know, as JSON (``app.viewer.results.extra_metrics``), which the index's saved frames turn
+know, as JSON (``app.viewer.explore.extra_metrics``), which the index's saved frames turn
 into columns. Indexes are caches of what the API holds: every existing one is emptied
 here, so each is rebuilt on its next use with these metrics.
 """
