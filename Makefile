@@ -28,7 +28,7 @@ install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
 # Set up, keep the demo complete and serve on http://127.0.0.1:$(PORT). A taken port stops
-# here, naming the variable to set. refresh-demo (app/demo_upkeep.py) seeds the demo the
+# here, naming the variable to set. refresh-demo (app/demo/upkeep.py) seeds the demo the
 # first time, and afterwards renews its links or seeds a fresh one when retention took or
 # is about to take part of it; the links are printed by the first gunicorn worker once it
 # can answer (gunicorn.conf.py, post_worker_init), for the port served.

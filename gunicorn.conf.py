@@ -9,7 +9,7 @@ still running, and no worker is SIGKILLed.
 
 Share ids are bearer credentials that travel in URL paths and queries, often
 percent-encoded; the access log would otherwise record them. ``RedactingLogger`` runs every
-access and error line through ``app.logging_setup.redact``, which decodes before it looks.
+access and error line through ``app.platform.logging_setup.redact``, which decodes before it looks.
 The Referer header is left out of the access log format for the same reason (it can carry
 a share URL from another page of ours).
 """
@@ -25,7 +25,7 @@ import selectors
 import tempfile
 import traceback
 
-# Prometheus samples of every worker (app.metrics) go to a directory of this server's own,
+# Prometheus samples of every worker (app.platform.metrics) go to a directory of this server's own,
 # named before anything imports prometheus_client (it reads the variable at import, and
 # importing the app below imports it; workers inherit the module as forked). An operator
 # may name one (PROMETHEUS_MULTIPROC_DIR); it is emptied when the server starts.
@@ -35,7 +35,7 @@ os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR",
 from gunicorn.glogging import Logger
 from gunicorn.workers import gthread
 
-from app.logging_setup import redact
+from app.platform.logging_setup import redact
 
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("GUNICORN_WORKERS", min(4, multiprocessing.cpu_count() * 2)))
@@ -55,7 +55,7 @@ if hasattr(gthread, "STOP_KEEPALIVE_LINGER"):
 limit_request_line = 8190
 accesslog = "-"
 errorlog = "-"
-# Ends with the request id (app.request_ids), which the error pages show to visitors.
+# Ends with the request id (app.platform.request_ids), which the error pages show to visitors.
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(L)ss "%(a)s" req=%({x-request-id}o)s'
 # Forwarded headers are trusted only as far as FLASK_TRUSTED_PROXY_COUNT says (app side).
 forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")
@@ -77,10 +77,10 @@ class RedactingLogger(Logger):
 
         Without this, records of the app's loggers (``app.*``, e.g. the viewer's "compute
         API failure" warnings) reach no handler under gunicorn. They are redacted when
-        created (``app.logging_setup.install_record_factory``) and again by the filter.
+        created (``app.platform.logging_setup.install_record_factory``) and again by the filter.
         """
         super().setup(cfg)
-        from app.logging_setup import RedactingFilter, install_record_factory
+        from app.platform.logging_setup import RedactingFilter, install_record_factory
 
         install_record_factory()
         root = logging.getLogger()
@@ -168,7 +168,7 @@ def post_worker_init(worker):
     announce = os.environ.get("SHARE_VIEWER_ANNOUNCE")
     if not announce or worker.age != 1:
         return
-    from app.demo_upkeep import banner
+    from app.demo.upkeep import banner
 
     with open(announce) as handle:
         demo = json.load(handle)

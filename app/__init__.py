@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from flask import Flask
 
-from app import cli
+from app.demo import commands as demo_commands
+from app.jobs import cli
+from app.platform.settings import setting
+from app.platform.wsgi_dispatch import PathDispatcher
 from app.service import create_service_app
-from app.settings import setting
 from app.viewer import create_viewer_app
 from app.viewer.core import api_client
-from app.wsgi_dispatch import PathDispatcher
 
 __all__ = ["create_app", "create_service_app", "create_viewer_app"]
 
@@ -42,4 +43,5 @@ def create_app(test_config: dict | None = None, *, instance_path: str | None = N
     viewer.wsgi_app = PathDispatcher(viewer.wsgi_app, {SERVICE_PREFIX: service})
     viewer.extensions["service_app"] = service
     cli.adopt_service_commands(viewer, service)
+    demo_commands.init_app(viewer)  # seed-demo, refresh-demo: the composed app only
     return viewer

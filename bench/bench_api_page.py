@@ -52,11 +52,11 @@ def seed(conn, artifact_dir: str) -> dict:
     """Insert the benchmark's data with the checkout's own store; return ids and the key."""
     from datetime import timedelta
 
-    from app.ids import new_id
+    from app.platform.ids import new_id
+    from app.platform.timeutil import utcnow
     from app.store import schema
     from app.store.organizations import create_organization
     from app.store.share_links import create_share_link
-    from app.timeutil import utcnow
 
     rng = random.Random(7)
     _org, workspace, _key, secret = create_organization(conn, "Bench Org")
@@ -129,7 +129,7 @@ def child(root: str, database_url: str, tmp: str) -> None:
     import sqlalchemy as sa
 
     from app import create_app
-    from app.db import migrate
+    from app.platform.db import migrate
 
     engine = sa.create_engine(database_url)
     migrate(engine)

@@ -29,12 +29,12 @@ import sqlalchemy as sa
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app
-from app.db import close_conn, get_engine, migrate
-from app.ids import new_id
+from app.platform.db import close_conn, get_engine, migrate
+from app.platform.ids import new_id
+from app.platform.timeutil import utcnow
 from app.service.auth import authenticate
 from app.store import api_keys, schema
 from app.store.organizations import create_organization
-from app.timeutil import utcnow
 
 
 def build(database_url: str, n_keys: int, batch: int = 10_000) -> str:

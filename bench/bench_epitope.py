@@ -13,7 +13,7 @@ import argparse
 import time
 from datetime import datetime
 
-from app.demo_data import protein_pipelines
+from app.synthetic import protein_pipelines
 from app.viewer.epitope import contacts, exposure
 
 

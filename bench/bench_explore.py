@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import worker_memory
 
 from app import create_app
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.explore import answers
 from app.viewer.runtime import budget
 from app.viewer.store import get_engine as viewer_engine

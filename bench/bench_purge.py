@@ -22,12 +22,13 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app import artifact_storage, retention
-from app.db import make_engine, migrate
-from app.ids import new_id
+from app import artifact_storage
+from app.jobs import retention
+from app.platform.db import make_engine, migrate
+from app.platform.ids import new_id
+from app.platform.timeutil import utcnow
 from app.store import schema
 from app.store.organizations import create_organization
-from app.timeutil import utcnow
 
 PG_URL = os.environ.get("BENCH_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 

@@ -28,12 +28,12 @@ import sqlalchemy as sa
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app
-from app.db import get_engine, migrate
-from app.ids import new_id
+from app.platform.db import get_engine, migrate
+from app.platform.ids import new_id
+from app.platform.timeutil import utcnow
 from app.store import schema
 from app.store.organizations import create_organization
 from app.store.share_links import create_share_link
-from app.timeutil import utcnow
 
 METRICS = ("binding_confidence", "helix_fraction", "iptm", "loop_fraction",
            "min_interaction_pae", "sheet_fraction", "structure_confidence")

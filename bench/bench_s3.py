@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_viewer import MIB, Gunicorn, download, rss_bytes  # noqa: E402
 
 from app import artifact_storage  # noqa: E402
-from app.db import migrate  # noqa: E402
-from app.demo import seed_demo  # noqa: E402
+from app.demo.seed import seed_demo  # noqa: E402
+from app.platform.db import migrate  # noqa: E402
 from app.store import schema  # noqa: E402
 from app.viewer import store as viewer_store  # noqa: E402
 from tests.support.moto_server import start_moto, stop_moto  # noqa: E402

@@ -48,7 +48,7 @@ def distinct_molecules(count: int) -> list[str]:
     from rdkit import Chem
     from rdkit.rdBase import BlockLogs
 
-    from app.demo_data.chemistry import LIBRARY
+    from app.synthetic.chemistry import LIBRARY
 
     out: dict[str, None] = {}
     for length in range(1, 6):

@@ -77,7 +77,7 @@ def _make(candidate: str):
 
 
 def _candidates():
-    from app.demo_data.chemistry import LIBRARY
+    from app.synthetic.chemistry import LIBRARY
 
     for length in range(1, 7):
         for tail in itertools.product(TAILS, repeat=length):

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_auth import temporary_database
 
 from app import create_app
-from app.db import get_engine, migrate
+from app.platform.db import get_engine, migrate
 from app.store import schema
 from app.store.organizations import create_organization
 from app.store.workspaces import create_workspace

@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app import artifact_storage  # noqa: E402
-from app.db import migrate  # noqa: E402
-from app.demo import seed_demo  # noqa: E402
+from app.demo.seed import seed_demo  # noqa: E402
+from app.platform.db import migrate  # noqa: E402
 from app.store import schema  # noqa: E402
 from app.viewer import store as viewer_store  # noqa: E402
 

@@ -14,9 +14,9 @@ from pathlib import Path
 APP = Path(__file__).resolve().parent.parent / "app"
 MAX_MODULE_LINES = 350
 # Mostly data (sequences, conformers, coordinates), not logic.
-EXEMPT_FROM_SIZE = ("app.demo_data",)
+EXEMPT_FROM_SIZE = ("app.synthetic",)
 SQL_PACKAGES = ("sqlalchemy", "alembic")
-SQL_HOMES = ("app.store", "app.viewer.store", "app.db")
+SQL_HOMES = ("app.store", "app.viewer.store", "app.platform.db")
 
 
 def _module_name(path: Path) -> str:
@@ -162,6 +162,61 @@ def test_the_layer_check_finds_an_import_going_up():
     assert _upward_imports(graph) == {"app.viewer.core.loaders": ["app.viewer.explore.fields"]}
 
 
+# The packages of app/, top to bottom, with the same rule: imports only go down, never
+# beside. The composition root (app/__init__.py) alone may import the demo.
+APP_LAYERS: tuple[tuple[str, ...], ...] = (
+    ("app",),  # create_app: the service and the viewer composed, the demo's commands
+    ("app.demo",),  # the demo link: development and evaluation only
+    ("app.service", "app.viewer"),  # the two apps: never each other (HTTP only)
+    ("app.jobs",),  # commands and retention's purge
+    ("app.synthetic",),  # synthetic runs: test mode and the demo
+    ("app.store", "app.artifact_storage"),  # the API's SQL; artifact files
+    ("app.platform",),  # settings, Flask base, databases, ids, time, tokens, metrics
+    ("app.domain",),  # the vocabulary (pure)
+)
+
+
+def _app_package(module: str) -> str:
+    """Return the top package of app/ holding ``module`` ("app" for the root's own)."""
+    parts = module.split(".")
+    return "app" if len(parts) == 1 else ".".join(parts[:2])
+
+
+def _app_layer(package: str) -> int:
+    return next(i for i, layer in enumerate(APP_LAYERS) if package in layer)
+
+
+def _app_upward_imports(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Return {module: [imported modules]} for every import between app/'s packages that
+    does not go down."""
+    found = {}
+    for module, imported in graph.items():
+        here = _app_package(module)
+        wrong = sorted(target for target in imported
+                       if (there := _app_package(target)) != here
+                       and _app_layer(there) <= _app_layer(here))
+        if wrong:
+            found[module] = wrong
+    return found
+
+
+def test_every_app_package_has_a_layer():
+    packages = {_app_package(name) for name in MODULES}
+    layered = {name for layer in APP_LAYERS for name in layer}
+    assert packages - layered == set()
+
+
+def test_app_imports_only_go_down():
+    assert _app_upward_imports(_app_graph()) == {}
+
+
+def test_production_code_never_imports_the_demo():
+    importers = {name for name, imported in _app_graph().items()
+                 if _app_package(name) not in ("app", "app.demo")
+                 and any(_app_package(target) == "app.demo" for target in imported)}
+    assert importers == set()
+
+
 def test_the_cycle_check_finds_a_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]
@@ -185,7 +240,7 @@ def test_sql_only_in_the_stores():
                  if not name.startswith(SQL_HOMES)
                  and any(i.split(".")[0] in SQL_PACKAGES for i in _imports(name))}
     # Type hints of a Connection are allowed where a store function is handed one.
-    assert offenders <= {"app.demo", "app.cli"}, offenders
+    assert offenders <= {"app.demo.seed", "app.jobs.cli"}, offenders
 
 
 def test_the_viewer_knows_the_service_only_over_http():

@@ -22,8 +22,8 @@ import httpx
 import pytest
 
 from app.artifact_storage import open_store
-from app.db import get_engine
-from app.demo_upkeep import seed
+from app.demo.upkeep import seed
+from app.platform.db import get_engine
 from tests.support.apps import make_test_app
 from tests.support.databases import migrated_database
 from tests.support.servers import free_port

@@ -26,7 +26,7 @@ import httpx
 import pytest
 from boltz_api.types import share_link_read_response as R
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from tests.support import factories
 from tests.support.apps import OrgFixture, make_org, make_test_app
 from tests.support.databases import dispose_engines, migrated_database

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from app.artifact_storage.file_store import FileStore, content_path, path_for, save
-from app.settings import setting
+from app.platform.settings import setting
 
 __all__ = ["FileStore", "as_store", "batched", "check_config", "content_path", "init_app",
            "open_store", "path_for", "save"]
@@ -78,7 +78,7 @@ def init_app(app) -> None:
     A node that cannot reach the bucket could list results but not serve their files,
     so a balancer should send visitors elsewhere. The file store needs no check.
     """
-    from app.base_app import add_readiness_check
+    from app.platform.base_app import add_readiness_check
 
     if _store_setting(app.config) != "file":
         add_readiness_check(app, "artifact_store", lambda: open_store(app.config).check())

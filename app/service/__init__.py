@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from flask import Config, Flask
 
-from app import artifact_storage, base_app, cli, db
+from app import artifact_storage
+from app.jobs import cli
+from app.platform import base_app, db
 from app.service import errors, routes
 
 

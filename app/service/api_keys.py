@@ -20,8 +20,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 from pydantic_core import PydanticCustomError
 
-from app.db import get_conn
-from app.ids import is_record_id
+from app.platform.db import get_conn
+from app.platform.ids import is_record_id
+from app.platform.timeutil import utcnow
 from app.service.api import ApiBlueprint
 from app.service.auth import current_key, normalise_ip
 from app.service.errors import ApiError, bad_request, not_found
@@ -30,7 +31,6 @@ from app.service.wire import Timestamp
 from app.store import api_keys as store
 from app.store import workspaces as workspace_store
 from app.store.records import ApiKey
-from app.timeutil import utcnow
 
 bp = ApiBlueprint("api_keys", __name__)
 

@@ -29,13 +29,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
 from app import artifact_storage
-from app.db import get_conn
+from app.platform.db import get_conn
+from app.platform.settings import setting
+from app.platform.timeutil import isoformat
 from app.service.api import ApiBlueprint
 from app.service.errors import ApiError, not_found
 from app.service.wire import TimestampText
-from app.settings import setting
 from app.store import results as store
-from app.timeutil import isoformat
 
 bp = ApiBlueprint("artifacts", __name__)
 

@@ -9,12 +9,13 @@ no write.
 
 Client address: ``request.remote_addr``. Behind proxies, set ``FLASK_TRUSTED_PROXY_COUNT``
 to the number of proxies in front of the app; werkzeug's ProxyFix then takes the address
-that many hops from the right of ``X-Forwarded-For`` (set in ``app.base_app.make_flask_app``).
+that many hops from the right of ``X-Forwarded-For`` (set in
+``app.platform.base_app.make_flask_app``).
 With the default of 0, ``X-Forwarded-For`` is ignored, so a client cannot spoof an
 allowed address by sending the header itself.
 
 A test key's first authorised request seeds synthetic test-mode data into its workspace
-(``app.synthetic_data``); later requests pay nothing for it.
+(``app.synthetic.test_mode``); later requests pay nothing for it.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ import ipaddress
 
 from flask import current_app, g, request
 
-from app import artifact_storage, synthetic_data
-from app.db import get_conn
+from app import artifact_storage
+from app.platform.db import get_conn
+from app.platform.timeutil import utcnow
 from app.service.errors import forbidden, unauthorized
 from app.store import api_keys
 from app.store.records import ApiKey
-from app.timeutil import utcnow
+from app.synthetic import test_mode as synthetic_data
 
 
 def normalise_ip(value: str) -> str:

@@ -18,8 +18,8 @@ from http import HTTPStatus
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from app.base_app import RETRY_AFTER_SECONDS
-from app.db import DatabaseError, describe, is_unavailable, rollback_conn
+from app.platform.base_app import RETRY_AFTER_SECONDS
+from app.platform.db import DatabaseError, describe, is_unavailable, rollback_conn
 
 log = logging.getLogger(__name__)
 

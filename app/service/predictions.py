@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from app.db import get_conn
+from app.platform.db import get_conn
 from app.service import read_scope
 from app.service.api import ApiBlueprint
 from app.service.auth import current_key

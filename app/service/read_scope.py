@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.db import get_conn
-from app.ids import is_record_id
+from app.platform.db import get_conn
+from app.platform.ids import is_record_id
 from app.service.auth import current_key
 from app.service.errors import bad_request, forbidden
 from app.service.pagination import PageQuery

@@ -25,8 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
 from app import domain
-from app.db import get_conn
 from app.domain import PROTEIN_KINDS, SCREEN_KINDS, SMALL_MOLECULE_KINDS
+from app.platform.db import get_conn
 from app.service import result_wire
 from app.service.artifacts import ArtifactUrl, Presigner
 from app.service.pagination import Page

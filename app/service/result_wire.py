@@ -29,10 +29,10 @@ import pydantic_core
 
 from app import domain
 from app.domain import PROTEIN_KINDS, SCREEN_KINDS, SMALL_MOLECULE_KINDS
+from app.platform.timeutil import isoformat
 from app.service.artifacts import Presigner
 from app.service.wire import Serialised
 from app.store.results import Result
-from app.timeutil import isoformat
 
 # json.dumps of a str without its Python wrapper: escapes what JSON requires (and non-ASCII).
 _string = encode_basestring_ascii

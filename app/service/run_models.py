@@ -21,7 +21,7 @@ read, with ``input``), named as the SDK's OpenAPI schemas are. What we fill:
   url_expires_at}`` are injected from the prediction's artifacts by role (``structure``
   and ``ligand_structure`` for ``best_sample``, ``structure_sample_<n>`` and
   ``ligand_structure_sample_<n>`` for ``all_sample_results[n-1]``, ``archive``).
-- ``data_deleted_at``: when retention deleted the run's data (``app.retention``); the
+- ``data_deleted_at``: when retention deleted the run's data (``app.jobs.retention``); the
   stub's stored ``input`` (a prediction's ``output`` too) is null, as the SDK says; its
   ``progress`` is what the run made, without ``latest_result_id`` (no result is left).
 - Not stored, so always null: ``expires_at`` of predictions; ``idempotency_key`` is
@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from app.db import get_conn
+from app.platform.db import get_conn
 from app.service.artifacts import ArtifactUrl, Presigner
 from app.service.pagination import Page
 from app.service.wire import Timestamp, omitted_if_none

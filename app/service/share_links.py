@@ -32,8 +32,9 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from app import public_url
-from app.db import get_conn
+from app.platform import public_url
+from app.platform.db import get_conn
+from app.platform.timeutil import utcnow
 from app.service.api import ApiBlueprint
 from app.service.auth import current_key
 from app.service.errors import bad_request, forbidden, not_found
@@ -41,7 +42,6 @@ from app.service.wire import Timestamp
 from app.store import results as results_store
 from app.store import share_links as store
 from app.store import workspaces as workspace_store
-from app.timeutil import utcnow
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +225,7 @@ def share_url(link_id: str) -> str:
     """Return the visitable URL of a link, never built from an unchecked ``Host``.
 
     ``FLASK_PUBLIC_URL``, or this request's host when ``FLASK_TRUSTED_HOSTS`` vouches for it
-    (``app.public_url``). Without either the URL is root-relative (``/share/<id>``): the
+    (``app.platform.public_url``). Without either the URL is root-relative (``/share/<id>``): the
     caller pastes it after the viewer's address it knows, and a request sent with a hostile
     ``Host`` gets back nothing that names that host.
     """

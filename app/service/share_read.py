@@ -4,7 +4,7 @@ No API key is needed (an ``x-api-key`` that is sent is ignored): the link id is 
 credential. Unknown, archived, expired, uncovered, or in an archived workspace: the same
 404, byte for byte. A pipeline or prediction whose data retention deleted is still
 listed, as its stub record (``data_deleted_at`` set, ``input`` null, see
-``app.retention``): the link is valid and its visitors are told what was deleted; the
+``app.jobs.retention``): the link is valid and its visitors are told what was deleted; the
 results of such a pipeline are an empty page (the run exists, its results do not).
 Email-mode links also need ``Authorization: Bearer <JWT>`` signed by the viewer (401
 with ``WWW-Authenticate: Bearer`` when missing or invalid) for an address on the link's
@@ -26,8 +26,8 @@ from flask import request
 from pydantic import BaseModel, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from app import share_tokens
-from app.db import get_conn
+from app.platform import share_tokens
+from app.platform.db import get_conn
 from app.service.api import ApiBlueprint
 from app.service.errors import PRIVATE_HEADERS, ApiError, forbidden, not_found
 from app.service.pagination import Page, ResultsPageQuery

@@ -39,12 +39,12 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from app import domain
-from app.db import get_conn
+from app.platform.db import get_conn
+from app.platform.settings import setting
 from app.service.api import ApiBlueprint
 from app.service.auth import current_key
 from app.service.errors import bad_request
 from app.service.wire import Timestamp, omitted_if_none
-from app.settings import setting
 from app.store import usage as store
 
 bp = ApiBlueprint("usage", __name__)

@@ -1,7 +1,7 @@
 """Field types of the response models: how timestamps and absent values reach the wire.
 
 - ``Timestamp``: a stored (naive UTC) or aware datetime, written as ISO 8601 with
-  milliseconds and a ``Z`` (``app.timeutil.isoformat``), documented as a date-time string.
+  milliseconds and a ``Z`` (``app.platform.timeutil.isoformat``), documented as a date-time string.
   ``TimestampText`` is one already formatted so (a page's URLs share one expiry).
 - ``omitted_if_none()``: the default of a field that the spec makes optional. A ``None``
   value is left out of the JSON object, never written as ``null``, and the OpenAPI
@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, PlainSerializer, WithJsonSchema
 
-from app.timeutil import isoformat
+from app.platform.timeutil import isoformat
 
 Timestamp = Annotated[
     datetime,

@@ -28,8 +28,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from app.db import get_conn
-from app.ids import is_record_id
+from app.platform.db import get_conn
+from app.platform.ids import is_record_id
 from app.service.api import ApiBlueprint
 from app.service.auth import current_key
 from app.service.errors import ApiError, not_found

@@ -9,11 +9,11 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from app.ids import new_id
+from app.platform.ids import new_id
+from app.platform.timeutil import utcnow
 from app.store import schema
 from app.store.paging import keyset_page
 from app.store.records import ApiKey, from_row
-from app.timeutil import utcnow
 
 # A key is this prefix plus 256 bits of URL-safe base64; key_prefix is its first 12 chars.
 KEY_PREFIXES = {"live": "bz_live_", "test": "bz_test_"}

@@ -1,7 +1,7 @@
 """Inserting pipelines, predictions, results and their artifact rows.
 
 The compute engine that would normally produce these records is outside this project; the
-demo seeder (``app.demo``) and tests are the writers. Every function takes a Connection
+demo seeder (``app.synthetic.catalog``) and tests are the writers. Every function takes a Connection
 (the caller owns the transaction) and inserts many rows with one ``executemany``, so
 seeding hundreds of results costs a handful of round trips.
 """
@@ -43,7 +43,7 @@ class PipelineRow:
     stopped_at: datetime | None = None
     # {code, message, details?} of a failed run.
     error: dict | None = None
-    # When retention deleted its data (the row is a stub, ``app.retention``); None: not.
+    # When retention deleted its data (the row is a stub, ``app.jobs.retention``); None: not.
     data_deleted_at: datetime | None = None
 
 

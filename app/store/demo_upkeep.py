@@ -1,6 +1,6 @@
 """The demo's upkeep SQL: what is left of a seeded demo, and renewing its links.
 
-``app.demo_upkeep`` decides; this module only reads the demo's rows back and moves a
+``app.demo.upkeep`` decides; this module only reads the demo's rows back and moves a
 link's ``expires_at``.
 """
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Connection
 
-from app.ids import new_id
+from app.platform.ids import new_id
+from app.platform.timeutil import utcnow
 from app.store import api_keys, schema, workspaces
 from app.store.records import ApiKey, Organization, Workspace
-from app.timeutil import utcnow
 
 
 def create_organization(conn: Connection, name: str) -> tuple[Organization, Workspace, ApiKey, str]:

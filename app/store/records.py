@@ -44,7 +44,7 @@ class Workspace:
     created_at: datetime
     updated_at: datetime
     archived_at: datetime | None
-    # When its synthetic test-mode data was seeded (``app.synthetic_data``); None: not yet.
+    # When its synthetic test-mode data was seeded (``app.synthetic.test_mode``); None: not yet.
     test_data_seeded_at: datetime | None = None
 
 

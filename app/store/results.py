@@ -35,7 +35,7 @@ class Pipeline:
     created_at: datetime
     # Live or test mode; a test key sees only test-mode (False) rows.
     livemode: bool = True
-    # Set when retention deleted its data: a stub without results (``app.retention``).
+    # Set when retention deleted its data: a stub without results (``app.jobs.retention``).
     data_deleted_at: datetime | None = None
 
 

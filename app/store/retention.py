@@ -1,6 +1,6 @@
 """Retention's SQL: what is older than a workspace's ``data_retention``, and deleting it.
 
-The purge (orchestrated by ``app.retention``) works in small transactions. An expired
+The purge (orchestrated by ``app.jobs.retention``) works in small transactions. An expired
 pipeline first becomes a *stub* (``stub_pipelines``: ``data_deleted_at`` set, ``input``
 null; the row, its ``progress``, ``result_count`` and the share links covering it stay),
 then its results and their artifact rows are deleted in batches. An expired prediction

@@ -13,9 +13,9 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from app.ids import new_secret_id
+from app.platform.ids import new_secret_id
+from app.platform.timeutil import to_db_millis, utcnow
 from app.store import schema
-from app.timeutil import to_db_millis, utcnow
 
 ACCESS_MODES = ("public", "email")
 

@@ -7,11 +7,11 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from app.ids import new_id
+from app.platform.ids import new_id
+from app.platform.timeutil import utcnow
 from app.store import api_keys, schema
 from app.store.paging import keyset_page
 from app.store.records import Workspace, from_row
-from app.timeutil import utcnow
 
 _W = schema.workspaces
 

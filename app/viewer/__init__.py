@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from flask import Config, Flask
 
-from app import base_app, cli
-from app.settings import setting
+from app.jobs import cli
+from app.platform import base_app
+from app.platform.settings import setting
 from app.viewer import embeds, error_pages, signin, store
 from app.viewer.core import api_client, formatting, requests_in_flight
 from app.viewer.depictions import markup as depiction_markup

@@ -16,8 +16,8 @@ from flask import Flask, Response, jsonify, render_template, request
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException
 
-from app.db import DatabaseError, describe, is_unavailable
-from app.db_schema import is_missing_table
+from app.platform.db import DatabaseError, describe, is_unavailable
+from app.platform.db_schema import is_missing_table
 from app.viewer import store
 from app.viewer.core import errors
 from app.viewer.pages import deleted

@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import sqlalchemy as sa
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.service.artifacts import presign
 from app.store import schema
 from tests.service.test_test_mode import first_use, make_key, rows

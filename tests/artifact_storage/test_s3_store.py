@@ -15,7 +15,7 @@ import pytest
 
 from app import artifact_storage, create_app
 from app.artifact_storage.s3_store import S3Location, S3Store, content_disposition
-from app.logging_setup import redact
+from app.platform.logging_setup import redact
 
 MIB = 1024 * 1024
 

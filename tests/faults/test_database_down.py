@@ -15,7 +15,7 @@ import sqlite3
 import pytest
 
 from app import create_service_app
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.viewer import store as viewer_store
 from tests.support.apps import make_test_app
 from tests.support.databases import dispose_engines

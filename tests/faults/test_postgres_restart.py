@@ -13,7 +13,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from app.db import migrate
+from app.platform.db import migrate
 from app.viewer import store as viewer_store
 from tests.support import restart_scenario
 from tests.support.apps import make_org, make_test_app

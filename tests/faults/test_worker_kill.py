@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from tests.support import factories
 from tests.support.apps import make_org
 from tests.support.polling import wait_until

@@ -7,10 +7,10 @@ from datetime import datetime, timedelta
 import pytest
 import sqlalchemy as sa
 
-from app.db import get_engine
+from app.platform.db import get_engine
+from app.platform.timeutil import utcnow
 from app.store import schema
 from app.store.api_keys import hash_key
-from app.timeutil import utcnow
 from tests.support.admin import assert_envelope, make_key
 
 BASE = "/compute/v1/admin/api-keys"

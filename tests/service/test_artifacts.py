@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.service.artifacts import UrlSigner, presign, signature_for
 from tests.support import factories
 from tests.support.factories import assert_envelope

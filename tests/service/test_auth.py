@@ -8,9 +8,9 @@ import pytest
 from sqlalchemy import event
 
 from app import create_app
-from app.db import get_engine
+from app.platform.db import get_engine
+from app.platform.timeutil import utcnow
 from app.store import api_keys, schema
-from app.timeutil import utcnow
 from tests.support.admin import assert_envelope, make_key
 
 ADMIN_URL = "/compute/v1/admin/workspaces"

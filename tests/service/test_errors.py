@@ -16,7 +16,7 @@ import pytest
 import sqlalchemy as sa
 from pydantic import BaseModel, ValidationError
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.service.api import EndpointSpec, query_dict, specs_of
 from app.service.routes import BLUEPRINTS
 from app.store import schema

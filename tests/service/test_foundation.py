@@ -7,11 +7,11 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from app.db import get_conn, get_engine
-from app.ids import is_record_id, new_id, new_secret_id
+from app.platform.db import get_conn, get_engine
+from app.platform.ids import is_record_id, new_id, new_secret_id
+from app.platform.timeutil import utcnow
 from app.store import api_keys, schema
 from app.store.organizations import create_organization
-from app.timeutil import utcnow
 from tests.support.factories import assert_envelope
 
 

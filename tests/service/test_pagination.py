@@ -7,7 +7,7 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from tests.support import factories
 from tests.support.factories import assert_envelope
 

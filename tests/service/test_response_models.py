@@ -16,7 +16,7 @@ import pytest
 from pydantic import BaseModel
 
 from app import create_service_app
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.service import pipelines, predictions
 from app.service.api import ApiBlueprint, EndpointSpec, specs_of
 from app.service.routes import BLUEPRINTS

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from app.db import get_conn, get_engine
+from app.platform.db import get_conn, get_engine
 from app.service import result_records, result_wire
 from app.service.artifacts import Presigner
 from app.store import results as results_store

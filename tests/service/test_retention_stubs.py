@@ -10,10 +10,10 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from app import retention
-from app.db import get_engine
+from app.jobs import retention
+from app.platform.db import get_engine
+from app.platform.timeutil import utcnow
 from app.store import schema
-from app.timeutil import utcnow
 from tests.service.test_sdk_contract import (
     API,
     MODEL_OF_PREDICTION,

@@ -44,13 +44,13 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from app import create_app
-from app.db import get_engine
 from app.domain import PIPELINE_KINDS
-from app.share_tokens import mint
+from app.platform.db import get_engine
+from app.platform.share_tokens import mint
+from app.platform.timeutil import utcnow
 from app.store.api_keys import create_api_key
 from app.store.share_links import create_share_link
 from app.store.workspaces import create_workspace
-from app.timeutil import utcnow
 from tests.support.apps import make_test_app
 from tests.support.databases import migrated_database
 from tests.support.demo import seeded_demo

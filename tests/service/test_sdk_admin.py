@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import boltz_api
 import pytest
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store.usage import add_usage_records
 from tests.support.sdk_clients import sdk_client
 

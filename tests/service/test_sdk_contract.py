@@ -80,11 +80,11 @@ from boltz_api.types.small_molecule import (
 )
 from pydantic import ValidationError
 
-from app.db import get_engine
-from app.demo import build_catalog, insert_catalog
 from app.domain import PIPELINE_KINDS
+from app.platform.db import get_engine
 from app.store import schema
 from app.store.usage import add_usage_records
+from app.synthetic.catalog import build_catalog, insert_catalog
 from tests.support import factories
 from tests.support.admin import make_key
 from tests.support.sdk_clients import (

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import boltz_api
 import pytest
 
-from app.db import get_engine
 from app.domain import PIPELINE_KINDS
+from app.platform.db import get_engine
 from tests.support import factories
 from tests.support.admin import make_key
 from tests.support.factories import assert_envelope

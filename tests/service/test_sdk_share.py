@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import boltz_api
 import pytest
 
-from app import share_tokens
-from app.db import get_engine
+from app.platform import share_tokens
+from app.platform.db import get_engine
 from tests.support import factories
 from tests.support.sdk_clients import base_url, http_client, sdk_client
 

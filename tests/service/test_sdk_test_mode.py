@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta
 import boltz_api
 import pytest
 
-from app import synthetic_data
-from app.db import get_engine
+from app.platform.db import get_engine
+from app.synthetic import test_mode as synthetic_data
 from tests.support import factories
 from tests.support.sdk_clients import http_client, sdk_client
 

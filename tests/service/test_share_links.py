@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import api_keys, schema
 from app.store import share_links as store
 from tests.support import factories

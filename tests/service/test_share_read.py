@@ -14,8 +14,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from app import share_tokens
-from app.db import get_engine
+from app.platform import share_tokens
+from app.platform.db import get_engine
 from app.service.result_records import PAGE_MODELS
 from tests.support import factories
 from tests.support.factories import assert_envelope

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from app import artifact_storage, synthetic_data
-from app.db import get_engine
+from app import artifact_storage
 from app.domain import PIPELINE_KINDS
+from app.platform.db import get_engine
 from app.store import api_keys, schema
+from app.synthetic import test_mode as synthetic_data
 from tests.support import factories
 from tests.support.factories import assert_envelope
 

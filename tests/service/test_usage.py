@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.service.usage import UsagePage
 from app.store.usage import add_usage_records
 from tests.support.admin import assert_envelope, make_key

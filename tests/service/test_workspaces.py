@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.service.workspaces import WorkspaceOut, WorkspacePage
 from app.store import schema
 from tests.support.admin import assert_envelope, make_key

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import api_keys
 
 # The organization's row lock (PostgreSQL) or the write lock (SQLite).

@@ -9,8 +9,8 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from app import domain
-from app.db import make_engine
-from app.ids import new_id
+from app.platform.db import make_engine
+from app.platform.ids import new_id
 from app.store import catalog, schema
 from app.store.organizations import create_organization
 

@@ -12,7 +12,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 
-from app import db
+from app.platform import db
 from app.viewer import store as viewer_store
 from tests.support.databases import database_url as _database_url
 

@@ -10,9 +10,9 @@ from datetime import timedelta
 import pytest
 
 from app import artifact_storage
-from app.db import get_engine
+from app.platform.db import get_engine
+from app.platform.timeutil import utcnow
 from app.store import schema
-from app.timeutil import utcnow
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index
 from tests.store.test_retention import World, aged_pipeline, ids, set_retention

@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 from alembic.script import ScriptDirectory
 
-from app.db import API_DB, get_engine
+from app.platform.db import API_DB, get_engine
 from app.viewer import store as viewer_store
 from tests.support.apps import make_test_app
 from tests.support.databases import database_url as _database_url

@@ -1,4 +1,4 @@
-"""Retention enforced (``app.retention``): the data of what is older than a workspace's
+"""Retention enforced (``app.jobs.retention``): the data of what is older than a workspace's
 data_retention goes, rows and files, each purged run staying as a stub with
 ``data_deleted_at``, and nothing younger is touched (SQLite and PostgreSQL).
 
@@ -18,12 +18,13 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from app import artifact_storage, retention
-from app.db import get_engine
-from app.ids import new_id
+from app import artifact_storage
+from app.jobs import retention
+from app.platform.db import get_engine
+from app.platform.ids import new_id
+from app.platform.timeutil import utcnow
 from app.store import retention as retention_store
 from app.store import schema
-from app.timeutil import utcnow
 from tests.support import factories
 
 # FOR UPDATE SKIP LOCKED, advisory locks and concurrent purges.

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from app import artifact_storage, retention
-from app.db import get_engine
+from app import artifact_storage
+from app.jobs import retention
+from app.platform.db import get_engine
 from app.store import schema
 from tests.store.test_retention import OLD_ONLY, SHARED, build_world, ids, path_of, stored_paths
 from tests.support import moto_server

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from app.db import only_tables_of
+from app.platform.db import only_tables_of
 from app.store import schema as api_schema
 from app.viewer.store import schema as viewer_schema
 

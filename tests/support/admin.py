@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import api_keys
 from tests.support.factories import assert_envelope  # noqa: F401  (shared by admin tests)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app import create_app
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store.organizations import create_organization
 from tests.support.sdk_double import use_api_double
 

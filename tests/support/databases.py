@@ -12,7 +12,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from app.db import get_engine, migrate
+from app.platform.db import get_engine, migrate
 from app.viewer import store as viewer_store
 
 ROOT = Path(__file__).resolve().parent.parent.parent

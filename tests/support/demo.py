@@ -29,8 +29,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from app.db import get_engine
-from app.demo import seed_demo
+from app.demo.seed import seed_demo
+from app.platform.db import get_engine
 from app.viewer.store import schema as viewer_schema
 from tests.support.apps import make_test_app
 from tests.support.databases import PG_URL, dispose_engines, migrated_database

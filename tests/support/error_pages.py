@@ -1,4 +1,4 @@
-"""Comparing error pages: each quotes its own request id (``app.request_ids``).
+"""Comparing error pages: each quotes its own request id (``app.platform.request_ids``).
 
 "Every 404 looks the same" means the same page but for that reference, which is random
 per request and says nothing about the link.

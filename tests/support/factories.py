@@ -3,7 +3,7 @@
 Rows are inserted directly with SQLAlchemy (creating them is the compute engine's job, not
 an endpoint's); artifact files are written through ``app.artifact_storage`` so downloads
 serve real bytes. Pipeline inputs and progress, prediction inputs and outputs are the
-official SDK's shapes (``app.demo_data.inputs``; outputs without the file objects the
+official SDK's shapes (``app.synthetic.inputs``; outputs without the file objects the
 service adds from artifacts), as the demo stores them.
 """
 
@@ -15,12 +15,12 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 
 from app import artifact_storage
-from app.db import get_engine
-from app.demo_data import inputs
-from app.ids import new_id
+from app.platform.db import get_engine
+from app.platform.ids import new_id
+from app.platform.timeutil import utcnow
 from app.store import schema
 from app.store.share_links import ShareLink, create_share_link
-from app.timeutil import utcnow
+from app.synthetic import inputs
 
 KINDS = (
     "protein_design", "protein_redesign", "protein_sequence_redesign",
@@ -269,7 +269,7 @@ def insert_prediction(conn, workspace_id: str, application: str = "structure_and
 def prediction_structures(prediction_id: str, samples: int) -> list[tuple[str, str, bytes]]:
     """Return (role, filename, bytes) of a structure prediction's files, best (1) first.
 
-    Roles as ``app.demo_data.predictions`` names them: ``structure`` (the best sample,
+    Roles as ``app.synthetic.predictions`` names them: ``structure`` (the best sample,
     sample 1's bytes) and ``structure_sample_<n>``, n = 1 .. ``samples``.
     """
     def content(number: int) -> bytes:

@@ -18,7 +18,7 @@ from collections import defaultdict
 
 import httpx
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import schema
 from tests.support import factories
 from tests.support.hostile_molecules import CORPUS

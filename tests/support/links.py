@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.viewer.core import api_client
 from tests.support import factories
 

@@ -4,7 +4,7 @@
 hex; ``sl%5F``; one character encoded in the middle; beyond any sane depth).
 ``request_targets`` puts those spellings where a request can carry them: viewer and API
 paths, sign-in ``next=``, other query parameters. ``offending_lines`` is the judge and is
-deliberately independent of ``app.logging_setup``: it decodes each log line with the
+deliberately independent of ``app.platform.logging_setup``: it decodes each log line with the
 standard library at every depth (``+`` as space too) and looks for any 12 characters of
 the secret, so a partly redacted id counts as a leak.
 """

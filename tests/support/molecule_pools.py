@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from app.db import get_engine
-from app.demo_data.chemistry import LIBRARY, series_smiles
+from app.platform.db import get_engine
 from app.store import schema
+from app.synthetic.chemistry import LIBRARY, series_smiles
 from app.viewer.chem import scaffolds, similarity
 from tests.support import factories
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from aiosmtpd.controller import Controller
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from tests.support import factories
 from tests.support.servers import LiveServer, free_port, start_gunicorn
 

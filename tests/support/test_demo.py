@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.viewer.store import schema as viewer_schema
 from tests.support.demo import fingerprint, shared_demo
 

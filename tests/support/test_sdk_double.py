@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from flask import Flask, Response, jsonify
 from werkzeug.test import Client
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import schema
 from tests.support import sdk_double
 from tests.support.links import seed_link

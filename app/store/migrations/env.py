@@ -1,4 +1,4 @@
-"""Alembic environment: runs migrations on the connection handed over by app.db.
+"""Alembic environment: runs migrations on the connection handed over by app.platform.db.
 
 Autogenerate looks only at the API's tables: the viewer store (``app.viewer.store``) may
 share the database, with its own tables and version table.
@@ -6,7 +6,7 @@ share the database, with its own tables and version table.
 
 from alembic import context
 
-from app.db import only_tables_of
+from app.platform.db import only_tables_of
 from app.store.schema import metadata
 
 attributes = context.config.attributes

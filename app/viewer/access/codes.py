@@ -21,8 +21,8 @@ from datetime import timedelta
 
 from flask import current_app
 
-from app.settings import setting
-from app.timeutil import utcnow
+from app.platform.settings import setting
+from app.platform.timeutil import utcnow
 from app.viewer.store import commit_conn, get_conn, signin_requests
 from app.viewer.store.signin_requests import SigninRequest
 

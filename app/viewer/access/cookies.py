@@ -17,7 +17,7 @@ from datetime import timedelta
 from flask import Flask, has_request_context, request
 from flask.sessions import SessionInterface
 
-from app.settings import setting
+from app.platform.settings import setting
 
 
 def in_frame() -> bool:

@@ -7,7 +7,7 @@ sign in (or say they have no access) are the sign-in package's (``signin.seam``)
 
 from __future__ import annotations
 
-from app import share_tokens
+from app.platform import share_tokens
 from app.viewer.access import state
 
 SESSION_EMAIL_KEY = state.EMAIL_KEY

@@ -21,8 +21,8 @@ from datetime import datetime
 import redis
 from flask import Flask, current_app
 
-from app.settings import setting
-from app.timeutil import utcnow
+from app.platform.settings import setting
+from app.platform.timeutil import utcnow
 from app.viewer import store
 from app.viewer.store import sessions as rows
 from app.viewer.store.sessions import SessionRecord as Stored

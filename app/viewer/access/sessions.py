@@ -29,9 +29,9 @@ from datetime import UTC, datetime, timedelta
 from flask import Flask, Request, Response, current_app, render_template, request
 from flask.sessions import SecureCookieSession, session_json_serializer
 
-from app.db_schema import is_missing_table
-from app.settings import setting
-from app.timeutil import utcnow
+from app.platform.db_schema import is_missing_table
+from app.platform.settings import setting
+from app.platform.timeutil import utcnow
 from app.viewer import store
 from app.viewer.access import codes, cookies, purge, session_stores
 

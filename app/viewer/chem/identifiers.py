@@ -4,7 +4,7 @@ The canonical SMILES and the standard InChIKey are RDKit's (``Chem.MolToSmiles``
 ``Chem.MolToInchiKey``): paste either into PubChem, ChEMBL or a notebook. A name is known
 only for the demo's compounds: the API's records carry no compound names, and the runs'
 inputs (library files behind URLs) are not read by the viewer, so ``name`` looks the
-InChIKey up among the approved drugs of the demo library (``app.demo_data.chemistry``) -
+InChIKey up among the approved drugs of the demo library (``app.synthetic.chemistry``) -
 demo-only knowledge, None for every other molecule.
 
 Answers are kept per SMILES in a bounded cache (an export of 100,000 results drawn from a
@@ -20,7 +20,7 @@ from functools import lru_cache
 from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 
-from app.demo_data import chemistry as demo_chemistry
+from app.synthetic import chemistry as demo_chemistry
 from app.viewer.chem.cache import BoundedCache
 from app.viewer.chem.depict import MAX_SMILES
 

@@ -28,10 +28,10 @@ import pydantic_core
 from flask import Flask, current_app, g, has_request_context
 from werkzeug.wsgi import FileWrapper
 
-from app import request_ids
-from app.base_app import IN_PROCESS_KEY
-from app.metrics.registry import API_CALLS, API_SECONDS
-from app.settings import setting
+from app.platform import request_ids
+from app.platform.base_app import IN_PROCESS_KEY
+from app.platform.metrics.registry import API_CALLS, API_SECONDS
+from app.platform.settings import setting
 from app.viewer.core.errors import (
     ApiTimeout,
     ApiUnavailable,

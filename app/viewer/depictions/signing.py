@@ -15,7 +15,7 @@ from urllib.parse import quote, urlencode
 
 from flask import current_app, g, url_for
 
-from app.settings import setting
+from app.platform.settings import setting
 
 _SIGNATURE_HEX = 32  # 128 bits of HMAC-SHA256
 

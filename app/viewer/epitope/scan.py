@@ -40,9 +40,9 @@ from datetime import timedelta
 
 from flask import Flask, current_app
 
-from app import share_tokens
-from app.settings import setting
-from app.timeutil import utcnow
+from app.platform import share_tokens
+from app.platform.settings import setting
+from app.platform.timeutil import utcnow
 from app.viewer.access import identity
 from app.viewer.core import requests_in_flight
 from app.viewer.core.api_client import ComputeApi, api

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app import domain
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.epitope import answers, query_keys, scan
 from app.viewer.provenance.roles import Role, result_roles
 from app.viewer.store import get_engine

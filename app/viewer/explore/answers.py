@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app import domain
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.explore import extra_metrics, fields, substructure_counting
 from app.viewer.explore.explore_answer import Facets, Histogram, Points
 from app.viewer.explore.index import chem_index, frame, frame_files

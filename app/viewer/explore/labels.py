@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app import domain
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.explore import answers
 from app.viewer.explore.index import frame
 from app.viewer.explore.query import ExploreQuery

@@ -6,7 +6,7 @@ export links each file through the viewer instead,
 ``<base>/share/<id>/pipelines/<pid>/results/<rid>/artifacts/<role>``, which streams it
 for as long as the share link grants (an email-mode link asks its reader to sign in).
 
-The base is the app's rule for absolute links (``app.public_url``): ``FLASK_PUBLIC_URL``
+The base is the app's rule for absolute links (``app.platform.public_url``): ``FLASK_PUBLIC_URL``
 or a checked request host. Without either the links are root-relative (a ``Host``
 header anyone can choose never ends up in a file), and the JSON head says so.
 """
@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from flask import request, url_for
 
-from app import domain, public_url
+from app import domain
+from app.platform import public_url
 from app.viewer.core.paging import ID
 
 # Per-worker download path patterns, by (link, pipeline, role): a handful at a time.

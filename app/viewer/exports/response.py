@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from flask import Response, request, stream_with_context
 
 from app import domain
-from app.metrics.registry import EXPORTS
+from app.platform.metrics.registry import EXPORTS
 from app.viewer.core.errors import BadRequest
 from app.viewer.core.filenames import safe_filename
 from app.viewer.core.loaders import load_pipeline

@@ -2,7 +2,7 @@
 
 The compute API keeps a stub of each run its retention purge deleted: the record stays in
 the share read with ``data_deleted_at`` set and ``input`` (and a prediction's ``output``)
-null (the SDK's fields; ``app.retention``). The link is still valid, so the viewer says
+null (the SDK's fields; ``app.jobs.retention``). The link is still valid, so the viewer says
 what happened instead of hiding the run or answering the 404 of a gone link:
 
 - the overview lists such a run as a card "Deleted on <date> under the workspace's

@@ -6,7 +6,7 @@ properties, and any other group a later field adds), per sequence liability
 (``proteins.liabilities``), per chemistry filter (structure, alerts, scaffold,
 similarity) and the contact definition (``structure.contacts``): meaning, unit or
 range, which direction is better, the thresholds people commonly use (each with its
-source) and the tool that computes it (both data in ``app.metric_thresholds``). Column
+source) and the tool that computes it (both data in ``app.domain.thresholds``). Column
 headers link to ``/glossary#<key>`` (``anchor``).
 
 The glossary is the same for every link, so it lives at ``/glossary``, outside any share:
@@ -20,7 +20,7 @@ import functools
 from dataclasses import dataclass
 
 from app import domain
-from app.metric_thresholds import THRESHOLDS, TOOLS, Threshold
+from app.domain.thresholds import THRESHOLDS, TOOLS, Threshold
 from app.viewer.explore import fields
 from app.viewer.proteins import liabilities
 from app.viewer.structure import contacts

@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 from flask import Flask, current_app, request
 
-from app.metrics.registry import BUSY
-from app.settings import setting
+from app.platform.metrics.registry import BUSY
+from app.platform.settings import setting
 from app.viewer.core.errors import Retryable
 
 # Seconds to wait before trying again: expensive work takes seconds; a retry storm helps no one.

@@ -6,7 +6,7 @@ protection for every form (the viewer app has no JSON API to exempt), chooses wh
 rate limits count and registers the configured identity providers; the sign-in routes
 are ``views.bp``, registered with the viewer's other blueprints.
 
-Settings (``FLASK_`` prefix; declared with their defaults in ``app.settings``):
+Settings (``FLASK_`` prefix; declared with their defaults in ``app.platform.settings``):
 ``SIGNIN_CODE_TTL_SECONDS``, ``SIGNIN_MAX_CODE_ATTEMPTS``, ``SIGNIN_SESSION_HOURS``,
 ``SIGNIN_LIMIT_*``, ``SESSION_STORE_URI``, ``MAIL_TIMEOUT``, ``OIDC_PROVIDERS``, plus the
 shared ``MAIL_*``, ``PRODUCT_NAME``, ``PUBLIC_URL``, ``RATELIMIT_STORAGE_URI`` and

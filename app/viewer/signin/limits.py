@@ -1,6 +1,6 @@
 """Rate limits on sign-in messages and code attempts, chosen so outsiders cannot lock out.
 
-What is counted (settings ``SIGNIN_LIMIT_*``, declared in ``app.settings``; syntax of
+What is counted (settings ``SIGNIN_LIMIT_*``, declared in ``app.platform.settings``; syntax of
 the ``limits`` library):
 
 - messages per client (IPv4 address, or IPv6 /64), and per address *on one link*: an
@@ -36,8 +36,8 @@ from limits import RateLimitItem, parse
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
-from app.settings import retired_in, setting
-from app.timeutil import utcnow
+from app.platform.settings import retired_in, setting
+from app.platform.timeutil import utcnow
 from app.viewer import store
 from app.viewer.access import codes, purge
 from app.viewer.store import rate_limits

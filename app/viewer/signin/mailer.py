@@ -28,7 +28,7 @@ from email.utils import make_msgid
 
 from flask import current_app, render_template
 
-from app.settings import setting
+from app.platform.settings import setting
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import logging
 from authlib.common.errors import AuthlibBaseError
 from flask import Blueprint, abort, current_app, redirect, request, session, url_for
 
-from app import public_url
+from app.platform import public_url
 from app.viewer.access import state
 from app.viewer.core import loaders
 from app.viewer.signin import navigation, oidc_providers, pages
@@ -47,7 +47,7 @@ def _label(name: str) -> str:
 
 
 def _callback_url(name: str) -> str:
-    # Never from an unchecked Host (app.public_url): the provider would send the visitor,
+    # Never from an unchecked Host (app.platform.public_url): the provider would send the visitor,
     # with a valid authorization code, to whatever host the request named.
     return public_url.base_url() + url_for("oidc.oidc_callback", provider=name)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from authlib.integrations.flask_client import OAuth
 from flask import Flask, current_app
 
-from app.settings import setting
+from app.platform.settings import setting
 
 REQUIRED_FIELDS = ("name", "label", "server_metadata_url", "client_id", "client_secret")
 

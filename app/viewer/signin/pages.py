@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Response, current_app, g, render_template, url_for
 
-from app.settings import setting
+from app.platform.settings import setting
 from app.viewer.access import state
 from app.viewer.signin import navigation
 
@@ -21,7 +21,7 @@ PROBLEMS = {
                "copied: open it from the message again, or ask for a new one.",
     "mail": "We could not send the sign-in message just now. Please try again in a few "
             "minutes.",
-    # FLASK_PUBLIC_URL is unset in production (app.public_url): the visitor cannot fix it.
+    # FLASK_PUBLIC_URL is unset in production (app.platform.public_url): the visitor cannot fix it.
     "not_configured": "Sign-in by e-mail is not set up on this server yet. Please tell the "
                       "person who shared this link.",
     "limited": "Too many sign-in attempts. Please wait about {wait} and try again.",

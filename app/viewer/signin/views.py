@@ -18,7 +18,7 @@ import logging
 
 from flask import Blueprint, Response, redirect, request, url_for
 
-from app import public_url, share_tokens
+from app.platform import public_url, share_tokens
 from app.viewer.access import codes, identity, state
 from app.viewer.access.codes import Outcome
 from app.viewer.core import errors, loaders
@@ -58,7 +58,7 @@ def link_access(link_id: str, bearer: str | None) -> str:
 
 
 def _link_base(link_id: str) -> str | Response:
-    # The mailed link must not name a host the requester chose (app.public_url); without
+    # The mailed link must not name a host the requester chose (app.platform.public_url); without
     # FLASK_PUBLIC_URL no message is sent at all, and the operator reads why in the log.
     try:
         return public_url.base_url()

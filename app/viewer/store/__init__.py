@@ -11,7 +11,7 @@ database. Views never open connections: they take ``get_conn()``, the request's
 connection, committed at teardown (``init_app`` registers it).
 
 This package must not import ``app.store`` or ``app.service``: the viewer knows the API
-only over HTTP. ``app.db`` is the shared machinery.
+only over HTTP. ``app.platform.db`` is the shared machinery.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from flask import Flask
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.db import Database
+from app.platform.db import Database
 
 # What a store function raises when the database fails, for callers outside the store.
 StoreError = SQLAlchemyError

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.store.schema import rate_limit_hits as hits
 from app.viewer.store.schema import rate_limit_keys as keys
 

@@ -14,7 +14,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.store.schema import sessions as table
 
 

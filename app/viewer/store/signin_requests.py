@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.store.schema import signin_requests as table
 
 # Rows are kept a while after expiry so that a late click can still be told "expired"

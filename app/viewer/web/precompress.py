@@ -33,7 +33,7 @@ import click
 from flask import Flask, current_app
 from flask.cli import with_appcontext
 
-from app.settings import instance_folder
+from app.platform.settings import instance_folder
 
 log = logging.getLogger(__name__)
 

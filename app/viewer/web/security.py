@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from flask import Flask, Response, g, request, url_for
 
-from app.settings import setting
+from app.platform.settings import setting
 from app.viewer.web.static_assets import import_map_csp_source
 
 # default-src 'none' means: anything not listed here (fonts from other hosts, beacons,

@@ -17,7 +17,7 @@ import pytest
 import sqlalchemy as sa
 from rdkit import Chem
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import schema
 from app.viewer.chem import alerts, identifiers
 from tests.support import factories

@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 import sqlalchemy as sa
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import schema
 from app.viewer.chem import alerts, presets, substructure
 from tests.support import factories

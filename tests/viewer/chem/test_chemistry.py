@@ -13,9 +13,9 @@ from rdkit import Chem
 from rdkit.Chem import QED, Crippen, Descriptors, rdMolDescriptors
 from rdkit.rdBase import BlockLogs
 
-from app.db import get_engine
-from app.demo_data.chemistry import LIBRARY
+from app.platform.db import get_engine
 from app.store import schema
+from app.synthetic.chemistry import LIBRARY
 from app.viewer.chem import depict, properties
 from app.viewer.explore.index import frame as index_frame
 from tests.support import factories

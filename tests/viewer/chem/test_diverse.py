@@ -15,7 +15,7 @@ from rdkit.Chem import rdFingerprintGenerator
 from rdkit.ML.Cluster import Butina
 from rdkit.rdBase import BlockLogs
 
-from app.demo_data.chemistry import LIBRARY
+from app.synthetic.chemistry import LIBRARY
 from app.viewer.chem import butina
 from tests.support.molecule_pools import POOLS, pool_pipeline
 

@@ -17,7 +17,7 @@ from rdkit.Chem import rdFingerprintGenerator
 from rdkit.Chem.Scaffolds import MurckoScaffold
 from rdkit.rdBase import BlockLogs
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.viewer.chem import scaffolds
 from tests.support import factories
 from tests.support.molecule_pools import ACYCLIC, POOLS, pool_pipeline

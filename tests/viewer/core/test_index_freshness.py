@@ -12,7 +12,7 @@ from alembic.config import Config as AlembicConfig
 from alembic.script import ScriptDirectory
 from werkzeug.wrappers import Request, Response
 
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer import store as viewer_store
 from app.viewer.store import result_index
 from tests.support.fake_api import FakeApi, json_response

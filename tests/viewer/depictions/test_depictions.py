@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.chem import depict
 from app.viewer.chem.cache import BoundedCache
 from app.viewer.depictions.markup import molecule_html

@@ -14,7 +14,7 @@ from Bio.Data.PDBData import residue_sasa_scales
 from Bio.PDB import MMCIFParser, NeighborSearch
 from Bio.PDB.SASA import ShrakeRupley
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.viewer.core.api_client import api
 from app.viewer.epitope import contacts, scan
 from app.viewer.proteins import columns

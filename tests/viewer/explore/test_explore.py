@@ -11,9 +11,9 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from app.db import get_engine
+from app.platform.db import get_engine
+from app.platform.timeutil import utcnow
 from app.store import schema
-from app.timeutil import utcnow
 from app.viewer.explore import answers
 from app.viewer.explore.index import indexer
 from app.viewer.store import get_engine as viewer_engine
@@ -21,7 +21,7 @@ from app.viewer.store import result_index
 from tests.support import factories
 
 ROW_ID = re.compile(r'<tr data-result-id="([^"]+)"')
-# The request's own reference on an error page (app.request_ids) differs on every answer.
+# The request's own reference on an error page (app.platform.request_ids) differs on every answer.
 REFERENCE = re.compile(rb"<code>[0-9a-f]{16}</code>")
 
 

@@ -13,9 +13,9 @@ import pytest
 import sqlalchemy as sa
 
 from app import domain
-from app.db import get_engine
+from app.platform.db import get_engine
+from app.platform.timeutil import utcnow
 from app.store import schema
-from app.timeutil import utcnow
 from app.viewer.explore import extra_metrics, fields
 from app.viewer.explore.index import frame, index_rows, indexer
 from app.viewer.proteins.columns import LIABILITY_COLUMNS

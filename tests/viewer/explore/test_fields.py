@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app import domain
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.viewer.explore import fields
 from app.viewer.explore.explore_answer import Ready
 from app.viewer.results import table

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 import sqlalchemy as sa
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import schema
 from app.viewer.core.api_client import api
 from app.viewer.exports import csv_writer, sources, stream

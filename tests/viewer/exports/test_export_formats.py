@@ -16,7 +16,7 @@ from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 
 from app import domain
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import schema
 from app.viewer.exports import sources, stream, text_writers
 from tests.support.error_pages import without_reference

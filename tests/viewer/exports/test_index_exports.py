@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from pydantic_core import from_json, to_json
 
 from app import domain
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import schema
 from app.viewer.core import formatting
 from app.viewer.explore.index import frame_files, freshness

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from app import artifact_storage
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import schema
 
 

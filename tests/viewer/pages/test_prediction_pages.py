@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 import pytest
 
 from app import domain
-from app.db import get_engine
-from app.demo_data import predictions as demo
-from app.ids import new_id
+from app.platform.db import get_engine
+from app.platform.ids import new_id
 from app.store import schema
+from app.synthetic import predictions as demo
 from tests.support import factories
 
 WHEN = datetime(2026, 1, 5, tzinfo=UTC)

@@ -13,7 +13,7 @@ import gemmi
 import pytest
 
 from app import domain
-from app.demo_data import predictions as demo
+from app.synthetic import predictions as demo
 from app.viewer.core.errors import BadRequest
 from app.viewer.pages import predictions
 

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from app import domain
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.viewer.core import paging
 from app.viewer.explore.index import indexer
 from app.viewer.explore.labels import run_labels

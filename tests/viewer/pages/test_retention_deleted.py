@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import schema
 from app.viewer.core import run_kinds
 from app.viewer.pages import deleted

@@ -8,11 +8,11 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from app import synthetic_data
-from app.db import get_engine
+from app.platform.db import get_engine
+from app.platform.timeutil import utcnow
 from app.store import schema
 from app.store.share_links import create_share_link
-from app.timeutil import utcnow
+from app.synthetic import test_mode as synthetic_data
 
 NOTICE = re.compile(r'<p class="notice test-data-notice" role="note">\s*'
                     r"<strong>Test data:</strong> these results are synthetic\.")

@@ -9,7 +9,7 @@ import csv
 import io
 from datetime import timedelta
 
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.core.api_client import api
 from app.viewer.proteins import columns, liabilities
 from app.viewer.store import epitopes as epitope_store

@@ -19,9 +19,9 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from app.db import get_engine
+from app.platform.db import get_engine
+from app.platform.timeutil import utcnow
 from app.store import schema
-from app.timeutil import utcnow
 from app.viewer.core import api_client
 from app.viewer.explore.index import freshness, indexer
 from app.viewer.store.result_index import IndexState

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.viewer.results import page, page_cache
 from tests.support import factories
 

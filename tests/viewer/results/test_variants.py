@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from tests.support import factories
 
 BINDER_ONLY = ("Binding confidence", "ipTM", "Min. interaction PAE")

@@ -27,8 +27,8 @@ from rdkit.Chem.Scaffolds import MurckoScaffold
 from rdkit.ML.Cluster import Butina
 from rdkit.rdBase import BlockLogs
 
-from app.db import get_engine
-from app.demo import seed_demo
+from app.demo.seed import seed_demo
+from app.platform.db import get_engine
 from app.viewer.core.api_client import api
 from tests.support.apps import make_test_app
 from tests.support.databases import dispose_engines, migrated_database

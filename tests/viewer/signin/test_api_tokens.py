@@ -19,8 +19,9 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from app import create_app, create_service_app, share_tokens
-from app.db import get_engine
+from app import create_app, create_service_app
+from app.platform import share_tokens
+from app.platform.db import get_engine
 from app.viewer.access import identity
 from tests.support.sdk_clients import http_client
 from tests.support.servers import start_gunicorn, stop_gunicorn

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.store import get_engine
 from app.viewer.store.schema import signin_requests
 from tests.support.signin import (

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.viewer.access import identity
 from tests.support import factories
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from app import create_app
-from app.db import get_engine
+from app.platform.db import get_engine
 from tests.support.oidc_provider import Provider
 from tests.support.signin import LISTED, UNLISTED, csrf_token, make_email_link
 

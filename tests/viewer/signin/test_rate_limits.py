@@ -10,7 +10,7 @@ import redis
 import sqlalchemy as sa
 
 from app import create_app
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.viewer.store import rate_limits
 from tests.support.databases import dispose_engines
 from tests.support.signin import (

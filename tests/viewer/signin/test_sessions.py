@@ -17,7 +17,7 @@ import redis
 import sqlalchemy as sa
 
 from app import create_app
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.access import purge
 from app.viewer.store import get_engine
 from app.viewer.store import sessions as session_rows

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from app.db import get_engine, make_engine, migrate
+from app.platform.db import get_engine, make_engine, migrate
 from app.viewer import store as viewer_store
 from app.viewer.access import state
 from app.viewer.store.schema import signin_requests

@@ -7,7 +7,7 @@ import os
 
 import sqlalchemy as sa
 
-from app.db import make_engine
+from app.platform.db import make_engine
 from app.viewer.store import wal_checkpoints
 
 ROW = "x" * 2_000

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import gemmi
 import pytest
 
-from app.demo_data import protein_pipelines
+from app.synthetic import protein_pipelines
 from app.viewer.epitope import contacts as epitope_contacts
 from app.viewer.pages import glossary
 from app.viewer.structure import contacts

@@ -16,8 +16,8 @@ import gemmi
 import numpy as np
 import pytest
 
-from app.demo_data import molecule_pipelines, protein_pipelines
-from app.demo_data.pae import pae_matrix, pae_npz
+from app.synthetic import molecule_pipelines, protein_pipelines
+from app.synthetic.pae import pae_matrix, pae_npz
 from app.viewer.provenance import roles
 from app.viewer.structure import contacts, superpose
 from app.viewer.structure import model as structure_model

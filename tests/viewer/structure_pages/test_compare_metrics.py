@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from app import domain
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.viewer.structure_pages.compare import Side, metric_rows
 from tests.support import factories
 

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from app import artifact_storage
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import schema
 from tests.support.error_pages import without_reference
 
@@ -38,7 +38,7 @@ def test_prediction_page_links_3d_view_and_every_file(app, client, demo):
     body = client.get(f"{base}/predictions/{pid}").get_data(as_text=True)
     assert f'href="{base}/predictions/{pid}/structure"' in body
     files = prediction_files(app, pid)
-    # One structure per sample (app.demo_data.predictions), the best also as "structure".
+    # One structure per sample (app.synthetic.predictions), the best also as "structure".
     assert set(files) == {"archive", "structure", "ligand_structure", "structure_sample_1",
                           "structure_sample_2", "structure_sample_3"}
     for role in files:

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from app import artifact_storage
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.store import schema
 from app.viewer.structure import pae
 from app.viewer.structure.model import PLDDT_BANDS, band

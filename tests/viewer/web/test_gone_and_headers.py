@@ -8,8 +8,8 @@ import hashlib
 import re
 from datetime import timedelta
 
-from app.db import get_engine
-from app.timeutil import utcnow
+from app.platform.db import get_engine
+from app.platform.timeutil import utcnow
 from tests.support import factories
 from tests.support.error_pages import without_reference
 

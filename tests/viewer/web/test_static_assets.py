@@ -13,7 +13,7 @@ from pathlib import Path
 import brotli
 import pytest
 
-from app.db import get_engine
+from app.platform.db import get_engine
 from app.viewer.web import precompress
 from tests.support import factories
 from tests.support.databases import ROOT
@@ -100,7 +100,7 @@ def test_range_is_answered_on_the_identity_bytes(client, cache):
 
 
 def test_no_file_outside_the_static_folder(client, cache):
-    assert client.get("/static/../app/config.py").status_code == 404
+    assert client.get("/static/../app/__init__.py").status_code == 404
     assert client.get("/static/css/missing.css").status_code == 404
 
 

@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 from flask import Flask, current_app, has_app_context
 
-from app.settings import instance_folder, setting
+from app.platform.settings import instance_folder, setting
 from app.viewer.explore.index import frame
 from app.viewer.explore.index.frame import Frame
 

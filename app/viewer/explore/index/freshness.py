@@ -28,7 +28,7 @@ stored records (without artifact URLs, which expire); anything that needs a fres
 
 from __future__ import annotations
 
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.core import run_kinds
 from app.viewer.store.result_index import IndexState
 

@@ -39,10 +39,10 @@ from datetime import timedelta
 
 from flask import Flask, current_app
 
-from app import share_tokens
-from app.metrics.registry import INDEX_BUILD_SECONDS, INDEX_BUILDS
-from app.settings import setting
-from app.timeutil import utcnow
+from app.platform import share_tokens
+from app.platform.metrics.registry import INDEX_BUILD_SECONDS, INDEX_BUILDS
+from app.platform.settings import setting
+from app.platform.timeutil import utcnow
 from app.viewer.access import identity
 from app.viewer.core import run_kinds
 from app.viewer.core.api_client import ComputeApi, api, restart_deadline

@@ -44,7 +44,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from app.db import json_loads, make_engine
+from app.platform.db import json_loads, make_engine
 from app.viewer.explore.index import frame
 from app.viewer.explore.index.frame import Frame
 from app.viewer.runtime import budget

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 
 from flask import Flask
 
-from app.settings import setting
+from app.platform.settings import setting
 from app.viewer import store
 from app.viewer.explore.index import frame_files
 from app.viewer.store import result_index, sessions, signin_requests
@@ -53,7 +53,7 @@ def sweep(app: Flask, now: datetime, *, dry_run: bool,
 
 
 def viewer_step(app: Flask, context: dict) -> dict:
-    """``purge-expired``'s step for the viewer store of ``app`` (``app.cli.add_purge``)."""
+    """``purge-expired``'s step for the viewer store of ``app`` (``app.jobs.cli.add_purge``)."""
     return {"viewer": sweep(app, context["now"], dry_run=context["dry_run"],
                             purged_pipelines=context.get("purged_pipelines", []))}
 

@@ -6,7 +6,7 @@ viewer's tables, so the store can share a database with the API's schema.
 
 from alembic import context
 
-from app.db import only_tables_of
+from app.platform.db import only_tables_of
 from app.viewer.store.schema import metadata
 
 attributes = context.config.attributes

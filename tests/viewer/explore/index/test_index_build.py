@@ -16,9 +16,9 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from app.db import get_engine
+from app.platform.db import get_engine
+from app.platform.timeutil import utcnow
 from app.store import schema
-from app.timeutil import utcnow
 from app.viewer.explore.index import indexer
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import result_index

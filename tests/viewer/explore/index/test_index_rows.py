@@ -93,7 +93,7 @@ def test_pages_of_different_shapes_are_stored_as_their_records_say(tmp_path):
     still read NULL, and the next page that has values stores them."""
     import sqlalchemy as sa
 
-    from app.db import make_engine
+    from app.platform.db import make_engine
     from app.viewer import store
     from app.viewer.store import result_index
     from app.viewer.store.schema import indexed_results

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from app.timeutil import utcnow
+from app.platform.timeutil import utcnow
 from app.viewer.explore.index import frame, indexer, page_child
 from app.viewer.store import get_engine as viewer_engine
 from app.viewer.store import index_queries, result_index, schema, shared_url

@@ -1,0 +1,2 @@
+"""Work that runs outside requests: retention's purge (``purge-expired``).
+"""
