@@ -24,10 +24,10 @@ from dataclasses import replace
 import numpy as np
 
 from app.viewer.chem import fingerprint_bits, scaffolds, similarity
-from app.viewer.chem.cache import BoundedCache
 from app.viewer.core.errors import BadRequest
 from app.viewer.explore.index.frame import Frame
 from app.viewer.runtime import work_gate
+from app.viewer.runtime.cache import BoundedCache
 from app.viewer.store.result_index import IndexState
 
 # Per index version: a scaffold table and a fingerprint list per pipeline, and recent
