@@ -5,7 +5,9 @@ unexpected exceptions, and the API client's failures raised inside views: every 
 answer is the same 404 page, 401/403 go through the sign-in seam, and an API that is
 down, failing or slow gives 502/503/504 with a retry link. The viewer's own store down
 (a restart of its database) is a 503 page too, logged as one line without a traceback;
-a store without its tables (``init-db`` not run) is a 503 page that says so.
+a store without its tables (``init-db`` not run) is a 503 page that says so. A
+``Retryable`` is its 503 page (or JSON) with its own ``Retry-After``; every other 502, 503
+and 504 says ``web.retry.UNAVAILABLE_SECONDS``.
 """
 
 from __future__ import annotations
@@ -22,22 +24,25 @@ from app.viewer import store
 from app.viewer.core import errors
 from app.viewer.pages import deleted
 from app.viewer.signin import seam
+from app.viewer.web import retry
 
 log = logging.getLogger(__name__)
 
 KNOWN_PAGES = {400, 401, 403, 404, 405, 500, 502, 503, 504}
-# Seconds a visitor (or a crawler) should wait before retrying an unavailable page.
-RETRY_AFTER_SECONDS = 10
+UNAVAILABLE = (502, 503, 504)
 
 
 def html_error_page(status: int, message: str | None = None, *,
-                    store_missing: bool = False, reason: str | None = None) -> Response:
+                    store_missing: bool = False, reason: str | None = None,
+                    retry_after: int | None = None) -> Response:
     """Render ``errors/<status>.html`` (or the generic page) with that status.
 
     ``store_missing`` makes the 503 page say the viewer's own store has no tables (its
     operator has not run ``init-db``) instead of blaming the results service; ``reason``
     is a ``Retryable``'s (``busy``: too much heavy work at once; ``counting``: a count
-    still running), which the 503 page names.
+    still running), which the 503 page names. The page says ``Retry-After``:
+    ``retry_after`` seconds (a ``Retryable``'s), else ``web.retry.UNAVAILABLE_SECONDS``
+    for a 502, 503 or 504 (something the viewer depends on did not answer).
     """
     template = f"errors/{status}.html" if status in KNOWN_PAGES else "errors/generic.html"
     context = {"status": status, "message": message, "retry_url": _retry_url(),
@@ -48,8 +53,10 @@ def html_error_page(status: int, message: str | None = None, *,
     except TemplateNotFound:
         body = render_template("errors/generic.html", **context)
     response = Response(body, status=status, mimetype="text/html")
-    if status in (502, 503, 504):
-        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    if retry_after is not None:
+        retry.ask_later(response, retry_after)
+    elif status in UNAVAILABLE:
+        retry.ask_later(response)
     return response
 
 
@@ -112,10 +119,9 @@ def _retryable(error: errors.Retryable):
     if request.path.endswith(".json"):
         response = jsonify(error=error.message, **error.details)
         response.status_code = error.status
-    else:
-        response = html_error_page(error.status, error.message, reason=error.reason)
-    response.headers["Retry-After"] = str(error.retry_after)
-    return response
+        return retry.ask_later(response, error.retry_after)
+    return html_error_page(error.status, error.message, reason=error.reason,
+                           retry_after=error.retry_after)
 
 
 def _database_error(error: DatabaseError):

@@ -34,6 +34,7 @@ from app.platform.settings import setting
 from app.platform.timeutil import utcnow
 from app.viewer import store
 from app.viewer.access import codes, cookies, purge, session_stores
+from app.viewer.web import retry
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +42,6 @@ log = logging.getLogger(__name__)
 EMAIL_KEY = "verified_email"
 VERIFIED_AT_KEY = "verified_at"
 ANONYMOUS_HOURS = 1
-# Seconds a visitor should wait when the session store did not answer.
-RETRY_AFTER_SECONDS = 10
 _ID = re.compile(r"[A-Za-z0-9_\-]{43}")
 
 
@@ -153,14 +152,15 @@ class ServerSessionInterface(cookies.FrameAwareCookies):
 
 def _unavailable(response: Response, *, store_missing: bool = False) -> None:
     """Turn ``response`` into the viewer's 503 page, in place (``store_missing``: the
-    page says the viewer store has no tables, see ``error_pages.html_error_page``).
+    page says the viewer store has no tables, see ``error_pages.html_error_page``), with
+    ``Retry-After: web.retry.UNAVAILABLE_SECONDS``.
 
     ``save_session`` runs after the error handlers, so it cannot hand the failure to them;
     what the view answered (a redirect into a session that was not kept) must not go out.
     """
     response.status_code = 503
     response.headers.pop("Location", None)
-    response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    retry.ask_later(response)
     response.set_data(render_template("errors/503.html", status=503, message=None,
                                       retry_url=request.path, store_missing=store_missing))
     response.mimetype = "text/html"

@@ -31,8 +31,8 @@ from rdkit import Chem
 from rdkit.Chem.FilterCatalog import FilterCatalog, FilterCatalogParams
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem.cache import BoundedCache
 from app.viewer.runtime import budget
+from app.viewer.runtime.cache import BoundedCache
 
 FAMILIES = ("pains", "brenk")
 FAMILY_LABELS = {"pains": "PAINS", "brenk": "Brenk"}

@@ -37,9 +37,9 @@ from rdkit.Chem.Draw import rdMolDraw2D
 from rdkit.rdBase import BlockLogs
 
 from app.viewer.chem import alert_atoms, substructure
-from app.viewer.chem.cache import BoundedCache
 from app.viewer.core.errors import BadRequest
 from app.viewer.runtime import budget
+from app.viewer.runtime.cache import BoundedCache
 
 # Past this a SMILES is no small molecule of a design pipeline; it bounds what one
 # request can make the server parse and lay out.
@@ -62,7 +62,7 @@ DRAW_SECONDS = 3.0
 _molecules: BoundedCache[tuple] = BoundedCache(4096)
 _readable: BoundedCache[bool] = BoundedCache(16384)
 # Drawings are 5-10 KB each; the byte bound caps a worker's share at 32 MB whatever their size.
-_drawings: BoundedCache[str] = BoundedCache(4096, maxbytes=32 * 1024 * 1024)
+_drawings: BoundedCache[str] = BoundedCache(4096, maxweight=32 * 1024 * 1024)
 
 # RDKit writes every path's full style; the same look as presentation attributes is
 # about half the bytes (and needs no inline style).

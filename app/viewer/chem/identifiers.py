@@ -21,8 +21,8 @@ from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 
 from app.synthetic import chemistry as demo_chemistry
-from app.viewer.chem.cache import BoundedCache
 from app.viewer.chem.depict import MAX_SMILES
+from app.viewer.runtime.cache import BoundedCache
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from rdkit import Chem
 from rdkit.Chem import QED, rdMolDescriptors
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem.cache import BoundedCache
 from app.viewer.chem.depict import MAX_SMILES
+from app.viewer.runtime.cache import BoundedCache
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from rdkit import Chem
 from rdkit.Chem.Scaffolds import MurckoScaffold
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem.cache import BoundedCache
 from app.viewer.runtime import budget
+from app.viewer.runtime.cache import BoundedCache
 
 ACYCLIC = "acyclic"
 ITEM_SECONDS = 2.0

@@ -20,9 +20,9 @@ from rdkit import Chem, DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem.cache import BoundedCache
 from app.viewer.core.errors import BadRequest
 from app.viewer.runtime import budget
+from app.viewer.runtime.cache import BoundedCache
 
 RADIUS = 2
 BITS = 2048

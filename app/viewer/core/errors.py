@@ -2,8 +2,9 @@
 
 The viewer's error pages (``error_pages``) turn each into a page: 404 for anything gone or
 not covered, the sign-in flow for 401, an access-denied page for 403, 400 for a bad query,
-and 502/503/504 when the API is down, failing or slow. ``Retryable`` is the viewer's own
-"not now": work not admitted or not finished yet, a 503 with ``Retry-After``.
+and 502/503/504 when the API is down, failing or slow (``Retry-After``:
+``web.retry.UNAVAILABLE_SECONDS``). ``Retryable`` is the viewer's own "not now": work not
+admitted or not finished yet, a 503 with the ``Retry-After`` it carries.
 """
 
 from __future__ import annotations

@@ -161,17 +161,26 @@ def latest_result_id(record: dict) -> str | None:
 
 class Freshness(NamedTuple):
     """What an exploration index must match to be current: the API's latest result id,
-    the pipeline's status and its result count."""
+    the pipeline's status and its result count (None: the API gives none, see
+    ``freshness``)."""
 
     latest_result_id: str | None
     status: str
-    count: int
+    count: int | None
 
 
 def freshness(record: dict) -> Freshness:
-    """Return the (latest result id, status, count) of a pipeline record."""
-    return Freshness(latest_result_id(record), _text(record.get("status")),
-                     result_count(record) or 0)
+    """Return the (latest result id, status, count) of a pipeline record: the one reading
+    of it that the index's builder and its "current" check compare.
+
+    The count is ``result_count``; a kind the viewer knows whose record has no count yet
+    (no progress) has 0, a kind it does not know None (its progress may name its count in
+    a way the viewer cannot read, so only the latest id and the status tell).
+    """
+    count = result_count(record)
+    if count is None and is_known(pipeline_kind(record)):
+        count = 0
+    return Freshness(latest_result_id(record), _text(record.get("status")), count)
 
 
 def prediction_type(record: dict) -> str | None:

@@ -9,13 +9,12 @@ The filter's answers are cached with the index's (``explore.answers``) under the
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 
 from app.viewer.epitope import query_keys
+from app.viewer.runtime.cache import BoundedCache
 from app.viewer.store import epitopes as store
 from app.viewer.store import get_engine
 
@@ -28,9 +27,8 @@ class Contacts:
     read: int  # designs read as ok (the strip's denominator)
 
 
-_cache: OrderedDict = OrderedDict()
-_lock = threading.Lock()
 _CACHED = 4
+_cache: BoundedCache[Contacts] = BoundedCache(_CACHED)
 MAX_STRIP = 5_000  # residues of a target shown (the liabilities' cap on sequences)
 
 
@@ -43,23 +41,18 @@ def progress_key(pipeline_id: str) -> tuple:
 
 def contacts(pipeline_id: str) -> Contacts:
     """Return the pipeline's contacts per residue (cached per scan progress)."""
-    key = (pipeline_id, progress_key(pipeline_id))
-    with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
+    return _cache.get_or_compute((pipeline_id, progress_key(pipeline_id)),
+                                 lambda: _read(pipeline_id))
+
+
+def _read(pipeline_id: str) -> Contacts:
     with get_engine().connect() as conn:
         rows = store.readings(conn, pipeline_id)
     grouped: dict[str, list[bytes]] = {}
     for result_id, text in rows:
         for residue in text.split():
             grouped.setdefault(residue, []).append(result_id.encode())
-    found = Contacts({r: np.array(ids, dtype="S") for r, ids in grouped.items()}, len(rows))
-    with _lock:
-        _cache[key] = found
-        while len(_cache) > _CACHED:
-            _cache.popitem(last=False)
-    return found
+    return Contacts({r: np.array(ids, dtype="S") for r, ids in grouped.items()}, len(rows))
 
 
 def contact_rows(pipeline_id: str, ids: np.ndarray, query) -> np.ndarray:

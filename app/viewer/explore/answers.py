@@ -9,8 +9,6 @@ nothing cached outlives the data it came from.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -25,41 +23,17 @@ from app.viewer.explore.index.frame import Frame
 from app.viewer.explore.query import ExploreQuery
 from app.viewer.explore.query import check_keys as check_query_keys
 from app.viewer.explore.selections import REGISTRY, ViewContext
+from app.viewer.runtime.cache import BoundedCache
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 from app.viewer.store.result_index import IndexState
 
 HISTOGRAM_BINS = 20
 POINTS_LIMIT = 5000
+_frames: BoundedCache[Frame] = BoundedCache(4)  # ~25 MB each for 100,000 results
+_answers: BoundedCache = BoundedCache(256)
 
 
-class _Lru:
-    """A small thread-safe LRU cache (the index build thread shares the worker)."""
-
-    def __init__(self, size: int):
-        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
-
-    def get(self, key, compute: Callable[[], object]):
-        """Return the value of ``key``, computing and keeping it on a miss."""
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-                return self.items[key]
-        value = compute()
-        with self.lock:
-            self.items[key] = value
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-        return value
-
-    def clear(self) -> None:
-        """Forget everything (benchmarks measure the computation this way)."""
-        with self.lock:
-            self.items.clear()
-
-
-_frames = _Lru(4)  # ~25 MB each for 100,000 results
-_answers = _Lru(256)
 def clear_caches() -> None:
     """Forget every frame and answer of this worker."""
     _frames.clear()
@@ -113,7 +87,7 @@ def current_frame(state: IndexState) -> Frame:
         chem_index.remember(data)  # the build's alerts: badges ask the child nothing
         return data
 
-    return _frames.get(key, load)
+    return _frames.get_or_compute(key, load)
 
 
 def view_frame(state: IndexState, query: ExploreQuery) -> Frame:
@@ -128,7 +102,7 @@ def view_frame(state: IndexState, query: ExploreQuery) -> Frame:
 
 def _keep(state: IndexState, query: ExploreQuery) -> np.ndarray:
     check_keys(state, query)  # every whole-set answer starts here or in ordered_rows
-    return _answers.get(_key(state, query, "keep"), lambda: selected(state, query))
+    return _answers.get_or_compute(_key(state, query, "keep"), lambda: selected(state, query))
 
 
 def selected(state: IndexState, query: ExploreQuery) -> np.ndarray:
@@ -146,8 +120,9 @@ def selected(state: IndexState, query: ExploreQuery) -> np.ndarray:
 def ordered_rows(state: IndexState, query: ExploreQuery) -> np.ndarray:
     """Return the frame rows that match the query, in the view's order."""
     check_keys(state, query)
-    return _answers.get(_key(state, query, f"order:{query.sort_text()}"),
-                        lambda: frame.order(view_frame(state, query), query, _keep(state, query)))
+    return _answers.get_or_compute(
+        _key(state, query, f"order:{query.sort_text()}"),
+        lambda: frame.order(view_frame(state, query), query, _keep(state, query)))
 
 
 @dataclass(frozen=True)
@@ -162,13 +137,13 @@ class Summary:
 def remember(key: tuple, compute: Callable[[], object]):
     """Return the answer cached under ``key`` (computed once per process while kept):
     what a selection computes apart from any one view, such as a substructure's rows."""
-    return _answers.get(key, compute)
+    return _answers.get_or_compute(key, compute)
 
 
 def cached(state: IndexState, query: ExploreQuery, what: str, compute: Callable[[], object]):
     """Return ``compute()`` cached for the view (its selection, index version and the
     scopes of its selections) and ``what`` (e.g. ``"diverse:<sort>"``)."""
-    return _answers.get(_key(state, query, what), compute)
+    return _answers.get_or_compute(_key(state, query, what), compute)
 
 
 def _key(state: IndexState, query: ExploreQuery, what: str) -> tuple:
@@ -187,8 +162,8 @@ def extra_keys(state: IndexState, kind: domain.Kind) -> tuple[str, ...]:
                  if key not in kind.metrics and data.has_values(key)]
         return extra_metrics.ordered(kind, known, data.extras)
 
-    return _answers.get((state.pipeline_id, state.generation, state.version, "extras",
-                         kind.key), compute)
+    return _answers.get_or_compute((state.pipeline_id, state.generation, state.version,
+                                    "extras", kind.key), compute)
 
 
 def check_keys(state: IndexState, query: ExploreQuery) -> None:
@@ -231,7 +206,7 @@ def summary(state: IndexState, query: ExploreQuery, kind: domain.Kind) -> Summar
         return Summary(int(np.count_nonzero(keep)), Facets.model_validate(counts),
                        _histograms(data, keep, kind, extra_keys(state, kind)))
 
-    return _answers.get(_key(state, query, f"summary:{kind.key}"), compute)
+    return _answers.get_or_compute(_key(state, query, f"summary:{kind.key}"), compute)
 
 
 def points(state: IndexState, query: ExploreQuery, x: str, y: str,

@@ -24,10 +24,10 @@ from dataclasses import replace
 import numpy as np
 
 from app.viewer.chem import fingerprint_bits, scaffolds, similarity
-from app.viewer.chem.cache import BoundedCache
 from app.viewer.core.errors import BadRequest
 from app.viewer.explore.index.frame import Frame
 from app.viewer.runtime import work_gate
+from app.viewer.runtime.cache import BoundedCache
 from app.viewer.store.result_index import IndexState
 
 # Per index version: a scaffold table and a fingerprint list per pipeline, and recent
@@ -37,14 +37,6 @@ _cache: BoundedCache = BoundedCache(64)
 # page shows the facet; a larger set computes them when a visitor asks (scaffold=,
 # group=scaffold).
 EAGER_SCAFFOLDS = 2000
-
-
-def _cached(key: tuple, compute: Callable[[], object]):
-    found = _cache.get(key)
-    if found is None:
-        found = compute()
-        _cache.put(key, found)
-    return found
 
 
 def _gated(name: str, busy: bool, compute: Callable[[], object]):
@@ -79,7 +71,7 @@ def scaffold_table(state: IndexState, data: Frame) -> tuple[np.ndarray, list[str
                         per_molecule[np.maximum(molecules.codes, 0)], -1)
         return rows.astype(np.int32), list(names)
 
-    return _cached((state.pipeline_id, state.version, "scaffolds"), compute)
+    return _cache.get_or_compute((state.pipeline_id, state.version, "scaffolds"), compute)
 
 
 def scaffolds_known(state: IndexState, data: Frame) -> bool:
@@ -150,7 +142,7 @@ def similarity_column(state: IndexState, data: Frame, similar_to: str) -> np.nda
         return np.where(molecules.codes >= 0,
                         per_molecule[np.maximum(molecules.codes, 0)], np.nan)
 
-    return _cached((state.pipeline_id, state.version, "similar", similar_to), compute)
+    return _cache.get_or_compute((state.pipeline_id, state.version, "similar", similar_to), compute)
 
 
 def _query_bits(data: Frame, similar_to: str) -> np.ndarray:
@@ -169,8 +161,8 @@ def _query_bits(data: Frame, similar_to: str) -> np.ndarray:
 
 
 def _bit_counts(state: IndexState, bits: np.ndarray) -> np.ndarray:
-    return _cached((state.pipeline_id, state.version, "bit counts"),
-                   lambda: fingerprint_bits.counts(bits))
+    return _cache.get_or_compute((state.pipeline_id, state.version, "bit counts"),
+                                 lambda: fingerprint_bits.counts(bits))
 
 
 def fingerprints(state: IndexState, data: Frame) -> tuple[np.ndarray, np.ndarray]:
@@ -197,7 +189,7 @@ def fingerprints(state: IndexState, data: Frame) -> tuple[np.ndarray, np.ndarray
                                        fingerprint_bits.from_rdkit(fp).tobytes()
                                        for fp in found])
 
-    return _cached((state.pipeline_id, state.version, "fingerprints"), compute)
+    return _cache.get_or_compute((state.pipeline_id, state.version, "fingerprints"), compute)
 
 
 def with_similarity(state: IndexState, data: Frame, similar_to: str | None) -> Frame:

@@ -17,8 +17,6 @@ the plots and every export: ``run_labels`` is the one place that makes them.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +26,7 @@ from app.platform.timeutil import utcnow
 from app.viewer.explore import answers
 from app.viewer.explore.index import frame
 from app.viewer.explore.query import ExploreQuery
+from app.viewer.runtime.cache import BoundedCache
 from app.viewer.store.result_index import IndexState
 
 MIN_TAIL = 4
@@ -82,8 +81,7 @@ class RunLabels:
 
 
 NO_INDEX = RunLabels(np.array([], dtype="S1"), np.array([], dtype=np.int64))
-_cache: OrderedDict[tuple, RunLabels] = OrderedDict()
-_lock = threading.Lock()
+_cache: BoundedCache[RunLabels] = BoundedCache(_CACHE_SIZE)
 
 
 def primary_sort(kind: domain.Kind) -> tuple[tuple[str, bool], ...]:
@@ -123,15 +121,5 @@ def run_labels(state: IndexState | None, kind: domain.Kind) -> RunLabels:
     # As ``answers.current_frame``: while a refresh appends pages, the last whole version.
     version = (f"refresh to {state.target_count}" if state.building(utcnow())
                else state.version)
-    key = (state.pipeline_id, version, kind.key)
-    with _lock:
-        found = _cache.get(key)
-        if found is not None:
-            _cache.move_to_end(key)
-            return found
-    built = _build(state, kind)
-    with _lock:
-        _cache[key] = built
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return built
+    return _cache.get_or_compute((state.pipeline_id, version, kind.key),
+                                 lambda: _build(state, kind))

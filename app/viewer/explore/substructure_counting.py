@@ -107,6 +107,8 @@ class Counting(Retryable):
                 "matched_so_far": self.matched}
 
 
+# Not a ``runtime.cache.BoundedCache``: a running count is never dropped (it is bounded by
+# ``PENDING``), only finished ones beyond the ``KEPT`` latest.
 _counts: OrderedDict[Hashable, Count] = OrderedDict()
 _lock = threading.Lock()
 

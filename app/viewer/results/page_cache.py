@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from flask import Flask, current_app, g
 from pydantic_core import to_json
 
-from app.viewer.chem.cache import BoundedCache
+from app.viewer.runtime.cache import BoundedCache
 from app.viewer.web import compression
 
 MAX_BYTES = 24 * 1024 * 1024  # ~90 pages of 100 rows (markup + gzip) per worker

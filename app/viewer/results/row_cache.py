@@ -19,18 +19,16 @@ is not cached: every request reads the link through the API before it gets here.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
 
 from app import domain
 from app.viewer.explore.query import ExploreQuery
+from app.viewer.runtime.cache import BoundedCache
 from app.viewer.store.result_index import IndexState
 
 SIZE = 64  # pages of ~100 rows, ~200 KB of markup each: ~13 MB at most per worker
-_items: OrderedDict[tuple, object] = OrderedDict()
-_lock = threading.Lock()
+_items: BoundedCache = BoundedCache(SIZE)
 
 
 def cacheable(kind: domain.Kind, query: ExploreQuery) -> bool:
@@ -48,19 +46,9 @@ def key(link_id: str, state: IndexState, kind: domain.Kind, query: ExploreQuery,
 
 def get(page_key: tuple, build: Callable[[], object]):
     """Return the kept value of ``page_key``, building and keeping it on a miss."""
-    with _lock:
-        if page_key in _items:
-            _items.move_to_end(page_key)
-            return _items[page_key]
-    value = build()
-    with _lock:
-        _items[page_key] = value
-        while len(_items) > SIZE:
-            _items.popitem(last=False)
-    return value
+    return _items.get_or_compute(page_key, build)
 
 
 def clear() -> None:
     """Forget every kept page (tests, benchmarks)."""
-    with _lock:
-        _items.clear()
+    _items.clear()

@@ -41,11 +41,10 @@ from app.platform.timeutil import utcnow
 from app.viewer import store
 from app.viewer.access import codes, purge
 from app.viewer.store import rate_limits
+from app.viewer.web import retry
 
 log = logging.getLogger(__name__)
 
-# Seconds a visitor is asked to wait when the counts cannot be reached.
-UNAVAILABLE_RETRY_AFTER = 30
 IN_STORE = (None, "", "memory://", "database")
 
 
@@ -54,7 +53,9 @@ class Breach:
     """A limit that was crossed (or could not be checked): which one, and seconds to wait.
 
     ``scope`` tells the pages which explanation fits: ``address``, ``unavailable`` or
-    any other scope (a plain "too many attempts").
+    any other scope (a plain "too many attempts"). ``retry_after`` is the seconds until
+    the crossed limit's window has room, or ``web.retry.UNAVAILABLE_SECONDS`` when the
+    counts could not be read.
     """
 
     name: str
@@ -173,13 +174,14 @@ def _new_client_on_link(link_id: str) -> Breach | None:
 
 
 def _guarded(check) -> Breach | None:
-    """Run ``check()``; a viewer store that fails means 503, never an uncounted pass."""
+    """Run ``check()``; a viewer store that fails means 503 (``Retry-After``:
+    ``web.retry.UNAVAILABLE_SECONDS``), never an uncounted pass."""
     try:
         return check()
     except store.StoreError as error:
         store.rollback_conn()
         log.error("rate-limit counts unavailable, sign-in refused: %s", type(error).__name__)
-        return Breach("RATELIMIT_STORAGE_URI", "unavailable", UNAVAILABLE_RETRY_AFTER)
+        return Breach("RATELIMIT_STORAGE_URI", "unavailable", retry.UNAVAILABLE_SECONDS)
 
 
 def check_request(link_id: str, email: str) -> Breach | None:

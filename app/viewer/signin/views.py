@@ -25,6 +25,7 @@ from app.viewer.core import errors, loaders
 from app.viewer.core.api_client import api
 from app.viewer.signin import addresses, limits, mailer, navigation, pages
 from app.viewer.store.signin_requests import CODE, LINK
+from app.viewer.web import retry
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +75,7 @@ def _limited(link_id: str, breach: limits.Breach) -> Response:
         kind = "limited_address" if breach.scope == "address" else "limited"
         response = pages.problem(link_id, kind, 429,
                                  wait=pages.describe_wait(breach.retry_after))
-    response.headers["Retry-After"] = str(breach.retry_after)
-    return response
+    return retry.ask_later(response, breach.retry_after)
 
 
 def _ask_again(link_id: str, next_path: str, typed: str, error: str) -> Response:

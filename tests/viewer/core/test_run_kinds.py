@@ -127,6 +127,20 @@ def test_counts_and_freshness_read_progress_only():
     assert run_kinds.result_count({"progress": "broken"}) is None
 
 
+def test_freshness_counts_0_for_a_known_kind_and_none_for_an_unknown_one_without_count():
+    # A kind the viewer knows, no progress yet: nothing produced, 0.
+    assert run_kinds.freshness(run("boltzmol", "1.0", None, status="pending")).count == 0
+    assert run_kinds.freshness(run("boltzmol", "1.0", {"phase": "preparing_library"})
+                               ) == run_kinds.Freshness(None, "running", 0)
+    # A kind it does not know: a count it can read is the count, else none is known.
+    unknown = run("boltzfuture", "1.0", {"num_widgets_generated": 4, "latest_result_id": "r_4"})
+    assert run_kinds.freshness(unknown) == run_kinds.Freshness("r_4", "running", 4)
+    silent = run("boltzfuture", "1.0", {"widgets_done": 4, "latest_result_id": "r_4"},
+                 status="succeeded")
+    assert run_kinds.freshness(silent) == run_kinds.Freshness("r_4", "succeeded", None)
+    assert run_kinds.freshness({}) == run_kinds.Freshness(None, "", None)
+
+
 def prediction(model: str, **extra) -> dict:
     """Return a prediction record as the share read sends it."""
     return {"id": "pred_1", "created_at": CREATED, "livemode": False, "model": model,

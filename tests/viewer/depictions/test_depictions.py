@@ -1,4 +1,4 @@
-"""Depictions: the bounded cache, undrawable SMILES, and the signed route under the share
+"""Depictions: the drawing cache's bound, undrawable SMILES, and the signed route under the share
 path (a forged or altered URL, an archived link, an email link without a session: 404)."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ import re
 
 from app.platform.timeutil import utcnow
 from app.viewer.chem import depict
-from app.viewer.chem.cache import BoundedCache
 from app.viewer.depictions.markup import molecule_html
 from app.viewer.depictions.signing import depiction_url
 from app.viewer.depictions.views import MAX_AGE
@@ -15,29 +14,6 @@ from tests.support import factories
 from tests.support.error_pages import without_reference
 
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
-
-
-def test_bounded_cache_drops_the_least_recently_used():
-    cache = BoundedCache(3)
-    for key in "abc":
-        cache.put(key, key.upper())
-    assert cache.get("a") == "A"  # now the most recent: "b" is the oldest
-    cache.put("d", "D")
-    assert len(cache) == 3
-    assert cache.get("b") is None
-    assert [cache.get(k) for k in "acd"] == ["A", "C", "D"]
-
-
-def test_a_byte_bound_drops_the_oldest_until_the_values_fit():
-    cache = BoundedCache(100, maxbytes=10)
-    for key, value in (("a", "xxxx"), ("b", "yyyy"), ("c", "zzzz")):
-        cache.put(key, value)
-    assert cache.get("a") is None and cache.get("b") == "yyyy"  # 12 bytes > 10: "a" went
-    cache.put("b", "y")  # replacing a value counts its new size only
-    cache.put("d", "dddd")
-    assert [cache.get(k) for k in "bcd"] == ["y", "zzzz", "dddd"]
-    cache.put("big", "q" * 50)  # larger than the bound alone: kept, everything else goes
-    assert len(cache) == 1 and cache.get("big")
 
 
 def test_the_drawing_cache_stays_within_its_bound():
@@ -52,7 +28,7 @@ def test_the_drawing_cache_stays_within_its_bound():
     finally:
         depict._drawings.maxsize = original
     assert 1000 <= bound <= 10000
-    assert depict._drawings.maxbytes <= 64 * 1024 * 1024
+    assert depict._drawings.maxweight <= 64 * 1024 * 1024
 
 
 def test_svg_has_no_background_box_and_highlights_the_match():

@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from app import create_app
 from app.platform.db import get_engine
 from app.viewer.store import rate_limits
+from app.viewer.web import retry
 from tests.support.databases import dispose_engines
 from tests.support.signin import (
     ALSO_LISTED,
@@ -175,7 +176,7 @@ def test_counts_that_cannot_be_stored_refuse_sign_in(mail_app, client, smtp, ema
         "csrf_token": csrf_token(page.get_data(as_text=True)), "email": LISTED})
     # Fail closed: no message goes out uncounted; the visitor is asked to come back.
     assert refused.status_code == 503
-    assert refused.headers["Retry-After"]
+    assert refused.headers["Retry-After"] == str(retry.UNAVAILABLE_SECONDS)
     assert "not available just now" in refused.get_data(as_text=True)
     assert smtp.messages == []
     assert any("rate-limit counts unavailable" in r.getMessage() for r in caplog.records)

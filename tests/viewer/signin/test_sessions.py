@@ -22,6 +22,7 @@ from app.viewer.access import purge
 from app.viewer.store import get_engine
 from app.viewer.store import sessions as session_rows
 from app.viewer.store.schema import sessions as sessions_table
+from app.viewer.web import retry
 from tests.support.databases import dispose_engines
 from tests.support.signin import LISTED, csrf_token, make_email_link, sign_in
 
@@ -133,7 +134,8 @@ def test_an_unreadable_store_means_signed_out_and_a_failed_write_a_503(
     assert client.get(email_link.path()).status_code == 302  # never more access
     monkeypatch.setattr(stores, "save", down)
     page = client.get(email_link.path("/sign-in"))
-    assert page.status_code == 503 and page.headers["Retry-After"]
+    assert page.status_code == 503
+    assert page.headers["Retry-After"] == str(retry.UNAVAILABLE_SECONDS)
     assert "session store unreachable" in caplog.text
 
 

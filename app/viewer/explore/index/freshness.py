@@ -38,9 +38,5 @@ def is_current(state: IndexState | None, pipeline: dict) -> bool:
     through the link in this request) says the API has now (module docstring)."""
     if state is None or not state.ready or state.building(utcnow()):
         return False
-    # The run record read as ``indexer.ensure`` reads it when it decides to refresh.
-    count = run_kinds.result_count(pipeline)
-    if count is None and run_kinds.is_known(run_kinds.pipeline_kind(pipeline)):
-        count = 0  # no progress yet
-    return state.is_current(count, str(pipeline.get("status") or ""),
-                            run_kinds.latest_result_id(pipeline))
+    fresh = run_kinds.freshness(pipeline)  # as ``indexer.ensure`` reads it
+    return state.is_current(fresh.count, fresh.status, fresh.latest_result_id)

@@ -313,13 +313,8 @@ def ensure(link_id: str, pipeline: dict) -> IndexState:
     app = current_app._get_current_object()  # the thread needs the app itself
     _sweep(app)
     pipeline_id = pipeline["id"]
-    # What the run record says (the SDK's fields): a count None is one the API does not
-    # give (a pipeline type we do not know), so only the latest id and status can tell.
-    kind = run_kinds.pipeline_kind(pipeline)
-    count = run_kinds.result_count(pipeline)
-    if count is None and run_kinds.is_known(kind):
-        count = 0  # no progress yet
-    latest, status = run_kinds.latest_result_id(pipeline), str(pipeline.get("status") or "")
+    # What the run record says (``run_kinds.freshness``; count None: the API gives none).
+    latest, status, count = run_kinds.freshness(pipeline)
     now = utcnow()
     engine = get_engine(app)
     with engine.begin() as conn:
@@ -333,7 +328,7 @@ def ensure(link_id: str, pipeline: dict) -> IndexState:
             return state
     owner = _owner()
     with engine.begin() as conn:
-        claimed = store.claim(conn, pipeline_id, kind=kind.key,
+        claimed = store.claim(conn, pipeline_id, kind=run_kinds.pipeline_kind(pipeline).key,
                               target_count=count or 0, status=status, owner=owner, now=now,
                               lease=LEASE, latest_result_id=latest)
     if claimed is None:
