@@ -179,7 +179,7 @@ def test_every_page_shows_each_metric_of_the_record(snapshots, state, kind):
         texts = _metric_texts(shot, rid)
         for key, value in metrics.items():
             assert float(csv_row[key]) == value, (rid, key)
-            assert float(row.cells[key]["data-sort"]) == value, (rid, key)
+            assert float(row.sort_value(key)) == value, (rid, key)
             if shot.sdf:
                 assert float(shot.sdf[rid][key]) == value, (rid, key)
             shown = texts[key]
@@ -201,12 +201,12 @@ def test_every_page_shows_the_same_computed_properties(snapshots, state, kind):
                 text = page.protein[key]
                 assert row.cell_text(key) == text, (rid, key)
                 assert pages.shown(csv_row[key], text), (rid, key, csv_row[key], text)
-                assert float(row.cells[key]["data-sort"]) == float(csv_row[key]), (rid, key)
+                assert float(row.sort_value(key)) == float(csv_row[key]), (rid, key)
             continue
         for key in ("mol_weight", "clogp", "tpsa", "qed"):  # the table's four
             text = page.properties[key]
             assert row.cell_text(key) == text, (rid, key)
-            full = float(row.cells[key]["data-sort"])
+            full = float(row.sort_value(key))
             assert float(csv_row[key]) == round(full, DECIMALS[key]), (rid, key)
             assert pages.shown(csv_row[key], text), (rid, key, csv_row[key], text)
         for key, text in page.properties.items():  # the SDF has them all
@@ -219,12 +219,11 @@ def test_every_page_counts_the_same_liabilities(snapshots, state, kind):
     provisional = set()
     for rid in shot.order:
         row, page, csv_row = shot.table[rid], shot.results[rid], shot.csv[rid]
-        cell = row.cells["liability_count"]
-        counts = page.liability_counts
+        counts, total = page.liability_counts, row.sort_value("liability_count")
         assert page.liability_total == sum(int(n) for n in counts.values() if n != ""), rid
-        assert cell["data-sort"] == csv_row["liability_count"] == str(page.liability_total), \
-            (rid, cell["data-sort"], csv_row["liability_count"], page.liability_total)
-        marked = "provisional" in (cell.get("class") or [])
+        assert total == csv_row["liability_count"] == str(page.liability_total), \
+            (rid, total, csv_row["liability_count"], page.liability_total)
+        marked = "provisional" in row.classes("liability_count")
         assert marked == page.provisional == (csv_row["liability_oxidation"] == ""), \
             (rid, marked, page.provisional, csv_row["liability_oxidation"])
         assert counts["oxidation"] == csv_row["liability_oxidation"], rid
@@ -272,7 +271,7 @@ def test_every_page_shows_the_same_molecule_or_sequence(snapshots, state, kind):
         roles = shot.structures[rid].roles
         if kind in MOLECULE_KINDS:
             smiles = record["smiles"]
-            assert row.cells["smiles"]["data-sort"] == page.smiles == csv_row["smiles"] \
+            assert row.sort_value("smiles") == page.smiles == csv_row["smiles"] \
                 == shot.sdf[rid]["smiles"] == smiles, rid
             assert page.inchikey == csv_row["inchikey"] == shot.sdf[rid]["inchikey"], rid
             assert "Binder" in roles.values(), (rid, roles)
@@ -299,16 +298,15 @@ def test_every_page_shows_the_same_adme_and_warnings(snapshots, state, kind):
         codes = [w["code"] for w in record.get("warnings") or []]
         assert page.warnings == codes, rid
         assert csv_row["warnings"] == ";".join(codes), rid
-        assert [pages.text(c) for c in row.cells["warnings"].select(".warn-code")] == codes
+        assert row.warning_codes() == codes, rid
         for key, value in (record.get("adme") or {}).items():
             assert csv_row[key] == ("" if value is None else str(value)), (rid, key)
             if shot.sdf:
                 assert shot.sdf[rid][key] == str(value), (rid, key)
-            label = {"lipophilicity": "Lipophilicity", "permeability": "Permeability",
-                     "solubility": "Solubility"}[key]
+            label = domain.ADME_FIELDS[key][0]  # the result page names them by label
             if key == "solubility":
-                assert page.adme[label] == row.cells[f"adme.{key}"]["data-sort"] == value
+                assert page.adme[label] == row.sort_value(key) == value
             else:
                 text = page.adme[label]
-                assert row.cell_text(f"adme.{key}") == text and pages.shown(value, text), \
+                assert row.cell_text(key) == text and pages.shown(value, text), \
                     (rid, key)
