@@ -25,20 +25,21 @@ CHLOROPHENYL = "c1ccc(Cl)cc1"
 UNPARSABLE = "C1CC(=O"
 
 
-def test_properties_equal_rdkits_own_functions():
+def test_properties_equal_rdkits_own_functions_at_their_stated_precision():
     for _name, smiles in LIBRARY:
         mol = Chem.MolFromSmiles(smiles)
         got = properties.compute(smiles)
-        assert got["mol_weight"] == pytest.approx(Descriptors.MolWt(mol))
-        assert got["clogp"] == pytest.approx(Crippen.MolLogP(mol))
-        assert got["tpsa"] == pytest.approx(rdMolDescriptors.CalcTPSA(mol))
+        mw, logp = round(Descriptors.MolWt(mol), 2), round(Crippen.MolLogP(mol), 2)
+        assert got["mol_weight"] == mw
+        assert got["clogp"] == logp
+        assert got["tpsa"] == round(rdMolDescriptors.CalcTPSA(mol), 2)
         assert got["hbd"] == rdMolDescriptors.CalcNumHBD(mol)
         assert got["hba"] == rdMolDescriptors.CalcNumHBA(mol)
         assert got["rotatable_bonds"] == rdMolDescriptors.CalcNumRotatableBonds(
             mol, rdMolDescriptors.NumRotatableBondsOptions.Strict)
-        assert got["qed"] == pytest.approx(QED.qed(mol))
-        expected = sum((Descriptors.MolWt(mol) > 500, Crippen.MolLogP(mol) > 5,
-                        rdMolDescriptors.CalcNumHBD(mol) > 5,
+        assert got["qed"] == round(QED.qed(mol), 3)
+        # Counted with the weight and cLogP shown beside it.
+        expected = sum((mw > 500, logp > 5, rdMolDescriptors.CalcNumHBD(mol) > 5,
                         rdMolDescriptors.CalcNumHBA(mol) > 10))
         assert got["lipinski_violations"] == expected
     # Sorafenib breaks the rule of five once (cLogP > 5); aspirin never.
