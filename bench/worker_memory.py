@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 import numpy as np
 from app import create_app
-from app.viewer.results import answers
+from app.viewer.explore import answers
 from app.viewer.store import get_engine, result_index
 
 def memory():
