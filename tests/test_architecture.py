@@ -106,7 +106,7 @@ VIEWER_LAYERS: tuple[tuple[str, ...], ...] = (
     ("app.viewer.provenance",),  # what a run record says: inputs, chains, their roles
     ("app.viewer.chem",),
     ("app.viewer.structure",),  # structure files read: chains, confidence, PAE, fits
-    ("app.viewer.runtime",),  # budgeted child processes, admission control
+    ("app.viewer.runtime",),  # budgeted child processes, admission control, the cache
     ("app.viewer.core",),  # the API client, loaders, errors, formatting
     ("app.viewer.access",),  # who the visitor is: session, verified address, token
     ("app.viewer.web",),  # HTTP plumbing: security headers, compression, static files

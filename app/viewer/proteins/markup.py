@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
 
+from app.platform.timeutil import utcnow
 from app.viewer.proteins import columns, liabilities
 from app.viewer.store import epitopes as epitope_store
 from app.viewer.store import get_engine
@@ -89,10 +90,18 @@ def marked_sequence(sequence: str, assessment: liabilities.Assessment | None = N
 
 def exposure(pipeline_id: str | None, result_id: object) -> tuple[str, tuple | None]:
     """Return the design's oxidation state and exposed M/W as the epitope scan stored
-    them: ("read", positions), ("unread", None) or ("pending", None)."""
+    them: ("read", positions), ("unread", None) or ("pending", None).
+
+    "pending" while a scan of the pipeline runs: the table, its filters and the exports
+    read the index, whose counts change when the scan finishes (``epitope_store.finish``
+    bumps its version), so the result page shows the same count as they do until then.
+    """
     if not pipeline_id or not result_id:
         return "pending", None
     with get_engine().connect() as conn:
+        scan = epitope_store.get(conn, pipeline_id)
+        if scan is None or scan.finished_count is None or scan.running(utcnow()):
+            return "pending", None
         found = epitope_store.design(conn, pipeline_id, str(result_id))
     if found is None:
         return "pending", None
