@@ -80,8 +80,8 @@ haproxy:
 # (tests/support/sdk_double.py), so no pass repeats the viewer's tests behind it.
 test: install-test chromium haproxy lint test-sqlite test-postgres test-cluster
 
-# The inner loop: SQLite, in process, no browser, no server process, no cluster (1,601 tests,
-# 3.5 minutes on 2 cores; a folder takes seconds). One folder:
+# The inner loop: SQLite, in process, no browser, no server process, no cluster (1,666
+# tests; a folder takes seconds). One folder:
 # `make test-fast TESTS=tests/viewer/results`; one test:
 # `.venv/bin/python -m pytest tests/viewer/results/test_views.py::test_name`.
 TESTS ?= tests
