@@ -22,7 +22,6 @@ from pydantic_core import to_json
 
 from app.viewer.chem import alerts, identifiers, properties
 from app.viewer.core import formatting
-from app.viewer.exports.precision import rounded_properties
 from app.viewer.proteins import columns as protein_columns
 from app.viewer.results.table import Column
 
@@ -174,8 +173,7 @@ def columns(columns: list[Column], added: list[str], records: Sequence[dict],
             out.append(computed[key])
         elif source == "chemistry":  # computed from the SMILES (RDKit), as the table shows
             if chemistry is None:
-                chemistry = [rounded_properties(properties.compute(r.get("smiles")))
-                             for r in records]
+                chemistry = [properties.compute(r.get("smiles")) for r in records]
             out.append([values.get(key) for values in chemistry])
         elif source == "protein":  # the designed chain's (Biopython), as the table shows
             if proteins is None:

@@ -140,7 +140,7 @@ def _computed(numbers: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, lis
     for key, column in numbers.items():
         values = column[rows].tolist()  # floats: NaN is none (v != v)
         decimals = 0 if key in _WHOLE else precision.DECIMALS.get(key)
-        if decimals is None:  # as ``precision.rounded``: a key it does not round
+        if decimals is None:  # not a computed property: as stored
             out[key] = [None if v != v else v for v in values]
         elif decimals:
             out[key] = [None if v != v else round(v, decimals) for v in values]

@@ -23,15 +23,3 @@ STATEMENT = ("Metrics and ADME values are as the compute API returned them. Prop
              + ", ".join(f"{key} to {n} decimal{'s' if n != 1 else ''}"
                          for key, n in DECIMALS.items() if not PROPERTIES[key].integer)
              + "; counts are whole numbers.")
-
-
-def rounded(key: str, value):
-    """Return a computed property's value at its stated precision (others unchanged)."""
-    if isinstance(value, float) and key in DECIMALS:
-        return round(value, DECIMALS[key]) if DECIMALS[key] else round(value)
-    return value
-
-
-def rounded_properties(values: dict | None) -> dict:
-    """Return ``chem.properties.compute``'s answer with every value rounded."""
-    return {key: rounded(key, value) for key, value in (values or {}).items()}

@@ -50,7 +50,6 @@ from app.viewer.chem import depict, identifiers
 from app.viewer.chem import properties as chemistry
 from app.viewer.core.errors import ApiError
 from app.viewer.exports import fetch_ahead
-from app.viewer.exports.precision import rounded_properties
 from app.viewer.exports.stream import incomplete_text
 
 # Fetches a result's ligand file (bytes) or None: ``exports.stream.result_file_bytes`` bound to
@@ -88,7 +87,7 @@ def properties(record: dict) -> list[tuple[str, str]]:
     props += sorted((record.get("metrics") or {}).items())
     adme = record.get("adme") or {}
     props += [(key, adme.get(key)) for key in _ADME_KEYS]
-    props += list(rounded_properties(chemistry.compute(record.get("smiles"))).items())
+    props += list((chemistry.compute(record.get("smiles")) or {}).items())
     codes = [str(w.get("code")) for w in record.get("warnings") or [] if w.get("code")]
     props.append(("warnings", ";".join(codes)))
     texts = [(_NAME_UNSAFE.sub("_", str(name)), _value_text(value)) for name, value in props

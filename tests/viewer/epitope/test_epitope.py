@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import re
 import time
+from collections import Counter
 
 import pytest
 from Bio.Data.PDBData import residue_sasa_scales
@@ -105,6 +106,12 @@ def recomputed(structures):
     return {rid: _contacts(s) for rid, s in structures.items()}
 
 
+def _most_contacted(recomputed) -> list[tuple[str, int]]:
+    """The target residues the designs contact, most contacted first (ties in order)."""
+    counts = Counter(r for residues in recomputed.values() for r in residues)
+    return sorted(counts, key=lambda r: (-counts[r], r))
+
+
 def test_designs_have_their_own_epitopes(recomputed):
     distinct = {frozenset(c) for c in recomputed.values()}
     assert len(distinct) > 100  # not one pose per backbone topology any more
@@ -114,11 +121,7 @@ def test_designs_have_their_own_epitopes(recomputed):
 def test_contacts_filter_matches_contacts_recomputed_from_the_files(demo_app, recomputed):
     app, demo = demo_app
     client, path = app.test_client(), _path(demo)
-    counts: dict[tuple[str, int], int] = {}
-    for residues in recomputed.values():
-        for r in residues:
-            counts[r] = counts.get(r, 0) + 1
-    top = sorted(counts, key=lambda r: (-counts[r], r))
+    top = _most_contacted(recomputed)
     one, two = top[0], top[1]
     for query, want in (
         ([one], {rid for rid, c in recomputed.items() if one in c}),
@@ -137,11 +140,7 @@ def test_a_patch_keeps_designs_contacting_at_least_k_of_it(demo_app, recomputed)
     # contacts are the epitope scan's, like contacts= and contacts_any=.
     app, demo = demo_app
     client, path = app.test_client(), _path(demo)
-    counts: dict[tuple[str, int], int] = {}
-    for residues in recomputed.values():
-        for r in residues:
-            counts[r] = counts.get(r, 0) + 1
-    patch = sorted(counts, key=lambda r: (-counts[r], r))[:4]
+    patch = _most_contacted(recomputed)[:4]
     text = ",".join(f"{c}:{n}" for c, n in patch)
     sizes = {rid: len(set(patch) & c) for rid, c in recomputed.items()}
     for k in (1, 2, 3, 4):
