@@ -65,7 +65,9 @@ def test_a_result_page_of_three_slow_calls_waits_one_timeout(client, shared, slo
     assert response.status_code == 504, (response.status_code, elapsed)
     assert elapsed < TIMEOUT + 0.45, elapsed
     assert response.headers["Retry-After"].isdigit()
-    assert len(proxy.calls) == 2  # the third call was never made: no time was left
+    # The third call was never made: no time was left (on a loaded machine the first call
+    # alone, 0.7 s plus the service's own time, can use the whole deadline).
+    assert len(proxy.calls) <= 2
 
 
 def test_calls_within_the_deadline_still_make_the_page(client, shared, slow_proxy):

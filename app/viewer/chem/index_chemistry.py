@@ -1,10 +1,11 @@
 """The chemistry an index build computes once per distinct molecule, in the budgeted child.
 
 For each SMILES: its structural alerts (``alerts``: PAINS A/B/C and Brenk, name and
-SMARTS), its Bemis-Murcko scaffold (``scaffolds``), its Morgan fingerprint (radius 2,
-2048 bits, ``similarity``) packed as 256 bytes (``fingerprint_bits``), and for the
-substructure screen its pattern fingerprint (packed likewise) and its record (compressed
-binary pickle, ``pattern_screen``), from one parse of the SMILES. The child (``budget``)
+SMARTS), its Bemis-Murcko scaffold (``scaffolds.scaffold_of_mol``), its Morgan
+fingerprint (radius 2, 2048 bits, ``similarity``) packed as 256 bytes
+(``fingerprint_bits``), and for the substructure screen its pattern fingerprint (packed
+likewise) and its record (compressed binary pickle, ``pattern_screen``), from one parse of
+the SMILES. The child (``budget``)
 gives each molecule ``ITEM_SECONDS``: a hostile SMILES that overruns is
 ``budget.OVERRUN`` and the build records it as unknown, never hangs.
 
@@ -20,10 +21,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rdkit import Chem
-from rdkit.Chem.Scaffolds import MurckoScaffold
 from rdkit.rdBase import BlockLogs
 
-from app.viewer.chem import alerts, fingerprint_bits, pattern_screen, similarity
+from app.viewer.chem import alerts, fingerprint_bits, pattern_screen, scaffolds, similarity
 from app.viewer.runtime import budget
 
 MoleculeAnswer = tuple[tuple[tuple[str, str | None], ...] | None, str | None, bytes, bytes,
@@ -45,7 +45,7 @@ def molecule_now(smiles: str) -> MoleculeAnswer:
         if mol is None:
             return UNREADABLE
         found = alerts.alerts_of_mol(mol)
-        scaffold = Chem.MolToSmiles(MurckoScaffold.GetScaffoldForMol(mol))
+        scaffold = scaffolds.scaffold_of_mol(mol)
         bits = similarity.generator().GetFingerprintAsNumPy(mol)
         pattern = pattern_screen.bits_of(mol)
     return (found, scaffold, fingerprint_bits.pack(bits).tobytes(), pattern,

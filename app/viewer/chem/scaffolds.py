@@ -40,7 +40,19 @@ def scaffold_now(smiles: str) -> str | None:
         mol = Chem.MolFromSmiles(smiles)
         if mol is None:
             return None
-        return Chem.MolToSmiles(MurckoScaffold.GetScaffoldForMol(mol))
+        return scaffold_of_mol(mol)
+
+
+def scaffold_of_mol(mol: Chem.Mol) -> str:
+    """Return the canonical SMILES of ``mol``'s Bemis-Murcko scaffold, "" if acyclic.
+
+    A molecule without rings has the empty scaffold; it is answered without RDKit's
+    decomposition, whose time grows with the square of a chain's length (1.4 s for a
+    1,000-atom chain, enough to stall the index build of a hostile set).
+    """
+    if mol.GetRingInfo().NumRings() == 0:
+        return ""
+    return Chem.MolToSmiles(MurckoScaffold.GetScaffoldForMol(mol))
 
 
 def display(scaffold: str) -> str:
