@@ -5,8 +5,8 @@ command is read from the Makefile), ``purge-expired`` as the hourly loop does, t
 start-up step again, and reads the demo back through the API a visitor's viewer uses.
 
 A test's first seeding (on its empty database) is the test process's seeded demo copied in
-(``seeded_demo``: the rows and files ``seed_demo`` makes); every re-seed the upkeep decides
-on runs ``seed_demo`` itself.
+(``first_seed_copied``: the rows and files ``seed_demo`` makes); every re-seed the upkeep
+decides on runs ``seed_demo`` itself.
 """
 
 from __future__ import annotations
@@ -19,12 +19,11 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from app.demo import seed as demo_seed
 from app.demo.upkeep import banner
 from app.platform.db import get_engine
 from app.store import schema
 from tests.support.apps import make_test_app
-from tests.support.demo import seeded_demo
+from tests.support.demo import first_seed_copied
 
 ROOT = Path(__file__).resolve().parents[2]
 # The demo's own sizes (app.synthetic): the IL-6 design stopped at 260 of 300.
@@ -42,19 +41,11 @@ def startup_args(path: Path) -> list[str]:
 
 
 @pytest.fixture
-def demo_app(db_url, tmp_path, monkeypatch):
+def demo_app(db_url, tmp_path):
     """The app on an empty database; the commands' first ``seed_demo`` is a copy."""
     app = make_test_app(db_url, tmp_path)
-    real_seed_demo, calls = demo_seed.seed_demo, []
-
-    def first_copied(engine, **kwargs):
-        calls.append(kwargs)
-        if len(calls) == 1 and kwargs.get("results") is None:
-            return seeded_demo(app, kwargs["public_url"])
-        return real_seed_demo(engine, **kwargs)
-
-    monkeypatch.setattr(demo_seed, "seed_demo", first_copied)
-    yield app
+    with first_seed_copied(app):
+        yield app
     get_engine(app).dispose()
 
 
