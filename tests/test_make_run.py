@@ -26,6 +26,7 @@ from app.demo.upkeep import seed
 from app.platform.db import get_engine
 from tests.support.apps import make_test_app
 from tests.support.databases import migrated_database
+from tests.support.demo import first_seed_copied
 from tests.support.servers import free_port
 
 # Its fixtures start gunicorn.
@@ -36,12 +37,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def seeded(tmp_path_factory):
-    """A demo database and its demo file, seeded for http://127.0.0.1:8000."""
+    """A demo database and its demo file, seeded for http://127.0.0.1:8000 (the test
+    process's seeded demo, copied)."""
     tmp = tmp_path_factory.mktemp("make-run")
     url, drop = migrated_database(tmp)
     app = make_test_app(url, tmp)
-    demo = seed(get_engine(app), store=open_store(app.config),
-                public_url="http://127.0.0.1:8000")
+    with first_seed_copied(app):
+        demo = seed(get_engine(app), store=open_store(app.config),
+                    public_url="http://127.0.0.1:8000")
     path = tmp / "demo.json"
     path.write_text(json.dumps(demo))
     get_engine(app).dispose()

@@ -3,6 +3,10 @@
 Each test runs what ``make run`` runs: ``refresh-demo instance/demo.json`` at start-up (the
 command is read from the Makefile), ``purge-expired`` as the hourly loop does, then the
 start-up step again, and reads the demo back through the API a visitor's viewer uses.
+
+A test's first seeding (on its empty database) is the test process's seeded demo copied in
+(``first_seed_copied``: the rows and files ``seed_demo`` makes); every re-seed the upkeep
+decides on runs ``seed_demo`` itself.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from app.demo.upkeep import banner
 from app.platform.db import get_engine
 from app.store import schema
 from tests.support.apps import make_test_app
+from tests.support.demo import first_seed_copied
 
 ROOT = Path(__file__).resolve().parents[2]
 # The demo's own sizes (app.synthetic): the IL-6 design stopped at 260 of 300.
@@ -37,8 +42,10 @@ def startup_args(path: Path) -> list[str]:
 
 @pytest.fixture
 def demo_app(db_url, tmp_path):
+    """The app on an empty database; the commands' first ``seed_demo`` is a copy."""
     app = make_test_app(db_url, tmp_path)
-    yield app
+    with first_seed_copied(app):
+        yield app
     get_engine(app).dispose()
 
 

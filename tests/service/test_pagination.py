@@ -9,17 +9,45 @@ from hypothesis import strategies as st
 
 from app.platform.db import get_engine
 from tests.support import factories
+from tests.support.apps import make_org, make_test_app
+from tests.support.databases import dispose_engines, migrated_database
 from tests.support.factories import assert_envelope
 
 
-@pytest.fixture
-def pipeline(app, org):
-    """A protein-design pipeline with 1,001 results (archive + structure on the first 60)."""
-    with get_engine(app).begin() as conn:
+@pytest.fixture(scope="module")
+def paged_app(tmp_path_factory):
+    """An app over a protein-design pipeline with 1,001 results (archive + structure on the
+    first 60) and a link to it: (app, {"url", "ids"}). The tests that take it only read."""
+    tmp = tmp_path_factory.mktemp("pagination")
+    url, drop = migrated_database(tmp)
+    application = make_test_app(url, tmp)
+    org = make_org(application)
+    with get_engine(application).begin() as conn:
         pipeline_id, ids = factories.insert_pipeline(conn, org.workspace_id, n_results=1001)
-        factories.add_result_artifacts(conn, app.config["ARTIFACT_DIR"], ids[:60])
-    link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
-    return {"url": f"/compute/v1/share/{link.id}/pipelines/{pipeline_id}/results", "ids": ids}
+        factories.add_result_artifacts(conn, application.config["ARTIFACT_DIR"], ids[:60])
+    link = factories.make_link(application, org, pipeline_ids=[pipeline_id])
+    yield application, {"url": f"/compute/v1/share/{link.id}/pipelines/{pipeline_id}/results",
+                        "ids": ids}
+    dispose_engines(application)
+    drop()
+
+
+@pytest.fixture
+def pipeline(paged_app):
+    """The 1,001 results' page URL and ids, in id order."""
+    return paged_app[1]
+
+
+@pytest.fixture
+def client(paged_app):
+    """A test client of the app over ``pipeline``."""
+    return paged_app[0].test_client()
+
+
+@pytest.fixture
+def service_app(paged_app):
+    """The service half of the app over ``pipeline``."""
+    return paged_app[0].extensions["service_app"]
 
 
 def get_page(client, url: str, **params):
@@ -163,19 +191,22 @@ def model_page(matching: list[str], limit: int, after: str | None, before: str |
 
 @pytest.fixture
 def small_pipeline(app, org):
-    """A pipeline with 30 results, for the property test."""
+    """A pipeline with 30 results in the test's own app, for the property test; its
+    client."""
     with get_engine(app).begin() as conn:
         pipeline_id, ids = factories.insert_pipeline(conn, org.workspace_id, n_results=30)
         other, _ = factories.insert_pipeline(conn, org.workspace_id, n_results=5)
     link = factories.make_link(app, org, pipeline_ids=[pipeline_id, other])
-    return {"url": f"/compute/v1/share/{link.id}/pipelines/{pipeline_id}/results", "ids": ids}
+    return {"url": f"/compute/v1/share/{link.id}/pipelines/{pipeline_id}/results", "ids": ids,
+            "client": app.test_client()}
 
 
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 @pytest.mark.dialect  # keyset pagination: id order and comparisons in the database
-def test_paging_property(client, small_pipeline, data):
+def test_paging_property(small_pipeline, data):
+    client = small_pipeline["client"]
     ids = small_pipeline["ids"]
     url = small_pipeline["url"]
     # Cursors: existing ids, or positions between/outside them.

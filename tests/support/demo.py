@@ -6,7 +6,8 @@ tests of the viewer need it in a fresh database each. On SQLite, ``seeded_demo(a
 a template database and artifact folder the first time, then copies them into the app's
 own database (SQLite's backup API, a page-exact copy) and artifact folder: the same rows,
 ids and files as ``seed_demo`` made, in a database that only this test changes. On
-PostgreSQL (``TEST_DATABASE_URL``) it runs ``seed_demo`` itself.
+PostgreSQL (``TEST_DATABASE_URL``) it runs ``seed_demo`` itself. ``first_seed_copied(app)``
+makes the commands and the upkeep that call ``seed_demo`` get such a copy the first time.
 
 Most tests only read the demo: ``shared_demo(config)`` is one app over one seeded demo per
 test process (tests marked ``reads_demo`` get it as their ``app``), with its exploration
@@ -27,16 +28,18 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 
-from app.demo.seed import seed_demo
+from app.demo import seed as demo_seed
+from app.demo.seed import DEFAULT_PUBLIC_URL, seed_demo
 from app.platform.db import get_engine
 from app.viewer.store import schema as viewer_schema
 from tests.support.apps import make_test_app
 from tests.support.databases import PG_URL, dispose_engines, migrated_database
 
 PUBLIC_URL = "http://viewer.test"
-_templates: dict[str, tuple[Path, Path, dict, dict]] = {}
+_template_made: list[tuple[Path, Path, dict, dict]] = []
 _MISSING = object()
 
 
@@ -54,9 +57,10 @@ def _row_counts(path: Path) -> dict[str, int]:
         return {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
 
 
-def _template(public_url: str) -> tuple[Path, Path, dict, dict]:
-    """The template database, artifact folder, summary and the rows of an unseeded one."""
-    if public_url not in _templates:
+def _template() -> tuple[Path, Path, dict, dict]:
+    """The template database, artifact folder, summary (links for ``PUBLIC_URL``) and the
+    rows of an unseeded database."""
+    if not _template_made:
         folder = Path(tempfile.mkdtemp(prefix="demo-copy-"))
         # ~70 MB of artifacts per test process: gone when the process ends.
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
@@ -66,14 +70,24 @@ def _template(public_url: str) -> tuple[Path, Path, dict, dict]:
         engine = sa.create_engine(url)
         try:
             summary = seed_demo(engine, artifact_dir=str(folder / "artifacts"),
-                                public_url=public_url)
+                                public_url=PUBLIC_URL)
         finally:
             engine.dispose()
-        _templates[public_url] = database, folder / "artifacts", summary, empty
-    return _templates[public_url]
+        _template_made.append((database, folder / "artifacts", summary, empty))
+    return _template_made[0]
 
 
-def seeded_demo(app, public_url: str = PUBLIC_URL) -> dict:
+def _for_url(summary: dict, public_url: str | None) -> dict:
+    """A copy of ``summary`` with its links' URLs for ``public_url`` (what ``seed_demo``
+    returns for it: the URL is in the summary only, never in the rows)."""
+    copied = copy.deepcopy(summary)
+    base = (public_url or DEFAULT_PUBLIC_URL).rstrip("/")
+    for link in copied["share_links"].values():
+        link["url"] = f"{base}/share/{link['id']}"
+    return copied
+
+
+def seeded_demo(app, public_url: str | None = PUBLIC_URL) -> dict:
     """What ``seed_demo(get_engine(app), artifact_dir=..., public_url=...)`` does, fast.
 
     Returns the summary (a copy the test may change). Falls back to ``seed_demo`` when the
@@ -85,7 +99,7 @@ def seeded_demo(app, public_url: str = PUBLIC_URL) -> dict:
     if PG_URL or target is None or app.config.get("VIEWER_DATABASE_URL") not in (None, url):
         return seed_demo(get_engine(app), artifact_dir=app.config["ARTIFACT_DIR"],
                          public_url=public_url)
-    database, artifacts, summary, empty = _template(public_url)
+    database, artifacts, summary, empty = _template()
     # No pooled connection may keep reading the replaced pages.
     dispose_engines(app)
     if _row_counts(target) != empty:
@@ -95,7 +109,29 @@ def seeded_demo(app, public_url: str = PUBLIC_URL) -> dict:
           contextlib.closing(sqlite3.connect(target)) as copy_to):
         source.backup(copy_to)
     shutil.copytree(artifacts, app.config["ARTIFACT_DIR"], dirs_exist_ok=True)
-    return copy.deepcopy(summary)
+    return _for_url(summary, public_url)
+
+
+@contextlib.contextmanager
+def first_seed_copied(app):
+    """Within the block, ``app.demo.seed.seed_demo``'s first call (the demo's own sizes) is
+    ``seeded_demo(app, public_url)``; every later call is ``seed_demo`` itself.
+
+    For tests of the commands and the upkeep that seed a demo into ``app``'s database
+    (``seed-demo``, ``refresh-demo``): the first demo is the one they would have made, and
+    a re-seed the upkeep decides on is a real one.
+    """
+    real, calls = demo_seed.seed_demo, []
+
+    def seed_demo_first_copied(engine, **kwargs):
+        calls.append(kwargs)
+        if len(calls) == 1 and kwargs.get("results") is None:
+            return seeded_demo(app, kwargs.get("public_url"))
+        return real(engine, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(demo_seed, "seed_demo", seed_demo_first_copied)
+        yield
 
 
 # Tables a read builds or refreshes (the exploration index, epitope scans: caches that answer
