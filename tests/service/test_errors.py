@@ -5,6 +5,9 @@ oversized bodies, bad dates and cursors, odd path ids, wrong methods, missing or
 keys) must answer a 4xx with exactly ``{statusCode, error, message}``, never a 500, and
 must change nothing in the database. The cases are derived from each endpoint's pydantic
 models, so a new endpoint is covered as soon as it is registered.
+
+The module's tests share one app and organization: each checks that its rejected requests
+left every row as it found it (``caller``), so none sees another's writes.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from app.service.api import EndpointSpec, query_dict, specs_of
 from app.service.routes import BLUEPRINTS
 from app.store import schema
 from tests.support.admin import make_key
+from tests.support.apps import OrgFixture, make_org, make_test_app
+from tests.support.databases import dispose_engines, migrated_database
 
 SPECS = specs_of(BLUEPRINTS)
 IDS = [f"{s.method} {s.path}" for s in SPECS]
@@ -82,6 +87,23 @@ def assert_4xx(response, status: int | None = None) -> dict:
     assert isinstance(body["error"], str) and body["error"]
     assert isinstance(body["message"], str) and body["message"]
     return body
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    """One app on a fresh migrated database for the module's tests."""
+    root = tmp_path_factory.mktemp("errors")
+    url, drop = migrated_database(root)
+    application = make_test_app(url, root)
+    yield application
+    dispose_engines(application)
+    drop()
+
+
+@pytest.fixture(scope="module")
+def org(app) -> OrgFixture:
+    """The organization whose admin key the module's calls carry."""
+    return make_org(app)
 
 
 @pytest.fixture
