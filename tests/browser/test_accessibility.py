@@ -154,35 +154,70 @@ class Tab(Visitor):
         assert self.errors == []
 
 
-@pytest.fixture
-def tab_factory(browser):
-    """Make ``Tab`` objects that are closed (and checked for JS errors) after the test."""
-    made: list[Tab] = []
+@pytest.fixture(scope="module")
+def shared_tabs(browser):
+    """The module's reusable tabs, one per width and mode (closed after the module)."""
+    tabs: dict[tuple[str, bool], Tab] = {}
+    yield tabs
+    for tab in tabs.values():
+        tab.context.close()
 
-    def make(width: str = "desktop", audit: bool = False) -> Tab:
-        made.append(Tab(browser, width, audit))
-        return made[-1]
+
+@pytest.fixture
+def tab_factory(browser, shared_tabs):
+    """Make ``Tab`` objects; each is checked for JS errors after the test.
+
+    By default a test gets the module's tab of that width and mode, reused from test to
+    test: every ``Tab.open`` loads a new document into it, and its error list starts
+    empty for each test. A new browser page costs about a second of CPU (a renderer
+    process, every script compiled anew), most of a short test's cost. ``fresh=True``
+    makes a tab of the test's own, closed after it, for a test that changes the tab
+    itself (its viewport, its listeners).
+    """
+    used: list[Tab] = []
+    fresh_tabs: list[Tab] = []
+
+    def make(width: str = "desktop", audit: bool = False, fresh: bool = False) -> Tab:
+        if fresh:
+            fresh_tabs.append(Tab(browser, width, audit))
+            return fresh_tabs[-1]
+        tab = shared_tabs.get((width, audit))
+        if tab is None:
+            tab = shared_tabs[(width, audit)] = Tab(browser, width, audit)
+        tab.errors.clear()
+        used.append(tab)
+        return tab
 
     yield make
-    for tab in made:
+    for tab in fresh_tabs:
         tab.close()
+    for tab in used:
+        errors, tab.errors = list(tab.errors), []
+        assert errors == []
 
 
 def run_axe(page, selector: str | None = None, rules: list[str] | None = None) -> dict:
     """Inject axe-core into ``page`` and run the ``AXE_TAGS`` rules (or only ``rules``).
 
     On the whole document, or on the elements matching ``selector``. Returns
-    ``{"violations": [...], "passes": <number of rules that passed>}``, each violation with
-    its rule id, impact, help text and the offending nodes.
+    ``{"violations": [...], "passes": <number of rules that passed>, "incomplete": [...]}``,
+    each violation with its rule id, impact, help text and every offending node; each
+    "needs review" rule as its id and node count.
+
+    axe details every node only of the result types it is asked for (the others keep one
+    node each): violations always, "needs review" only when ``AXE_REPORT`` is set, since
+    only the report reads their node counts. Passes are counted by rule, so their nodes
+    are never needed; detailing them was most of an audit's time on a long page.
     """
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
     run_only = {"type": "rule", "values": rules} if rules else {"type": "tag",
                                                                 "values": AXE_TAGS}
+    detailed = ["violations", "incomplete"] if os.environ.get("AXE_REPORT") else ["violations"]
     return page.evaluate(
-        """async ([selector, runOnly]) => {
+        """async ([selector, runOnly, resultTypes]) => {
             const result = await axe.run(selector ? {include: [selector]} : document, {
-                runOnly: runOnly, resultTypes: ["violations", "passes", "incomplete"],
+                runOnly: runOnly, resultTypes: resultTypes,
             });
             return {
                 passes: result.passes.length,
@@ -195,7 +230,7 @@ def run_axe(page, selector: str | None = None, rules: list[str] | None = None) -
                 })),
             };
         }""",
-        [selector, run_only],
+        [selector, run_only, detailed],
     )
 
 
@@ -265,7 +300,7 @@ def test_the_audit_catches_a_real_violation(urls, tab_factory):
 
 def test_without_bypass_the_csp_blocks_the_injected_audit_script(urls, tab_factory):
     """Why the audit contexts bypass the CSP: the app's policy refuses inline scripts."""
-    tab = tab_factory()
+    tab = tab_factory(fresh=True)
     refusals: list[str] = []
     tab.page.on("console", lambda m: refusals.append(m.text)
                 if "Content Security Policy" in m.text else None)
@@ -467,7 +502,7 @@ def test_wide_tables_scroll_inside_their_own_container_on_a_phone(urls, tab_fact
 
 def test_a_table_that_fits_is_no_extra_tab_stop(urls, tab_factory):
     """viewer.js keeps scroll boxes in the Tab order only while they scroll."""
-    wide = tab_factory("desktop")
+    wide = tab_factory("desktop", fresh=True)
     wide.open(urls, "result-protein")
     metrics = wide.page.locator("section[aria-labelledby=metrics-heading] .table-scroll")
     assert metrics.get_attribute("role") == "region"

@@ -14,17 +14,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urljoin
 
 import httpx
 import pytest
 
-from tests.browser.conftest import DESKTOP, PHONE, Visitor
+from tests.browser.conftest import DESKTOP, PHONE, Visitor, api_records, seeded_site_env
 from tests.browser.explore_fixture import (
     PIPELINE,
     VIEW,
@@ -33,7 +30,6 @@ from tests.browser.explore_fixture import (
     result_ids,
     serve,
 )
-from tests.support.databases import ROOT
 from tests.support.servers import start_gunicorn, stop_gunicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -53,12 +49,34 @@ def site():
     server.server_close()
 
 
-@pytest.fixture
-def visitors(browser):
-    """Make visitors (desktop by default); each must end without a console error."""
-    made: list[Visitor] = []
+@pytest.fixture(scope="module")
+def desktop_visitor(browser):
+    """The module's plain desktop visitor, reused from test to test (closed after it)."""
+    v = Visitor(browser, DESKTOP)
+    yield v
+    v.close()
 
-    def make(viewport=None, **options) -> Visitor:
+
+@pytest.fixture
+def visitors(browser, desktop_visitor):
+    """Make visitors (desktop by default); each must end without a console error.
+
+    A plain desktop visitor (no viewport, no options, ``fresh`` false) is the module's,
+    reused: each test loads its own page into it, its error list emptied first. A new
+    browser page costs about a second of CPU, most of a short test's cost; the fixture
+    pages of a test are another origin than the last test's (a server on a new port), so
+    no storage carries over. Pages of one origin across tests (the live site's: the tab
+    keeps the plots panel open in its sessionStorage) need ``fresh=True``, as does any
+    visitor with options; such a visitor is the test's own, closed after it.
+    """
+    made: list[Visitor] = []
+    shared: list[Visitor] = []
+
+    def make(viewport=None, fresh: bool = False, **options) -> Visitor:
+        if viewport is None and not options and not fresh:
+            desktop_visitor.errors.clear()
+            shared.append(desktop_visitor)
+            return desktop_visitor
         made.append(Visitor(browser, viewport or DESKTOP, **options))
         return made[-1]
 
@@ -66,6 +84,9 @@ def visitors(browser):
     for v in made:
         v.close()
         assert v.errors == []
+    for v in shared:
+        errors, v.errors = list(v.errors), []
+        assert errors == []
 
 
 def open_page(v: Visitor, site: FixtureSite, query: str = "") -> None:
@@ -259,7 +280,7 @@ def test_clear_and_copy_link(site, visitors):
 
 
 def test_another_tab_sees_the_same_shortlist(site, visitors):
-    v = visitors()
+    v = visitors(fresh=True)
     open_page(v, site)
     other = v.context.new_page()
     other.goto(site.url + VIEW)
@@ -405,7 +426,7 @@ def explore_json(v: Visitor) -> dict:
 
 @pytest.mark.parametrize("query", ["", "?iptm__gte=0.8&sort=-iptm", "?warnings=any"])
 def test_live_scatter_has_one_point_per_matching_result(live_site, visitors, query):
-    v = visitors()
+    v = visitors(fresh=True)
     open_live(v, live_url(live_site, "protein_design", query))
     body = explore_json(v)
     assert body["state"] == "ready" and not body["points"]["truncated"]
@@ -423,7 +444,7 @@ def test_live_scatter_has_one_point_per_matching_result(live_site, visitors, que
 
 def test_live_shortlist_survives_paging_and_reload_and_exports_its_rows(live_site, visitors):
     server, _seed = live_site
-    v = visitors()
+    v = visitors(fresh=True)
     open_live(v, live_url(live_site, "protein_design", "?limit=10&sort=-iptm"))
     page = v.page
     first = page.locator("tr[data-result-id]").evaluate_all(
@@ -485,32 +506,29 @@ def test_live_page_at_phone_width(live_site, visitors, kind):
 
 @pytest.fixture(scope="module")
 def building_site(tmp_path_factory):
-    """Gunicorn over a demo of 3,000 designs whose index builds in the background."""
+    """Gunicorn over a copy of the demo whose index builds in the background.
+
+    A server of its own (the shared one may have built its indexes already), with
+    ``EXPLORE_SYNC_LIMIT`` below the demo's 260 designs: the first results page starts
+    the build in a background thread and answers while it runs.
+    """
     tmp = tmp_path_factory.mktemp("explore-building")
-    env = {
-        "FLASK_DATABASE_URL": f"sqlite:///{tmp / 'demo.sqlite3'}",
-        "FLASK_INSTANCE_PATH": str(tmp / "instance"),
-        "FLASK_ARTIFACT_DIR": str(tmp / "artifacts"),
-        "FLASK_SECRET_KEY": "browser-secret",
-    }
-    for command in (["init-db"], ["seed-demo", "--results", "3000", "--json"]):
-        done = subprocess.run([sys.executable, "-m", "flask", "--app", "app", *command],
-                              cwd=ROOT, env={**os.environ, **env}, capture_output=True,
-                              text=True, check=True, timeout=600)
+    env, seed = seeded_site_env(tmp)
     server = start_gunicorn({**env, "FLASK_EXPLORE_SYNC_LIMIT": "10"}, tmp)
-    yield server, json.loads(done.stdout)
+    yield server, seed
     stop_gunicorn(server)
 
 
 def test_live_building_page_polls_and_shows_the_plots_when_ready(building_site, visitors):
-    v = visitors()
+    v = visitors(fresh=True)
     polled: list[str] = []
     v.page.on("request", lambda r: polled.append(r.url) if "/explore.json" in r.url else None)
     v.goto(live_url(building_site, "protein_design", "?sort=-iptm"))
     if v.page.locator("#index-progress").count() == 0:
         pytest.skip("the index was ready at the first request")
     assert v.page.locator("script[src*='js/index_progress.js']").count() == 1
-    assert int(v.page.locator("#index-progress").get_attribute("max")) == 3000
+    designs = len(api_records(building_site[0], building_site[1], "protein_design"))
+    assert int(v.page.locator("#index-progress").get_attribute("max")) == designs
     # Reloaded when ready: the table, its plots one click away.
     v.page.wait_for_selector("#plots-panel > summary", timeout=120_000).click()
     v.page.wait_for_selector("[data-explore-scatter] svg", timeout=120_000)
