@@ -125,15 +125,16 @@ def test_a_partial_index_never_shows_a_result_the_api_would_not(app, client, org
 def test_a_page_slower_than_the_lease_keeps_the_build_to_one_worker(app, client, org,
                                                                    monkeypatch):
     monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
-    # A lease of a second (margin for a loaded machine), renewed five times as often.
-    monkeypatch.setattr(indexer, "LEASE", timedelta(seconds=1))
+    # A lease of 2.5 s, renewed every 0.2 s: a renewal may come late by two seconds on a
+    # loaded machine (PostgreSQL and two test workers on two cores) and still hold it.
+    monkeypatch.setattr(indexer, "LEASE", timedelta(seconds=2.5))
     monkeypatch.setattr(indexer, "RENEW_EVERY", timedelta(seconds=0.2))
     link_id, pipeline_id = _pipeline(app, org, n=40)  # one page
     api = app.extensions["compute_api"]
     real, pages = api.results, []
 
     def slow(*args, **kwargs):
-        time.sleep(1.3)  # longer than the lease
+        time.sleep(3.0)  # longer than the lease
         pages.append(kwargs.get("after_id"))
         return real(*args, **kwargs)
 
