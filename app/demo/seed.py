@@ -36,6 +36,12 @@ LINK_LIFE = {"public": timedelta(days=14), "email": timedelta(days=7)}
 # runs are backdated up to 5.6 days, and ``make run`` must not purge them under a visitor.
 DEMO_RETENTION = ("days", 14)
 
+def link_url(public_url: str | None, link_id: str) -> str:
+    """Return the URL of a demo link for the viewer at ``public_url`` (default
+    ``DEFAULT_PUBLIC_URL``): what the summary of ``seed_demo`` lists, never stored."""
+    return f"{(public_url or DEFAULT_PUBLIC_URL).rstrip('/')}/share/{link_id}"
+
+
 def seed_demo(engine: Engine, *, artifact_dir: str | None = None, store=None,
               public_url: str | None = None, results: int | None = None) -> dict:
     """Create the demo organization and return the summary ``seed-demo --json`` prints.
@@ -49,7 +55,6 @@ def seed_demo(engine: Engine, *, artifact_dir: str | None = None, store=None,
     if results is not None and results < 1:
         raise ValueError("results must be a positive integer")
     now = utcnow()
-    base_url = (public_url or DEFAULT_PUBLIC_URL).rstrip("/")
     with engine.begin() as conn:
         # The files are saved before the rows commit: no purge may sweep them meanwhile.
         hold_off_file_sweep(conn)
@@ -89,8 +94,8 @@ def seed_demo(engine: Engine, *, artifact_dir: str | None = None, store=None,
         "pipelines": pipeline_ids,
         "predictions": prediction_ids,
         "share_links": {
-            "public": {"id": public.id, "url": f"{base_url}/share/{public.id}"},
-            "email": {"id": email.id, "url": f"{base_url}/share/{email.id}",
+            "public": {"id": public.id, "url": link_url(public_url, public.id)},
+            "email": {"id": email.id, "url": link_url(public_url, email.id),
                       "allowed_emails": list(email.allowed_emails)},
         },
     }

@@ -23,21 +23,8 @@ def database_url(tmp_path: Path) -> tuple[str, callable]:
     """Return a URL for an empty database and a function that drops it."""
     if not PG_URL:
         return f"sqlite:///{tmp_path / 'test.sqlite3'}", lambda: None
-    schema = f"t_{secrets.token_hex(6)}"
-    admin = sa.create_engine(PG_URL)
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    admin.dispose()
-    separator = "&" if "?" in PG_URL else "?"
-    url = f"{PG_URL}{separator}options=-csearch_path%3D{schema}"
-
-    def drop() -> None:
-        engine = sa.create_engine(PG_URL)
-        with engine.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        engine.dispose()
-
-    return url, drop
+    schema = _new_schema()
+    return _schema_url(schema), lambda: _drop_schemas([schema])
 
 
 _migrated_sqlite: list[Path] = []
@@ -81,7 +68,18 @@ _idle_schemas: list[str] = []
 _VERSION_TABLES = ("alembic_version", "viewer_alembic_version")
 
 
+def _new_schema() -> str:
+    """Create an empty PostgreSQL schema of a new name; return the name."""
+    schema = f"t_{secrets.token_hex(6)}"
+    admin = sa.create_engine(PG_URL)
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    admin.dispose()
+    return schema
+
+
 def _schema_url(schema: str) -> str:
+    """The test database's URL with ``schema`` as its search path."""
     separator = "&" if "?" in PG_URL else "?"
     return f"{PG_URL}{separator}options=-csearch_path%3D{schema}"
 
@@ -140,11 +138,7 @@ def _migrated_postgres_schema() -> tuple[str, callable]:
     if _idle_schemas:
         schema = _idle_schemas.pop()
     else:
-        schema = f"t_{secrets.token_hex(6)}"
-        admin = sa.create_engine(PG_URL)
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-        admin.dispose()
+        schema = _new_schema()
         _migrate(_schema_url(schema))
 
     def give_back() -> None:

@@ -32,7 +32,7 @@ import pytest
 import sqlalchemy as sa
 
 from app.demo import seed as demo_seed
-from app.demo.seed import DEFAULT_PUBLIC_URL, seed_demo
+from app.demo.seed import seed_demo
 from app.platform.db import get_engine
 from app.viewer.store import schema as viewer_schema
 from tests.support.apps import make_test_app
@@ -81,9 +81,8 @@ def _for_url(summary: dict, public_url: str | None) -> dict:
     """A copy of ``summary`` with its links' URLs for ``public_url`` (what ``seed_demo``
     returns for it: the URL is in the summary only, never in the rows)."""
     copied = copy.deepcopy(summary)
-    base = (public_url or DEFAULT_PUBLIC_URL).rstrip("/")
     for link in copied["share_links"].values():
-        link["url"] = f"{base}/share/{link['id']}"
+        link["url"] = demo_seed.link_url(public_url, link["id"])
     return copied
 
 

@@ -19,12 +19,17 @@ def parse(response_or_text) -> BeautifulSoup:
     return BeautifulSoup(body, PARSER)
 
 
+def body(client, path: str, status: int = 200) -> str:
+    """GET ``path`` with ``client``, assert ``status`` and return the page's text."""
+    response = client.get(path)
+    content = response.get_data(as_text=True)
+    assert response.status_code == status, (path, response.status_code, content[:1000])
+    return content
+
+
 def page(client, path: str, status: int = 200) -> BeautifulSoup:
     """GET ``path`` with ``client``, assert ``status`` and return the parsed page."""
-    response = client.get(path)
-    body = response.get_data(as_text=True)
-    assert response.status_code == status, (path, response.status_code, body[:1000])
-    return BeautifulSoup(body, PARSER)
+    return BeautifulSoup(body(client, path, status), PARSER)
 
 
 def one(soup: BeautifulSoup | Tag, selector: str) -> Tag:

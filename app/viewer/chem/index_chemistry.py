@@ -5,9 +5,8 @@ SMARTS), its Bemis-Murcko scaffold (``scaffolds.scaffold_of_mol``), its Morgan
 fingerprint (radius 2, 2048 bits, ``similarity``) packed as 256 bytes
 (``fingerprint_bits``), and for the substructure screen its pattern fingerprint (packed
 likewise) and its record (compressed binary pickle, ``pattern_screen``), from one parse of
-the SMILES. The child (``budget``)
-gives each molecule ``ITEM_SECONDS``: a hostile SMILES that overruns is
-``budget.OVERRUN`` and the build records it as unknown, never hangs.
+the SMILES. The child (``budget``) gives each molecule ``ITEM_SECONDS``: a hostile SMILES
+that overruns is ``budget.OVERRUN`` and the build records it as unknown, never hangs.
 
 The answer of one molecule, ``MoleculeAnswer``, is ``(alerts, scaffold, fingerprint,
 pattern, record)``: ``alerts`` None when RDKit cannot read it, ``scaffold`` None likewise

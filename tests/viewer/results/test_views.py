@@ -34,7 +34,7 @@ from app.viewer.core.api_client import api
 from tests.support.apps import make_test_app
 from tests.support.databases import dispose_engines, migrated_database
 from tests.support.demo import PUBLIC_URL
-from tests.support.html import form_query, one, page, parse, text, texts
+from tests.support.html import body, form_query, one, page, parse, text, texts
 from tests.support.rdkit_reference import alert_catalog
 from tests.viewer.exports.test_csv_export import api_records
 from tests.viewer.exports.test_export_order import ranked
@@ -315,10 +315,7 @@ def walk(client, path: str) -> list[str | None]:
     """
     ids: list[str | None] = []
     while True:
-        response = client.get(path)
-        body = response.get_data(as_text=True)
-        assert response.status_code == 200, (path, response.status_code, body[:1000])
-        tree = lxml.html.fromstring(body)
+        tree = lxml.html.fromstring(body(client, path))
         ids += [tr.get("data-result-id") for tr in tree.xpath(RESULT_ROWS)]
         following = tree.xpath("//a[@rel='next']")
         if not following:
