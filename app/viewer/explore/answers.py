@@ -23,7 +23,7 @@ from app.viewer.explore.index.frame import Frame
 from app.viewer.explore.query import ExploreQuery
 from app.viewer.explore.query import check_keys as check_query_keys
 from app.viewer.explore.selections import REGISTRY, ViewContext
-from app.viewer.runtime.cache import BoundedCache
+from app.viewer.runtime.cache import BoundedCache, approximate_bytes
 from app.viewer.store import get_engine
 from app.viewer.store import index_queries as queries
 from app.viewer.store.result_index import IndexState
@@ -31,7 +31,10 @@ from app.viewer.store.result_index import IndexState
 HISTOGRAM_BINS = 20
 POINTS_LIMIT = 5000
 _frames: BoundedCache[Frame] = BoundedCache(4)  # ~25 MB each for 100,000 results
-_answers: BoundedCache = BoundedCache(256)
+# Recent views' answers of this worker: a view's rows in order are 8 bytes a result, so the
+# bound is in bytes too (256 views of a million results would otherwise hold 2 GB).
+ANSWER_BYTES = 64 * 1024 * 1024
+_answers: BoundedCache = BoundedCache(256, maxweight=ANSWER_BYTES, weight=approximate_bytes)
 
 
 def clear_caches() -> None:

@@ -23,9 +23,11 @@ Two ways to use one:
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
@@ -103,3 +105,28 @@ class BoundedCache(Generic[V]):
         with self._lock:
             self._entries.clear()
             self._weight = 0
+
+
+def approximate_bytes(value: object, depth: int = 4) -> int:
+    """Roughly the bytes ``value`` holds, as a ``weight`` for caches of mixed answers:
+    a buffer (a NumPy array, bytes, a memoryview) by its ``nbytes`` or length; a tuple,
+    list, set, mapping or dataclass by its members (``depth`` levels down, then by
+    ``sys.getsizeof``); anything else by ``sys.getsizeof``."""
+    nbytes = getattr(value, "nbytes", None)
+    if isinstance(nbytes, int):
+        return nbytes
+    if isinstance(value, bytes | bytearray | str):
+        return sys.getsizeof(value)
+    if depth <= 0:
+        return sys.getsizeof(value)
+    if isinstance(value, Mapping):
+        return sys.getsizeof(value) + sum(
+            approximate_bytes(k, depth - 1) + approximate_bytes(v, depth - 1)
+            for k, v in value.items())
+    if isinstance(value, tuple | list | set | frozenset):
+        return sys.getsizeof(value) + sum(approximate_bytes(v, depth - 1) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sys.getsizeof(value) + sum(
+            approximate_bytes(getattr(value, f.name), depth - 1)
+            for f in dataclasses.fields(value))
+    return sys.getsizeof(value)

@@ -3,9 +3,12 @@ and many threads sharing one."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
-from app.viewer.runtime.cache import BoundedCache
+import numpy as np
+
+from app.viewer.runtime.cache import BoundedCache, approximate_bytes
 
 
 def test_the_least_recently_used_entry_goes_first():
@@ -115,3 +118,17 @@ def test_many_threads_keep_the_bounds_and_the_values_consistent():
     assert len(cache) <= 16 and cache.weight <= 40
     kept = [key for key in range(50) if cache.get(key) is not None]
     assert cache.weight == sum(key % 7 for key in kept)
+
+
+def test_approximate_bytes_counts_arrays_by_their_buffers_inside_containers():
+    @dataclasses.dataclass
+    class Answer:
+        rows: np.ndarray
+        counts: dict
+
+    rows = np.arange(1_000_000, dtype=np.int64)
+    assert approximate_bytes(rows) == 8_000_000
+    nested = Answer(rows, {"a": (rows[:1000], [rows[:10]])})
+    assert 8_008_080 <= approximate_bytes(nested) < 8_020_000
+    assert 0 < approximate_bytes("x" * 100) < 200
+
