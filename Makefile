@@ -6,6 +6,12 @@ PORT ?= 8000
 # make run: seconds between two runs of purge-expired (retention) beside the server.
 PURGE_EVERY ?= 3600
 PG_TEST_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
+# Compiled bytecode, pytest's rewritten test modules included, is kept in the venv, not
+# beside the sources, even where the environment says not to write any
+# (PYTHONDONTWRITEBYTECODE): without it every test process rewrote the assertions of
+# every test module it collected (7 of the 15 CPU-seconds of a collection).
+unexport PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
 
 .PHONY: run test test-fast test-sqlite test-postgres lint install install-test chromium haproxy \
 	bench test-cluster coverage
@@ -101,10 +107,13 @@ test-sqlite:
 
 # What depends on the database: the tests marked `dialect` (the stores, the viewer's index
 # build, page child, frames and index-served pages and exports, locks, SKIP LOCKED, time
-# zones, JSON, bulk writes). Everything else runs once, on SQLite.
+# zones, JSON, bulk writes). Everything else runs once, on SQLite. Only the modules that
+# name the mark are collected (DIALECT_TESTS: collecting all of them cost each worker
+# seconds of imports); tests/conftest.py refuses a dialect test elsewhere.
+DIALECT_TESTS = $(shell grep -rl --include='test_*.py' 'mark\.dialect' tests | sort)
 test-postgres:
 	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 --dist loadfile -q -m dialect \
-		--ignore=tests/cluster
+		$(DIALECT_TESTS)
 
 test-cluster:
 	$(BIN)/python -m pytest -q tests/cluster
@@ -116,7 +125,7 @@ coverage: install-test
 	$(BIN)/python -m pytest -n 2 --dist loadfile -q --cov=app --cov-branch --cov-report= \
 		--ignore=tests/cluster
 	TEST_DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest -n 2 --dist loadfile -q -m dialect \
-		--ignore=tests/cluster --cov=app --cov-branch --cov-append --cov-report=
+		$(DIALECT_TESTS) --cov=app --cov-branch --cov-append --cov-report=
 	$(BIN)/python -m coverage report --skip-covered
 	$(BIN)/python -m coverage html -q
 

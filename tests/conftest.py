@@ -19,10 +19,15 @@ SERVER_FIXTURES = frozenset({"live_server", "site", "browser", "moto_s3", "s3_en
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark ``slow`` every test whose fixtures start a server or a browser."""
+    """Mark ``slow`` every test whose fixtures start a server or a browser; refuse a
+    ``dialect`` test whose module does not name the mark (``make test-postgres`` collects
+    only the modules that do)."""
     for item in items:
         if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("dialect") and "mark.dialect" not in item.path.read_text():
+            raise pytest.UsageError(f"{item.nodeid} is marked dialect, but its module does "
+                                    "not say pytest.mark.dialect: make test-postgres skips it")
 
 
 @pytest.hookimpl(tryfirst=True)

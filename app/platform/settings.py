@@ -137,6 +137,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
        empty_is_default=True),
     _S("EXPENSIVE_WORK_PER_CLIENT", 2, int, "expensive requests one client address may hold "
        "at once in one process", empty_is_default=True),
+    _S("CLIENT_STALL_SECONDS", 30.0, float, "a download or export whose visitor takes no "
+       "64 KiB piece of it for this many seconds is dropped (app.viewer.web.stalls)",
+       empty_is_default=True),
     # Exploration index, chemistry and epitopes.
     _S("EXPLORE_INDEX_IDLE_HOURS", 24, float, "an exploration index nobody used for this "
        "many hours is deleted (app.viewer.explore.index.indexer)", empty_is_default=True),

@@ -14,8 +14,10 @@ def _read_secret(folder: str, queue) -> None:
 
 def test_workers_starting_at_once_agree_on_one_complete_secret(tmp_path):
     # Gunicorn workers create the app in parallel processes: none may read a half-written
-    # (empty) secret, and all must end with the same one.
-    context = multiprocessing.get_context("spawn")
+    # (empty) secret, and all must end with the same one. Forked, as gunicorn's workers
+    # are: they start within milliseconds of each other (spawned ones took two seconds
+    # each to import the app, one after another).
+    context = multiprocessing.get_context("fork")
     queue = context.Queue()
     workers = [context.Process(target=_read_secret, args=(str(tmp_path), queue))
                for _ in range(8)]

@@ -39,10 +39,10 @@ from tests.support.apps import make_test_app
 from tests.support.databases import dispose_engines, migrated_database
 from tests.support.demo import seeded_demo
 
-# A sweep of every page of the whole demo (about three minutes on two cores): make test
+# A sweep of every pipeline of the whole demo (about 40 s on two cores): make test
 # runs it, make test-fast does not.
 pytestmark = pytest.mark.slow
-PAGES_PER_PIPELINE = 60
+PAGES_PER_PIPELINE = 30
 PROTEIN_KINDS = ("protein_design", "protein_redesign", "protein_sequence_redesign",
                  "protein_library_screen")
 MOLECULE_KINDS = ("small_molecule_design", "small_molecule_library_screen",

@@ -25,6 +25,7 @@ from app.viewer.exports.formats import Format, Source
 from app.viewer.exports.sources import FromIndex, is_selection, record_pages
 from app.viewer.exports.stream import Walk, guarded
 from app.viewer.runtime import work_gate
+from app.viewer.web.stalls import drop_when_stalled
 
 
 def export_filename(pipeline: dict, kind: domain.Kind, filtered: bool,
@@ -56,7 +57,8 @@ def export_response(link_id: str, pipeline_id: str, fmt: Format) -> Response:
     # stream_with_context: minting a token per page reads the visitor's session, and
     # reading files asks the app's API client.
     name = export_filename(pipeline, kind, is_selection(request.args), extension=fmt.extension)
-    response = Response(stream_with_context(chunks), content_type=fmt.content_type,
+    response = Response(stream_with_context(drop_when_stalled(chunks)),
+                        content_type=fmt.content_type,
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
     response.call_on_close(release)
     return response

@@ -22,6 +22,8 @@ from app.viewer.core.errors import LinkNotFound, RangeNotSatisfiable
 from app.viewer.core.filenames import safe_filename
 from app.viewer.core.loaders import check_ids
 from app.viewer.core.prefetch import prefetched
+from app.viewer.runtime import work_gate
+from app.viewer.web.stalls import drop_when_stalled
 
 bp = Blueprint("downloads", __name__)
 
@@ -75,7 +77,11 @@ def _stream(locate: Locate, stem: str, role: str) -> Response:
     ``locate`` asks the API each time it is called, so a second call after an expired
     signature gets a fresh URL.
     """
+    # Admitted (or Busy, a 503) before the upstream is opened; held until the answer is
+    # closed: a download holds a server thread for as long as it streams, like an export.
+    release = work_gate.enter("download")
     stack = ExitStack()
+    stack.callback(release)
     # Only a single simple byte range is passed on (resuming a download); anything else
     # gets the whole file, which is always a correct answer to a Range request.
     wanted = request.headers.get("Range", "")
@@ -102,7 +108,8 @@ def _stream(locate: Locate, stem: str, role: str) -> Response:
     # drop the close callback below. Not stream_with_context either: relaying bytes needs
     # no request context, and holding one open for minutes would pin the request's
     # resources (and trip context-order checks when a visitor abandons the download).
-    response = Response(body(), status=206 if partial else 200, headers=headers)
+    response = Response(drop_when_stalled(body()), status=206 if partial else 200,
+                        headers=headers)
     # Closed when the WSGI server is done with the response, also for HEAD requests and
     # visitors who hang up before the body starts, so the upstream is never leaked.
     response.call_on_close(stack.close)

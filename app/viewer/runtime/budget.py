@@ -89,12 +89,17 @@ def _serve(conn, niceness: int = 0) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if niceness:
         os.nice(niceness)
+    # A parent that ended while the child started (a gunicorn worker stopped at once) or
+    # while it worked has nobody left to answer: the child ends quietly, no traceback.
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError):
+        _answer(conn)
+
+
+def _answer(conn) -> None:
+    """``_serve``'s exchange with its parent, until the parent closes the pipe."""
     conn.send(_READY)
     while True:
-        try:
-            function, fixed, items, start, precise = conn.recv()
-        except EOFError:
-            return
+        function, fixed, items, start, precise = conn.recv()
         batch_start, answers, flushed = start, [], time.monotonic()
         for offset, item in enumerate(items):
             answers.append(function(item, *fixed))

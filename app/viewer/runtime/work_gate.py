@@ -3,7 +3,9 @@
 A gunicorn worker has a few threads. Expensive requests (an export of a whole pipeline, a
 new substructure query over every molecule, a PAE matrix of thousands of tokens) hold a
 thread for seconds to minutes; a client that sends a dozen at once would hold every
-thread, and an ordinary page would wait behind them. So each process admits at most
+thread, and an ordinary page would wait behind them. Downloads count too: a download
+holds its thread for as long as its visitor takes to read it (a visitor who stops
+reading is dropped: ``app.viewer.web.stalls``). So each process admits at most
 ``EXPENSIVE_WORK_SLOTS`` expensive requests at once (default 2: with 4 threads, half of
 them stay free for pages), and at most ``EXPENSIVE_WORK_PER_CLIENT`` of them from one
 client address. One more is not queued: it gets a 503 page (or ``{"error": ...}`` for the
@@ -28,8 +30,8 @@ from app.viewer.core.errors import Retryable
 RETRY_AFTER_SECONDS = 5
 
 
-BUSY_MESSAGE = ("This viewer is busy with other heavy requests (exports, substructure "
-                "searches). Try again in a few seconds.")
+BUSY_MESSAGE = ("This viewer is busy with other heavy requests (exports, downloads, "
+                "substructure searches). Try again in a few seconds.")
 
 
 class Busy(Retryable):

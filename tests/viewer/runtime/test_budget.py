@@ -8,7 +8,9 @@ order; the next task gets a fresh child; a drawing that overruns is a placeholde
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
 import time
 
 from app.viewer.chem import depict, substructure
@@ -93,6 +95,19 @@ def test_a_child_ignores_ctrl_c_its_parent_stops_it():
     assert chemistry.run_one("contains", "CCO", ("c1ccccc1",), seconds=30) is False
     assert chemistry._process is child  # the same child answered
     chemistry._kill()
+
+
+def test_a_child_whose_parent_is_gone_ends_quietly(capfd):
+    """A gunicorn worker stopped right after it started its chemistry child leaves the
+    child nobody to answer: the child ends without a traceback in the server's log."""
+    parent, child = multiprocessing.Pipe()
+    parent.close()
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        budget._serve(child)  # raised BrokenPipeError when the parent had gone
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    assert capfd.readouterr().err == ""
 
 
 def test_a_background_workers_child_runs_at_a_lower_cpu_priority():
