@@ -30,6 +30,7 @@ from app.viewer.structure import pae
 from app.viewer.structure.model import structure_format
 from app.viewer.structure_pages import loading, rendering
 from app.viewer.web.security import share_url
+from app.viewer.web.stalls import drop_when_stalled
 
 bp = Blueprint("structure", __name__)
 
@@ -135,7 +136,8 @@ def result_pae_alphafold(link_id: str, pipeline_id: str, result_id: str):
         release()
         raise LinkNotFound()
     name = safe_filename(f"{result_id}-predicted_aligned_error.json", "pae.json")
-    response = Response(pae.alphafold(matrix), mimetype="application/json",
+    # A visitor who stops reading is dropped (web.stalls): the gate's slot is not held.
+    response = Response(drop_when_stalled(pae.alphafold(matrix)), mimetype="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
     response.call_on_close(release)
     return response
