@@ -102,8 +102,8 @@ def _run_deleted(error: errors.RunDataDeleted):
 def _bad_request(error: errors.BadRequest):
     # The JSON the browser reads (explore.json, pae.json) gets JSON it can show.
     if request.path.endswith(".json"):
-        return jsonify(error=error.message), 400
-    return html_error_page(400, error.message)
+        return jsonify(error=error.message), error.status
+    return html_error_page(error.status, error.message)
 
 
 def _unavailable(error: errors.ApiUnavailable):

@@ -7,7 +7,8 @@
    axes at their first token. From the keyboard: the focused canvas moves a cursor cell
    with the arrow keys (Shift: 10 tokens, Home/End: the ends), reads the pair and its error
    out through #pae-cursor (aria-live), and Enter selects that cell as a click does.
-   n = 0: the panel stays hidden. When drawn, the panel carries data-ready="true"; drawn
+   n = 0: the panel stays hidden; an answer {error} (too large, busy) shows the panel with
+   that reason in #pae-unavailable instead of the map. When drawn, the panel carries data-ready="true"; drawn
    or not (no heatmap, an error), it then carries data-settled="true". Drawn in the first
    gap Mol*'s start-up (structure.js) leaves, the map is usable before the 3D view. */
 (function () {
@@ -18,6 +19,7 @@
   var hover = document.getElementById("pae-hover");
   var readout = document.getElementById("pae-cursor");
   var selection = document.getElementById("pae-selection");
+  var unavailable = document.getElementById("pae-unavailable");
   var data = null, image = null, drag = null, chosen = null, cursor = null;
   // AlphaFold DB's PAE palette: dark green (confident) to white (30 A and more).
   var STOPS = [[0, [11, 79, 31]], [10, [47, 143, 58]], [20, [159, 211, 154]], [30, [255, 255, 255]]];
@@ -236,8 +238,16 @@
 
   function load() {
     fetch(panel.getAttribute("data-url"), { credentials: "same-origin" }).then(function (response) {
-      return response.ok ? response.json() : { n: 0 };
+      // A 422 or 503 answers {error: why}: the panel says the map is unavailable and why.
+      return response.json().catch(function () { return { n: 0 }; });
     }).then(function (payload) {
+      if (payload && payload.error && unavailable) {
+        unavailable.textContent = payload.error;
+        unavailable.hidden = false;
+        canvas.parentNode.hidden = true;
+        panel.hidden = false;
+        return;
+      }
       if (!payload || !payload.n) { return; }
       data = payload;
       image = build(payload);

@@ -1,7 +1,8 @@
 """Every metric Share Viewer exports, declared once per process.
 
 Labels never hold an id, a path, an address or any value a client chose: routes are
-templates (``/share/<link_id>``), API calls and export formats are names from our own code.
+templates (``/share/<link_id>``), methods one of HTTP's or ``OTHER`` (``requests``),
+statuses the ones we answer, API calls, works and export formats names from our own code.
 """
 
 from __future__ import annotations

@@ -16,6 +16,16 @@ from app.platform.metrics.registry import RATE_LIMITED, REQUEST_SECONDS, REQUEST
 _IN_PROCESS_KEY = "share_viewer.in_process"
 # A path no route matched: its text is the client's, so it is never a label.
 UNMATCHED = "(unmatched)"
+# The methods HTTP defines. A server accepts any token as a method; any other one is
+# counted as OTHER, so a client cannot add a series for every word it invents.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE",
+                     "CONNECT"})
+OTHER = "OTHER"
+
+
+def method_label(method: str) -> str:
+    """Return ``method`` if HTTP defines it, else ``OTHER``."""
+    return method if method in METHODS else OTHER
 
 
 def route_template() -> str:
@@ -37,7 +47,7 @@ def init_app(app: Flask) -> None:
         if started is None or request.environ.get(_IN_PROCESS_KEY):
             return response
         route = route_template()
-        REQUESTS.labels(route, request.method, str(response.status_code)).inc()
+        REQUESTS.labels(route, method_label(request.method), str(response.status_code)).inc()
         REQUEST_SECONDS.labels(route).observe(time.perf_counter() - started)
         if response.status_code == 429:
             RATE_LIMITED.labels(route).inc()

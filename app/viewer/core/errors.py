@@ -52,6 +52,16 @@ class BadRequest(ApiError):
         self.message = message
 
 
+class TooLarge(BadRequest):
+    """A file the link exposes is too large for the viewer to read (422).
+
+    The message names the file, its size and the limit; answered like ``BadRequest``
+    (the error page, or ``{"error": message}`` for the JSON the browser reads).
+    """
+
+    status = 422
+
+
 class RunDataDeleted(ApiError):
     """The link is valid, but retention deleted this run's data (410, ``pages.deleted``).
 

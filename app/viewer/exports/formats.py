@@ -19,7 +19,7 @@ from app.viewer.core import api_client
 from app.viewer.exports import csv_writer, fasta_pages, links, ranking, sdf_writer, text_writers
 from app.viewer.exports.precision import STATEMENT
 from app.viewer.exports.sources import record_pages
-from app.viewer.exports.stream import Walk, result_file_bytes, result_file_chunks
+from app.viewer.exports.stream import Walk, result_file_chunks, result_file_head
 from app.viewer.exports.zip_writer import zip_chunks
 
 
@@ -89,7 +89,8 @@ def _fasta(source: Source) -> Iterator[str]:
 
 
 def _sdf(source: Source) -> Iterator[str]:
-    fetch = partial(result_file_bytes, source.link_id, source.pipeline_id)
+    fetch = partial(result_file_head, source.link_id, source.pipeline_id,
+                    limit=sdf_writer.LIGAND_RECORD_LIMIT, ends=sdf_writer.RECORD_ENDS)
     return sdf_writer.sdf_chunks(source.walk, lambda record: fetch(record, "ligand_structure"))
 
 

@@ -21,10 +21,11 @@ by ``;``) and ``coordinates``, which says where the atoms' positions come from:
   so a 10,000-row export would hold a worker's CPU for minutes; and a conformer made
   without the target would look like a pose it is not. Ligand files are fetched several
   at a time (``fetch_ahead``).
-- A ligand file the API cannot serve (its 403/404/5xx, any ``core.errors.ApiError``)
-  is skipped like a missing one: the record falls back to ``2D`` and says so in
-  ``ligand_file_error``; the export goes on. A failure of the results pages is not
-  skipped (``stream.guarded`` breaks the export off).
+- Only a ligand file's first record is read, at most ``LIGAND_RECORD_LIMIT`` bytes.
+  A ligand file whose first record is larger, or one the API cannot serve (its
+  403/404/5xx, any ``core.errors.ApiError``), is skipped like a missing one: the record
+  falls back to ``2D`` and says why in ``ligand_file_error``; the export goes on. A
+  failure of the results pages is not skipped (``stream.guarded`` breaks the export off).
 - ``none``: RDKit cannot parse the SMILES. The record is still written, with no atoms
   and ``smiles_error`` saying so, so row counts always match the other formats.
 
@@ -52,8 +53,9 @@ from app.viewer.core.errors import ApiError
 from app.viewer.exports import fetch_ahead
 from app.viewer.exports.stream import incomplete_text
 
-# Fetches a result's ligand file (bytes) or None: ``exports.stream.result_file_bytes`` bound to
-# the link and pipeline; a test can hand in anything else.
+# Fetches a result's ligand file (bytes, up to its first record) or None:
+# ``exports.stream.result_file_head`` bound to the link and pipeline; a test can hand in
+# anything else.
 LigandFetcher = Callable[[dict], bytes | None]
 
 _ADME_KEYS = tuple(domain.ADME_FIELDS)
@@ -62,6 +64,11 @@ _STRUCTURE_STARTS = ("$$$$", ">", "M  END")
 _NAME_UNSAFE = re.compile(r"[^\w.-]+")
 # The title line's last part, by the ``coordinates`` property (module docstring).
 TITLES = {"ligand_structure": "docked 3D pose", "2D": "2D depiction", "none": "no atoms"}
+# Only a ligand file's first molecule is read: its molfile ends at ``M  END`` (the data
+# items and ``$$$$`` follow). A drug-sized pose is a few KB; one past the limit falls back
+# to 2D.
+RECORD_ENDS = (b"$$$$", b"M  END")
+LIGAND_RECORD_LIMIT = 1024 * 1024
 
 
 def one_line(text: str) -> str:

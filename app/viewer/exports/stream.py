@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 
 from app.viewer.access import identity
 from app.viewer.core import api_client, artifacts
+from app.viewer.core.errors import TooLarge
 
 log = logging.getLogger(__name__)
 
@@ -97,9 +99,28 @@ def result_file_chunks(link_id: str, pipeline_id: str, record: dict, role: str,
     yield from artifacts.artifact_chunks(locate, known)
 
 
-def result_file_bytes(link_id: str, pipeline_id: str, record: dict, role: str
-                      ) -> bytes | None:
-    """Return a (small) file of a result whole, or None when the record has none."""
+def result_file_head(link_id: str, pipeline_id: str, record: dict, role: str, *,
+                     limit: int, ends: tuple[bytes, ...]) -> bytes | None:
+    """Return a result's ``role`` file up to the first of ``ends`` (included), or whole if
+    it has none; None when the record has no such file.
+
+    The download is closed as soon as an end is read; a head longer than ``limit`` bytes
+    raises ``TooLarge`` (its message says so) once that many are read, so no more than
+    ``limit`` and one chunk are held, whatever the file's size.
+    """
     if not ((record.get("artifacts") or {}).get(role) or {}).get("url"):
         return None
-    return b"".join(result_file_chunks(link_id, pipeline_id, record, role))
+    head = bytearray()
+    with closing(result_file_chunks(link_id, pipeline_id, record, role)) as chunks:
+        for chunk in chunks:
+            seen = len(head)
+            head += chunk
+            # An end may straddle two chunks: look again from just before this one.
+            since = max(0, seen - max(len(end) for end in ends) + 1)
+            found = [at + len(end) for end in ends if (at := head.find(end, since)) >= 0]
+            size = min(found) if found else len(head)
+            if size > limit:
+                raise TooLarge(f"its first record is over {limit // 1024:,} KB")
+            if found:
+                return bytes(head[:size])
+    return bytes(head)

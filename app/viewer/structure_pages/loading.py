@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import logging
 
+import numpy as np
 from flask import url_for
 from werkzeug.datastructures import MultiDict
 
 from app.viewer.core.api_client import api
 from app.viewer.core.artifacts import ARCHIVE_LIMIT, STRUCTURE_LIMIT, read_artifact, result_locator
-from app.viewer.core.errors import BadRequest, LinkNotFound
+from app.viewer.core.errors import BadRequest, LinkNotFound, TooLarge
 from app.viewer.core.loaders import bearer
 from app.viewer.core.prediction_files import prediction_file
 from app.viewer.pages import predictions
 from app.viewer.provenance.roles import result_roles
+from app.viewer.runtime.cache import BoundedCache
 from app.viewer.structure import model as structure_model
 from app.viewer.structure import pae
 from app.viewer.structure.model import structure_format
@@ -84,38 +86,71 @@ def compared_side(link_id: str, pipeline_id: str, result_id: str,
                 label or result_id)
 
 
-def result_pae(link_id: str, pipeline_id: str, result_id: str, record: dict):
+def _matrix_weight(value) -> int:
+    return value.nbytes if isinstance(value, np.ndarray) else 1
+
+
+# Matrices read, per worker: one of MAX_TOKENS (64 MB of float32) or many small ones. A
+# heatmap and its download, or a page opened again, read the archive once.
+PAE_CACHE_BYTES = pae.MAX_TOKENS * pae.MAX_TOKENS * 4
+matrices: BoundedCache = BoundedCache(256, maxweight=PAE_CACHE_BYTES, weight=_matrix_weight)
+
+
+def token_count(model: structure_model.Model | None) -> int:
+    """Return the most PAE tokens a structure can have: residues and ligand atoms.
+
+    Without a readable structure, ``pae.MAX_TOKENS``.
+    """
+    if model is None:
+        return pae.MAX_TOKENS
+    return len(model.residues) + model.ligand_atoms
+
+
+def result_pae(link_id: str, pipeline_id: str, result_id: str, record: dict,
+               max_tokens: int = pae.MAX_TOKENS):
     """Return a result's PAE matrix (its archive's ``pae.npz``), or None without one.
 
-    The one reading of the matrix: the heatmap and the AlphaFold DB download both use it.
+    The one reading of the matrix: the heatmap and the AlphaFold DB download both use it,
+    with ``max_tokens`` the structure's ``token_count``. A matrix larger than that (or
+    than ``pae.MAX_TOKENS``) is ``TooLarge`` (422), whose message says why. The outcome
+    is kept per result (``matrices``); the caller has already checked the link.
     """
     artifacts = record.get("artifacts") or {}
     if not artifacts.get("archive"):
         return None
-    archive = read_artifact(result_locator(link_id, pipeline_id, result_id, "archive"),
-                            ARCHIVE_LIMIT, artifacts["archive"])
-    try:
-        return pae.read_npz(archive) if archive is not None else None
-    except pae.NoPae:
-        return None
+
+    def read():
+        archive = read_artifact(result_locator(link_id, pipeline_id, result_id, "archive"),
+                                ARCHIVE_LIMIT, artifacts["archive"])
+        try:
+            return pae.read_npz(archive, max_tokens) if archive is not None else None
+        except pae.TooLarge as error:
+            return error
+        except pae.NoPae:
+            return None
+    found = matrices.get_or_compute((pipeline_id, result_id, max_tokens), read)
+    if isinstance(found, pae.TooLarge):
+        raise TooLarge(f"The PAE map is unavailable. {found}")
+    return found
 
 
 def result_heatmap(link_id: str, pipeline_id: str, result_id: str,
                    record: dict, pipeline: dict | None = None) -> pae.Heatmap | pae.NoHeatmap:
     """Return the PAE heatmap of a result; ``NoHeatmap`` without a readable one.
 
-    The matrix is the archive's ``pae.npz``; the structure (without the interface, which
-    the heatmap does not need) gives the tokens and the chains' names.
+    The structure (without the interface, which the heatmap does not need) gives the
+    tokens, the chains' names and the most tokens the matrix may have; the matrix is the
+    archive's ``pae.npz`` (``result_pae``: ``TooLarge`` beyond that).
     """
     artifacts = record.get("artifacts") or {}
     if not artifacts.get("structure"):
         return pae.NoHeatmap()
-    matrix = result_pae(link_id, pipeline_id, result_id, record)
-    if matrix is None:
-        return pae.NoHeatmap()
     model = result_model(link_id, pipeline_id, result_id, artifacts["structure"],
                          interface=False)
     if model is None:
+        return pae.NoHeatmap()
+    matrix = result_pae(link_id, pipeline_id, result_id, record, token_count(model))
+    if matrix is None:
         return pae.NoHeatmap()
     names = {c.chain: c.name for c in chain_infos(model, result_roles(record, pipeline))}
     return pae.heatmap(matrix, model, names)

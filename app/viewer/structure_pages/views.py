@@ -12,7 +12,7 @@ as AlphaFold DB's PAE file, a download.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, json, request, url_for
+from flask import Blueprint, Response, request, url_for
 
 from app.viewer.core import breadcrumbs, run_kinds
 from app.viewer.core.api_client import api
@@ -25,10 +25,12 @@ from app.viewer.explore.index import indexer
 from app.viewer.explore.labels import run_labels
 from app.viewer.pages import predictions, result_view
 from app.viewer.provenance.roles import prediction_roles, result_roles
+from app.viewer.runtime import work_gate
 from app.viewer.structure import pae
 from app.viewer.structure.model import structure_format
 from app.viewer.structure_pages import loading, rendering
 from app.viewer.web.security import share_url
+from app.viewer.web.stalls import drop_when_stalled
 
 bp = Blueprint("structure", __name__)
 
@@ -92,28 +94,53 @@ def prediction_structure(link_id: str, prediction_id: str):
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/structure/pae.json")
 def result_pae(link_id: str, pipeline_id: str, result_id: str):
-    """Return the PAE heatmap of a result (``{"n": 0}`` when its archive has none)."""
+    """Return the PAE heatmap of a result (``{"n": 0}`` when its archive has none).
+
+    A matrix too large to read is a 422 ``{"error": why}``; more heavy requests than the
+    work gate admits, a 503 to retry.
+    """
     check_ids(result_id)
     _share, pipeline, _kind = load_pipeline(link_id, pipeline_id)
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
-    answer = loading.result_heatmap(link_id, pipeline_id, result_id, record, pipeline)
-    return Response(answer.model_dump_json(), mimetype="application/json")
+    release = work_gate.enter("pae")
+    try:
+        answer = loading.result_heatmap(link_id, pipeline_id, result_id, record, pipeline)
+        return Response(answer.model_dump_json(), mimetype="application/json")
+    finally:
+        release()
 
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/structure/"
         "pae.alphafold.json")
 def result_pae_alphafold(link_id: str, pipeline_id: str, result_id: str):
-    """Download a result's PAE in AlphaFold DB's format (the shared 404 without one)."""
+    """Download a result's PAE in AlphaFold DB's format (the shared 404 without one).
+
+    Streamed a few rows at a time; a matrix larger than the structure's tokens (or than
+    ``pae.MAX_TOKENS``) is a 422 page saying so. Admitted by the work gate, held until
+    the download closes.
+    """
     check_ids(result_id)
     load_pipeline(link_id, pipeline_id)
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
-    matrix = loading.result_pae(link_id, pipeline_id, result_id, record)
+    release = work_gate.enter("pae")
+    try:
+        artifact = (record.get("artifacts") or {}).get("structure")
+        model = (loading.result_model(link_id, pipeline_id, result_id, artifact,
+                                      interface=False) if artifact else None)
+        matrix = loading.result_pae(link_id, pipeline_id, result_id, record,
+                                    loading.token_count(model))
+    except BaseException:
+        release()
+        raise
     if matrix is None:
+        release()
         raise LinkNotFound()
     name = safe_filename(f"{result_id}-predicted_aligned_error.json", "pae.json")
-    return Response(json.dumps(pae.alphafold(matrix), separators=(",", ":")),
-                    mimetype="application/json",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    # A visitor who stops reading is dropped (web.stalls): the gate's slot is not held.
+    response = Response(drop_when_stalled(pae.alphafold(matrix)), mimetype="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    response.call_on_close(release)
+    return response
 
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/compare")

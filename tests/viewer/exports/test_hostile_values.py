@@ -13,7 +13,7 @@ from rdkit import Chem
 from rdkit.rdBase import BlockLogs
 from werkzeug.wrappers import Response
 
-from app.viewer.exports import csv_writer
+from app.viewer.exports import csv_writer, sdf_writer
 from tests.support.fake_api import FakeApi, json_response
 from tests.support.links import point_viewer_at
 from tests.support.sdk_runs import run_record, share_read
@@ -141,6 +141,40 @@ def test_a_failing_ligand_file_is_a_record_without_its_pose(client, serve):
                                                         "ligand_structure"]
     assert "could not be read" in mols[1].GetProp("ligand_file_error")
     assert not mols[0].HasProp("ligand_file_error")
+
+
+def test_only_a_ligand_files_first_molecule_is_read(client, serve):
+    sent = []
+
+    def huge_file():  # the pose, then 256 MB more records
+        yield LIGAND.encode()
+        for _ in range(4096):
+            sent.append(1)
+            yield LIGAND.encode() * (64 * 1024 // len(LIGAND))
+    records = [{"id": "res_000", "smiles": "CCO", "metrics": {}, "artifacts": {
+        "ligand_structure": {"url": "/files/res_000.sdf"}}}]
+    serve("small_molecule_library_screen", records, {"res_000.sdf": huge_file()})
+    with BlockLogs():
+        (mol,) = Chem.ForwardSDMolSupplier(io.BytesIO(export(client, "sdf")), removeHs=False)
+    assert mol.GetProp("coordinates") == "ligand_structure" and mol.GetNumAtoms() == 9
+    # The download was closed after the first molecule: socket buffers, not 256 MB.
+    assert len(sent) * 64 * 1024 < 32 * 1024 * 1024
+
+
+def test_a_ligand_molecule_past_the_limit_is_2d_with_the_reason(client, serve, monkeypatch):
+    monkeypatch.setattr(sdf_writer, "LIGAND_RECORD_LIMIT", 4096)
+    big = Chem.MolToMolBlock(Chem.AddHs(Chem.MolFromSmiles("C" * 60))) + "$$$$\n"
+    assert len(big) > 4096
+    records = [{"id": f"res_00{n}", "smiles": "CCO", "metrics": {}, "artifacts": {
+        "ligand_structure": {"url": f"/files/res_00{n}.sdf"}}} for n in range(2)]
+    serve("small_molecule_library_screen", records,
+          {"res_000.sdf": big.encode(), "res_001.sdf": LIGAND.encode()})
+    with BlockLogs():
+        mols = list(Chem.ForwardSDMolSupplier(io.BytesIO(export(client, "sdf"))))
+    assert [m.GetProp("coordinates") for m in mols] == ["2D", "ligand_structure"]
+    assert mols[0].GetProp("ligand_file_error") == (
+        "the ligand file could not be read (its first record is over 4 KB); coordinates "
+        "from the SMILES instead")
 
 
 @pytest.mark.parametrize("failure", [404, 403, 500, 503])

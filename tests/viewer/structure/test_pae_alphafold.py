@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import zipfile
 
 import numpy as np
 import pytest
 
 from app.viewer.structure import pae
+from app.viewer.structure_pages import loading
 from tests.viewer.structure_pages.test_structure_views import _file, _results
 
 # Reads the demo (public and email links).
@@ -72,13 +74,31 @@ def test_no_matrix_another_link_or_a_bad_id_is_the_shared_404(app, client, demo,
     other = client.get(base.replace(link, "A" * len(link)) + "/pae.alphafold.json")
     assert other.status_code == 404
 
-    def unreadable(archive):
+    def unreadable(archive, max_tokens):
         raise pae.NoPae("no pae.npz")
     monkeypatch.setattr(pae, "read_npz", unreadable)
+    loading.matrices.clear()
     assert client.get(f"{base}/pae.alphafold.json").status_code == 404
+
+
+def test_a_matrix_too_large_to_read_is_a_422_saying_why(app, client, demo, monkeypatch):
+    base, _result = _base(demo, "small_molecule_design", app)
+    seen = []
+
+    def too_large(archive, max_tokens):
+        seen.append(max_tokens)
+        raise pae.TooLarge("The PAE matrix is 300,000 x 300,000 tokens.")
+    monkeypatch.setattr(pae, "read_npz", too_large)
+    loading.matrices.clear()
+    response = client.get(f"{base}/pae.alphafold.json")
+    assert response.status_code == 422 and response.get_json() == {
+        "error": "The PAE map is unavailable. The PAE matrix is 300,000 x 300,000 tokens."}
+    # The cap is the structure's tokens (its residues and ligand atoms), not the hard one.
+    assert 0 < seen[0] < pae.MAX_TOKENS
+    loading.matrices.clear()
 
 
 def test_unknown_errors_become_the_largest_predictable_one():
     matrix = np.array([[0.26, np.nan], [np.inf, 3.14]], dtype=np.float32)
-    (entry,) = pae.alphafold(matrix)
+    (entry,) = json.loads("".join(pae.alphafold(matrix)))
     assert entry["predicted_aligned_error"] == [[0.3, 31.75], [31.75, 3.1]]

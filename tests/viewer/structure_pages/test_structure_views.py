@@ -21,9 +21,12 @@ import pytest
 from app import artifact_storage
 from app.platform.db import get_engine
 from app.store import schema
+from app.viewer.runtime.work_gate import WorkGate
 from app.viewer.structure import pae
 from app.viewer.structure.model import PLDDT_BANDS, band
+from app.viewer.structure_pages import loading
 from tests.support.error_pages import without_reference
+from tests.support.hostile_archives import declared_shape
 from tests.support.view_rows import ROW_ID
 
 # Tests marked reads_demo read the shared demo; the others take a copy of their own.
@@ -161,9 +164,10 @@ def test_pae_json_is_the_archives_matrix(app, client, demo):
 
 @pytest.mark.reads_demo
 def test_pae_json_without_a_matrix_is_n_zero(app, client, demo, monkeypatch):
-    def unreadable(archive):
+    def unreadable(archive, max_tokens):
         raise pae.NoPae("no pae.npz")
     monkeypatch.setattr(pae, "read_npz", unreadable)
+    loading.matrices.clear()
     link = demo["share_links"]["public"]["id"]
     pipeline = demo["pipelines"]["protein_design"]
     result = _results(app, pipeline)[0]
@@ -171,6 +175,55 @@ def test_pae_json_without_a_matrix_is_n_zero(app, client, demo, monkeypatch):
                           "/structure/pae.json")
     assert response.status_code == 200 and response.mimetype == "application/json"
     assert response.get_json() == {"n": 0}
+
+
+def _pae_url(app, demo) -> str:
+    link = demo["share_links"]["public"]["id"]
+    pipeline = demo["pipelines"]["small_molecule_design"]
+    result = _results(app, pipeline)[0]
+    return f"/share/{link}/pipelines/{pipeline}/results/{result.id}/structure/pae.json"
+
+
+@pytest.mark.reads_demo
+def test_a_pae_larger_than_the_structure_is_a_422_saying_why(app, client, demo, monkeypatch):
+    # A 1 KB archive whose matrix is 300,000 tokens square, as its header declares.
+    real = pae.read_npz
+    monkeypatch.setattr(pae, "read_npz", lambda archive, max_tokens: real(
+        declared_shape((300_000, 300_000)), max_tokens))
+    loading.matrices.clear()
+    response = client.get(_pae_url(app, demo))
+    loading.matrices.clear()
+    assert response.status_code == 422 and response.mimetype == "application/json"
+    assert response.get_json()["error"].startswith(
+        "The PAE map is unavailable. The PAE matrix is 300,000 x 300,000 tokens; this "
+        "viewer reads at most")
+    page = client.get(_pae_url(app, demo).removesuffix("/pae.json")).get_data(as_text=True)
+    assert '<p id="pae-unavailable" class="notice" role="status" hidden></p>' in page
+
+
+@pytest.mark.reads_demo
+def test_a_pae_is_read_once_per_result_and_gated(app, client, demo, monkeypatch):
+    reads = []
+    real = pae.read_npz
+
+    def counted(archive, max_tokens):
+        reads.append(max_tokens)
+        return real(archive, max_tokens)
+    monkeypatch.setattr(pae, "read_npz", counted)
+    loading.matrices.clear()
+    first = client.get(_pae_url(app, demo)).get_json()
+    assert client.get(_pae_url(app, demo)).get_json() == first and first["n"] > 0
+    assert len(reads) == 1
+    # No slot left for heavy work: a 503 to retry, which pae.js shows as the reason.
+    gate = WorkGate(slots=1, per_client=1)
+    monkeypatch.setitem(app.extensions, "work_gate", gate)
+    assert gate.try_enter("someone else")
+    busy = client.get(_pae_url(app, demo))
+    assert busy.status_code == 503 and busy.headers["Retry-After"] == "5"
+    assert "busy" in busy.get_json()["error"]
+    gate.leave("someone else")
+    assert client.get(_pae_url(app, demo)).status_code == 200 and gate.running == 0
+    loading.matrices.clear()
 
 
 def _trail(body: str) -> list[tuple[str, str | None]]:
