@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import io
+import zipfile
 
 import pytest
 
@@ -100,6 +102,9 @@ def test_every_route_answers_and_says_what_it_could_not_read(client, records):
         exported = client.get(f"{base}/export.csv").text
         assert all(result_id in exported for result_id in ids)
         assert UNREADABLE_CODE in exported
+        archive = zipfile.ZipFile(io.BytesIO(client.get(f"{base}/export.zip").get_data()))
+        structures = " ".join(name for name in archive.namelist() if name.endswith(".cif"))
+        assert all(result_id in structures for result_id in ids), "every structure"
         for name, (record_kind, _) in CORPUS.items():
             if record_kind == kind and records.ids[name] in ids and name != "smiles a number":
                 page = client.get(f"{base}/results/{records.ids[name]}")
