@@ -16,8 +16,9 @@ order as the kind's record model in ``result_records`` declares:
 A stored ``entities``, ``metrics``, ``warnings`` or ``adme`` whose JSON is not the shape
 the record model declares (an object for ``metrics`` and ``adme``, an array for
 ``entities`` and ``warnings``: a look at its first character) is left out (``entities``
-``[]``, ``metrics`` ``{}``) and the record gets a warning ``domain.UNREADABLE_VALUES``
-naming the fields: one malformed record never makes a page that SDK clients cannot read.
+``[]``, ``metrics`` ``{}``), as is a small molecule's NULL ``smiles`` (``""``), and the
+record gets a warning ``domain.UNREADABLE_VALUES`` naming the fields: one malformed
+record never makes a page that SDK clients cannot read.
 What is inside a well-shaped field (a metric of ``10^400``, an entity whose ``value`` is a
 number, a ``solubility`` that is an object) is written as stored, unread: checking it would
 mean parsing every record (see the module's first paragraph); the viewer reads such
@@ -99,7 +100,9 @@ def record_json(kind: str, result: Result, artifacts: str) -> str:
         parts.append(f'"entities":{entities or "[]"}')
     parts.append(f'"metrics":{_shaped(_json(result.metrics), "{", "metrics", lost) or "{}"}')
     if kind in SMALL_MOLECULE_KINDS:
-        parts.append(f'"smiles":{_string(result.smiles)}')
+        if result.smiles is None:  # the record model requires text
+            lost.append("smiles")
+        parts.append(f'"smiles":{_string(result.smiles or "")}')
         adme = _json(result.adme) if kind != "small_molecule_explore" else None
         adme = _shaped(adme, "{", "adme", lost)
         if adme is not None:

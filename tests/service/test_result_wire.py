@@ -17,6 +17,7 @@ from app.platform.db import get_conn, get_engine
 from app.service import result_records, result_wire
 from app.service.artifacts import Presigner
 from app.store import results as results_store
+from app.store import schema
 from tests.support import factories, hostile_records
 from tests.support.hostile_records import HUGE
 
@@ -86,3 +87,19 @@ def test_a_stored_field_of_the_wrong_shape_is_left_out_and_said(app, client, org
     assert by_id[records.ids["huge metric"]]["metrics"]["binding_confidence"] == HUGE
     healthy = by_id[records.healthy[hostile_records.PROTEINS][0]]
     assert all(w["code"] != domain.UNREADABLE_VALUES for w in healthy.get("warnings", []))
+
+
+def test_a_molecule_without_smiles_is_served_with_empty_smiles_and_said(app, client, org):
+    with get_engine(app).begin() as conn:
+        pipeline_id, ids = factories.insert_pipeline(conn, org.workspace_id,
+                                                     "small_molecule_design", 2)
+        conn.execute(schema.results.update().where(schema.results.c.id == ids[0])
+                     .values(smiles=None))
+    link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
+    answer = client.get(f"/compute/v1/share/{link.id}/pipelines/{pipeline_id}/results")
+    assert answer.status_code == 200
+    first, second = answer.get_json()["data"]
+    assert first["smiles"] == "" and second["smiles"] == factories.LIGAND_SMILES
+    assert first["warnings"][-1] == {
+        "code": domain.UNREADABLE_VALUES,
+        "message": "Stored values that could not be read were left out: smiles"}
