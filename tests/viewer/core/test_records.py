@@ -96,6 +96,11 @@ def test_every_route_answers_and_says_what_it_could_not_read(client, records):
         assert "Values that could not be read were left blank" in table
         ranked = html.unescape(client.get(f"{base}?sort=-binding_confidence").text)
         assert all(result_id in ranked for result_id in ids), "the index is built"
+        skipped = len(ids) + 2 * (kind == hostile_records.PROTEINS) - len(ids)
+        said = f"{skipped} results of this run could not be read (no id of the API)"
+        assert (said in ranked) is (skipped > 0)
+        first = html.unescape(client.get(f"{base}?sort=created_at&after_id=res_0").text)
+        assert ("2 results of this page could not be read" in first) is (skipped > 0)
         plot = client.get(f"{base}/explore.json?sort=id").get_json()
         assert plot["indexed"] == plot["total"] == len(ids) + 2 * (
             kind == hostile_records.PROTEINS)
