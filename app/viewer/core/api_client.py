@@ -39,7 +39,7 @@ from app.viewer.core.errors import (
     RangeNotSatisfiable,
     raise_for_status,
 )
-from app.viewer.core.records import readable_page
+from app.viewer.core.records import UNREADABLE_RECORDS, readable_page
 from app.viewer.core.tls import tls_context
 
 EMBEDDED_BASE_URL = "http://compute.internal"
@@ -204,13 +204,14 @@ class ComputeApi:
 
     def result_in_order(self, link_id: str, pipeline_id: str, result_id: str,
                         bearer: str | None) -> tuple[dict, str | None, str | None]:
-        """Return a result record and the ids of the results before and after it.
-
-        Two calls: the one result before ``result_id``, then two results from there (the
-        record and its successor). A result the link does not show raises LinkNotFound.
-        """
+        """Return a result record and the ids of the readable results around it (the one
+        before, then two from there; LinkNotFound if the link does not show it)."""
         before = self.results(link_id, pipeline_id, bearer, before_id=result_id, limit=1)
-        previous_id = before.get("last_id")
+        previous_id = before.get("last_id") if before.get("data") else None
+        if before.get(UNREADABLE_RECORDS):  # the one before has no id to ask after
+            after = self.results(link_id, pipeline_id, bearer, after_id=result_id, limit=1)
+            return (self.result(link_id, pipeline_id, result_id, bearer), None,
+                    next((r["id"] for r in after.get("data") or []), None))
         page = self.results(link_id, pipeline_id, bearer, after_id=previous_id, limit=2)
         data = page.get("data") or []
         if not data or data[0].get("id") != result_id:

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import html
 import io
+import random
 import zipfile
 
 import pytest
 
+from app.platform.db import get_engine
+from app.store import schema
 from app.viewer.core.records import (
     UNREADABLE_CODE,
     UNREADABLE_RECORDS,
     readable,
     readable_page,
 )
-from tests.support import hostile_records
+from tests.support import factories, hostile_records
 from tests.support.hostile_records import CORPUS, HUGE
 
 HEALTHY = {"id": "res_1", "created_at": "2026-01-01T00:00:00.000Z", "smiles": "CCO",
@@ -121,3 +124,16 @@ def test_null_values_are_no_values_not_unreadable_ones():
     record = {**HEALTHY, "metrics": {"iptm": None}, "adme": {"solubility": None},
               "entities": [{"type": "ligand_ccd", "value": "ATP"}]}
     assert readable(record) is record
+
+
+@pytest.mark.api_extensions  # what a remote API may send, not what the SDK double lets by
+def test_the_result_after_one_without_an_api_id_has_its_page(app, client, records):
+    # Inserted after "res_02.x" in id order; its page is read before any index exists.
+    with get_engine(app).begin() as conn:
+        row = factories.result_row(hostile_records.PROTEINS, records.proteins, 0,
+                                   random.Random(1))
+        conn.execute(schema.results.insert(), [{**row, "id": "res_02y"}])
+        factories.add_result_artifacts(conn, app.config["ARTIFACT_DIR"], ["res_02y"])
+    page = client.get(f"/share/{records.link}/pipelines/{records.proteins}/results/res_02y")
+    assert page.status_code == 200
+    assert 'rel="prev"' not in page.text  # the one before cannot be linked to
