@@ -287,3 +287,8 @@ APPLICATIONS: dict[str, str] = {
     "protein_library_screen": "Protein library screen",
     "adme": "ADME prediction",
 }
+
+# The warning code a result record carries when values of it that could not be read were
+# left out: added by the API to a stored record not in its schema's shape, and by the
+# viewer to a record whose values it cannot read. Its message names the fields.
+UNREADABLE_VALUES = "unreadable_values"

@@ -13,6 +13,17 @@ order as the kind's record model in ``result_records`` declares:
 - ``type`` of a protein_sequence_redesign record is its variant (``binder`` unless
   ``generic``).
 
+A stored ``entities``, ``metrics``, ``warnings`` or ``adme`` whose JSON is not the shape
+the record model declares (an object for ``metrics`` and ``adme``, an array for
+``entities`` and ``warnings``: a look at its first character) is left out (``entities``
+``[]``, ``metrics`` ``{}``), as is a small molecule's NULL ``smiles`` (``""``), and the
+record gets a warning ``domain.UNREADABLE_VALUES`` naming the fields: one malformed
+record never makes a page that SDK clients cannot read.
+What is inside a well-shaped field (a metric of ``10^400``, an entity whose ``value`` is a
+number, a ``solubility`` that is an object) is written as stored, unread: checking it would
+mean parsing every record (see the module's first paragraph); the viewer reads such
+values itself (``app.viewer.core.records``).
+
 A stored text holding ``NaN`` or ``Infinity`` (Python's ``json`` writes them; JSON has no
 such numbers) is parsed and written again, which turns them into ``null`` as pydantic
 did: the page stays JSON. ``tests/service/test_response_models.py`` checks every kind's
@@ -48,6 +59,22 @@ def _json(text: str | None) -> str | None:
     return text
 
 
+def _shaped(text: str | None, opening: str, name: str, lost: list[str]) -> str | None:
+    """Return ``text`` if it is JSON opening with ``opening``, else None (noted in ``lost``)."""
+    if text is None or text.lstrip()[:1] == opening:
+        return text
+    lost.append(name)
+    return None
+
+
+def _with_note(warnings: str | None, lost: list[str]) -> str:
+    """Return the ``warnings`` array (None: none) with the note that ``lost`` was left out."""
+    message = "Stored values that could not be read were left out: " + ", ".join(lost)
+    note = f'{{"code":{_string(domain.UNREADABLE_VALUES)},"message":{_string(message)}}}'
+    inner = (warnings or "[]").strip()[1:-1].strip()
+    return "[" + (inner + "," if inner else "") + note + "]"
+
+
 def _artifacts(files: dict[str, Any], roles: tuple[str, ...], sign: Any,
                expires_at: str) -> str:
     parts = []
@@ -67,17 +94,24 @@ def record_json(kind: str, result: Result, artifacts: str) -> str:
     head = (f'{{"id":{_string(result.id)},"artifacts":{artifacts},'
             f'"created_at":"{isoformat(result.created_at)}"')
     parts = [head]
+    lost: list[str] = []
     if kind in PROTEIN_KINDS:
-        parts.append(f'"entities":{_json(result.entities) or "[]"}')
-    parts.append(f'"metrics":{_json(result.metrics) or "{}"}')
+        entities = _shaped(_json(result.entities), "[", "entities", lost)
+        parts.append(f'"entities":{entities or "[]"}')
+    parts.append(f'"metrics":{_shaped(_json(result.metrics), "{", "metrics", lost) or "{}"}')
     if kind in SMALL_MOLECULE_KINDS:
-        parts.append(f'"smiles":{_string(result.smiles)}')
+        if result.smiles is None:  # the record model requires text
+            lost.append("smiles")
+        parts.append(f'"smiles":{_string(result.smiles or "")}')
         adme = _json(result.adme) if kind != "small_molecule_explore" else None
+        adme = _shaped(adme, "{", "adme", lost)
         if adme is not None:
             parts.append(f'"adme":{adme}')
     if kind in SCREEN_KINDS and result.external_id is not None:
         parts.append(f'"external_id":{_string(result.external_id)}')
-    warnings = _json(result.warnings)
+    warnings = _shaped(_json(result.warnings), "[", "warnings", lost)
+    if lost:
+        warnings = _with_note(warnings, lost)
     if warnings is not None:
         parts.append(f'"warnings":{warnings}')
     if kind == "protein_sequence_redesign":

@@ -6,9 +6,10 @@ summary record (its list items, without ``input``) and a full record (retrieve a
 read, with ``input``), named as the SDK's OpenAPI schemas are. What we fill:
 
 - ``status``, ``created_at``, ``started_at``, ``completed_at``, ``stopped_at``
-  (pipelines), ``workspace_id``, ``livemode`` and ``error`` (``code``, ``message``,
-  ``details``) as stored; ``input`` (pipelines) and ``input``/``output`` (predictions) as
-  stored in the SDK's shapes, null when there is none.
+  (pipelines), ``workspace_id`` and ``livemode`` as stored; ``error`` (``code``,
+  ``message``, ``details``) as stored when it is an error record (else marked
+  unreadable, ``run_fields``); ``input`` (pipelines) and ``input``/``output``
+  (predictions) as stored in the SDK's shapes, null when there is none.
 - ``engine``/``pipeline`` (and their versions) or ``model``/``version``: the constants the
   SDK declares for each pipeline type and prediction model.
 - ``progress``, per type as the SDK declares it: the count of results done
@@ -16,7 +17,9 @@ read, with ``input``), named as the SDK's OpenAPI schemas are. What we fill:
   stored results, ``latest_result_id`` the largest result id of the run (omitted while
   it has none); requested totals, failed counts, ``phase``, ``library_size`` and
   ``rejection_summary`` come from the stored ``progress``. A row without stored progress
-  (``progress`` NULL) reads as: total = count, nothing failed, phase ``scoring``.
+  (``progress`` NULL) reads as: total = count, nothing failed, phase ``scoring``; so
+  does a stored field that does not validate (``run_fields``): one run's malformed
+  column never fails an answer listing other runs.
 - A structure-and-binding ``output`` is stored without URLs: presigned ``{url,
   url_expires_at}`` are injected from the prediction's artifacts by role (``structure``
   and ``ligand_structure`` for ``best_sample``, ``structure_sample_<n>`` and
@@ -42,17 +45,19 @@ from pydantic import BaseModel, Field, create_model
 from app.platform.db import get_conn
 from app.service.artifacts import ArtifactUrl, Presigner
 from app.service.pagination import Page
-from app.service.wire import Timestamp, omitted_if_none
+from app.service.run_fields import (
+    DesignProgress,
+    MoleculeDesignProgress,
+    MoleculeExploreProgress,
+    MoleculeScreenProgress,
+    ProteinScreenProgress,
+    RunError,
+    build_progress,
+    run_error,
+)
+from app.service.wire import Timestamp
 from app.store import results as results_store
 from app.store.catalog import PipelineRow, PredictionRow
-
-
-class RunError(BaseModel):
-    """Why a run or prediction failed."""
-
-    code: str = Field(description="Machine-readable error code.")
-    message: str = Field(description="Human-readable message.")
-    details: Any = omitted_if_none("Further details; omitted when there are none.")
 
 
 class _Run(BaseModel):
@@ -85,99 +90,6 @@ class PredictionBase(_Run):
     workspace_id: str
 
 
-_LATEST = omitted_if_none("Id of the newest result; omitted while the run has none.")
-
-
-class DesignProgress(BaseModel):
-    """Progress of a protein design, redesign or sequence redesign run."""
-
-    num_proteins_generated: int
-    total_proteins_to_generate: int
-    latest_result_id: str | None = _LATEST
-
-
-class ProteinScreenProgress(BaseModel):
-    """Progress of a protein library screen."""
-
-    num_proteins_failed: int
-    num_proteins_screened: int
-    total_proteins_to_screen: int
-    latest_result_id: str | None = _LATEST
-
-
-class MoleculeDesignProgress(BaseModel):
-    """Progress of a small-molecule design run."""
-
-    num_molecules_generated: int
-    total_molecules_to_generate: int
-    latest_result_id: str | None = _LATEST
-
-
-class ScreenRejections(BaseModel):
-    """Library molecules rejected before screening."""
-
-    filtered_count: int
-    invalid_count: int
-
-
-class MoleculeScreenProgress(BaseModel):
-    """Progress of a small-molecule library screen."""
-
-    num_molecules_failed: int
-    num_molecules_screened: int
-    total_molecules_to_screen: int
-    latest_result_id: str | None = _LATEST
-    rejection_summary: ScreenRejections | None = omitted_if_none(
-        "Molecules rejected before screening; omitted when not reported.")
-
-
-class ExploreRejections(BaseModel):
-    """Library molecules rejected before exploring."""
-
-    duplicate_count: int
-    filtered_count: int
-    invalid_count: int
-
-
-class MoleculeExploreProgress(BaseModel):
-    """Progress of a small-molecule explore run."""
-
-    num_molecules_failed: int
-    num_molecules_scored: int
-    phase: Literal["preparing_library", "building_graph", "scoring"]
-    total_molecules_to_score: int
-    latest_result_id: str | None = _LATEST
-    library_size: int | None = omitted_if_none("Molecules in the library; omitted when "
-                                               "not reported.")
-    rejection_summary: ExploreRejections | None = omitted_if_none(
-        "Molecules rejected before exploring; omitted when not reported.")
-
-
-def build_progress(model: type[BaseModel], stored: Mapping[str, Any] | None, count: int,
-                   latest_result_id: str | None) -> BaseModel:
-    """Return ``model`` filled from a run's stored progress, result count and latest id.
-
-    The done count (the ``num_*`` field that is not ``*_failed``) is always ``count``;
-    requested totals default to ``count``, failed counts to 0 and ``phase`` to
-    ``scoring`` when the stored progress does not say (see the module docstring).
-    """
-    values: dict[str, Any] = {}
-    for name in model.model_fields:
-        if name.startswith("total_"):
-            values[name] = count
-        elif name.startswith("num_") and name.endswith("_failed"):
-            values[name] = 0
-        elif name == "phase":
-            values[name] = "scoring"
-    values.update({key: value for key, value in (stored or {}).items()
-                   if key in model.model_fields})
-    for name in model.model_fields:
-        if name.startswith("num_") and not name.endswith("_failed"):
-            values[name] = count
-    values["latest_result_id"] = latest_result_id
-    return model(**values)
-
-
 class RunModels:
     """The summary, full and page models of one SDK pipeline type, and its builder."""
 
@@ -204,12 +116,12 @@ class RunModels:
     def _fields(self, run: PipelineRow, latest_result_id: str | None) -> dict:
         latest_result_id = None if run.data_deleted_at else latest_result_id  # a stub: none
         return {"id": run.id, "completed_at": run.completed_at, "created_at": run.created_at,
-                "data_deleted_at": run.data_deleted_at, "error": run.error,
+                "data_deleted_at": run.data_deleted_at, "error": run_error(run.error, run.id),
                 "livemode": run.livemode, "started_at": run.started_at,
                 "stopped_at": run.stopped_at, "status": run.status,
                 "workspace_id": run.workspace_id,
                 "progress": build_progress(self.progress, run.progress, run.result_count,
-                                           latest_result_id),
+                                           latest_result_id, run.id),
                 **self.constants}
 
     def record(self, run: PipelineRow, *, full: bool,
@@ -297,7 +209,8 @@ class PredictionModels:
 
     def _fields(self, run: PredictionRow) -> dict:
         return {"id": run.id, "completed_at": run.completed_at, "created_at": run.created_at,
-                "data_deleted_at": run.data_deleted_at, "error": run.error, "expires_at": None,
+                "data_deleted_at": run.data_deleted_at, "error": run_error(run.error, run.id),
+                "expires_at": None,
                 "livemode": run.livemode, "started_at": run.started_at,
                 "status": run.status, "workspace_id": run.workspace_id, **self.constants}
 

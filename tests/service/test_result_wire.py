@@ -12,11 +12,14 @@ import json
 
 import pytest
 
+from app import domain
 from app.platform.db import get_conn, get_engine
 from app.service import result_records, result_wire
 from app.service.artifacts import Presigner
 from app.store import results as results_store
-from tests.support import factories
+from app.store import schema
+from tests.support import factories, hostile_records
+from tests.support.hostile_records import HUGE
 
 
 def _both(kind: str, pipeline_id: str, limit: int, after_id: str | None = None):
@@ -61,3 +64,42 @@ def test_stored_non_finite_numbers_and_nulls_stay_json():
         '{"iptm":null,"ptm":null,"note":"x"}'
     assert result_wire._json("null") is None and result_wire._json(None) is None
     assert result_wire._json('[{"code": "a"}]') == '[{"code": "a"}]'  # as stored
+
+
+def test_a_stored_field_of_the_wrong_shape_is_left_out_and_said(app, client, org):
+    records = hostile_records.seed(app, org)
+    answer = client.get(f"/compute/v1/share/{records.link}/pipelines/{records.proteins}/results")
+    assert answer.status_code == 200
+    by_id = {record["id"]: record for record in answer.get_json()["data"]}
+
+    def note(name: str) -> str:
+        [message] = [w["message"] for w in by_id[records.ids[name]]["warnings"]
+                     if w["code"] == domain.UNREADABLE_VALUES]
+        return message
+
+    assert by_id[records.ids["metrics a list"]]["metrics"] == {}
+    assert note("metrics a list") == "Stored values that could not be read were left out: metrics"
+    assert by_id[records.ids["entities a dict"]]["entities"] == []
+    assert note("entities a dict").endswith(": entities")
+    assert len(by_id[records.ids["warnings a string"]]["warnings"]) == 1
+    assert note("warnings a string").endswith(": warnings")
+    # Inside a well-shaped field, values go out as stored (the viewer reads them).
+    assert by_id[records.ids["huge metric"]]["metrics"]["binding_confidence"] == HUGE
+    healthy = by_id[records.healthy[hostile_records.PROTEINS][0]]
+    assert all(w["code"] != domain.UNREADABLE_VALUES for w in healthy.get("warnings", []))
+
+
+def test_a_molecule_without_smiles_is_served_with_empty_smiles_and_said(app, client, org):
+    with get_engine(app).begin() as conn:
+        pipeline_id, ids = factories.insert_pipeline(conn, org.workspace_id,
+                                                     "small_molecule_design", 2)
+        conn.execute(schema.results.update().where(schema.results.c.id == ids[0])
+                     .values(smiles=None))
+    link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
+    answer = client.get(f"/compute/v1/share/{link.id}/pipelines/{pipeline_id}/results")
+    assert answer.status_code == 200
+    first, second = answer.get_json()["data"]
+    assert first["smiles"] == "" and second["smiles"] == factories.LIGAND_SMILES
+    assert first["warnings"][-1] == {
+        "code": domain.UNREADABLE_VALUES,
+        "message": "Stored values that could not be read were left out: smiles"}

@@ -39,6 +39,7 @@ from app.viewer.core.errors import (
     RangeNotSatisfiable,
     raise_for_status,
 )
+from app.viewer.core.records import UNREADABLE_RECORDS, readable_page
 from app.viewer.core.tls import tls_context
 
 EMBEDDED_BASE_URL = "http://compute.internal"
@@ -177,9 +178,9 @@ class ComputeApi:
         ids: list[str] | None = None,
         raw: bool = False,
     ) -> dict | bytes:
-        """Return one page of a pipeline's results through the link; with ``raw``, its
-        body as the API sent it, unparsed (an index build hands it to its child process,
-        ``explore.index.page_child``)."""
+        """Return one page of a pipeline's results through the link (``readable_page``);
+        with ``raw``, its body as the API sent it, unparsed (an index build hands it to
+        its child process, ``explore.index.page_child``, which reads it so itself)."""
         params: dict[str, Any] = {}
         if limit is not None:
             params["limit"] = limit
@@ -189,10 +190,9 @@ class ComputeApi:
             params["before_id"] = before_id
         if ids:
             params["ids"] = ",".join(ids)
-        return self._get(
-            f"/compute/v1/share/{_segment(link_id)}/pipelines/{_segment(pipeline_id)}/results",
-            bearer, params, raw,
-        )
+        answer = self._get(f"/compute/v1/share/{_segment(link_id)}/pipelines/"
+                           f"{_segment(pipeline_id)}/results", bearer, params, raw)
+        return answer if raw else readable_page(answer)
 
     def result(self, link_id: str, pipeline_id: str, result_id: str, bearer: str | None) -> dict:
         """Return one result record, or raise LinkNotFound when the link does not show it."""
@@ -204,13 +204,14 @@ class ComputeApi:
 
     def result_in_order(self, link_id: str, pipeline_id: str, result_id: str,
                         bearer: str | None) -> tuple[dict, str | None, str | None]:
-        """Return a result record and the ids of the results before and after it.
-
-        Two calls: the one result before ``result_id``, then two results from there (the
-        record and its successor). A result the link does not show raises LinkNotFound.
-        """
+        """Return a result record and the ids of the readable results around it (the one
+        before, then two from there; LinkNotFound if the link does not show it)."""
         before = self.results(link_id, pipeline_id, bearer, before_id=result_id, limit=1)
-        previous_id = before.get("last_id")
+        previous_id = before.get("last_id") if before.get("data") else None
+        if before.get(UNREADABLE_RECORDS):  # the one before has no id to ask after
+            after = self.results(link_id, pipeline_id, bearer, after_id=result_id, limit=1)
+            return (self.result(link_id, pipeline_id, result_id, bearer), None,
+                    next((r["id"] for r in after.get("data") or []), None))
         page = self.results(link_id, pipeline_id, bearer, after_id=previous_id, limit=2)
         data = page.get("data") or []
         if not data or data[0].get("id") != result_id:

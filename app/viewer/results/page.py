@@ -27,6 +27,7 @@ from app.viewer.chem import substructure
 from app.viewer.core import paging
 from app.viewer.core.api_client import api
 from app.viewer.core.loaders import bearer
+from app.viewer.core.records import UNREADABLE_RECORDS
 from app.viewer.epitope import view as epitope_view
 from app.viewer.explore import fields, substructure_first
 from app.viewer.explore.labels import run_labels
@@ -46,7 +47,8 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
            *, from_index: bool, columns: list[table.Column], shown: ExploreQuery,
            first_rank: int | None, pending_rank: bool = False,
            chem: chem_view.ChemView | None = None, picks=None,
-           rows: list[table.Row] | None = None, at_least: int | None = None) -> str:
+           rows: list[table.Row] | None = None, at_least: int | None = None,
+           skipped: int = 0) -> str:
     """Render ``share/results/page.html`` with the records of one page of the view.
 
     ``shown`` is the view's query (from the index: with its order made explicit);
@@ -55,6 +57,8 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
     ``diverse=N`` (``diverse_answers.Picks``: each shown row's family size). ``rows``:
     the records' rows already built (``row_cache``). ``at_least``: while the view's
     substructure query is counted, how many of its results are known to match (``_first``).
+    ``skipped``: the API page's records that could not be read (``core.records``); from
+    the index, the results read but not indexed, known when nothing is selected.
     """
     columns, key_count = table.page_columns(kind, columns)
     as_run = first_rank is None or shown.sort == AS_RUN
@@ -71,8 +75,8 @@ def render(link_id: str, pipeline: dict, kind: domain.Kind, view: Panel,
         from_index=from_index, sort_key=view.sort_key, pending_rank=pending_rank,
         descending_first=fields.descending_first, as_run=as_run,
         ranked_by_default=shown.sort == view.default_sort, chem_facts=chem,
-        picks=picks, at_least=at_least, family_sizes={k.decode(): v for k, v in picks.sizes.items()}
-        if picks else {},
+        picks=picks, at_least=at_least, skipped=skipped,
+        family_sizes={k.decode(): v for k, v in picks.sizes.items()} if picks else {},
         epitope=epitope_view.of(link_id, pipeline, kind, view.state, shown)
         if view.ready else None,
     )
@@ -112,7 +116,8 @@ def api_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuer
     # A generic-only page gets the generic metrics' columns (``table.columns_for``).
     return render(link_id, pipeline, kind, view, page_request, records, links,
                   from_index=False, columns=table.columns_for(kind, records, view.extras),
-                  shown=query, first_rank=None, pending_rank=not view.ready and not query.sort)
+                  shown=query, first_rank=None, pending_rank=not view.ready and not query.sort,
+                  skipped=page.get(UNREADABLE_RECORDS, 0))
 
 
 def index_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery,

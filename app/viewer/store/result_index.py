@@ -141,13 +141,15 @@ def claim(conn: Connection, pipeline_id: str, *, kind: str, target_count: int, s
 
 def append(conn: Connection, pipeline_id: str, *, owner: str, columns: dict[str, list],
            records: list[tuple[str, str]], last_id: str, codes: set[str], now: datetime,
-           lease: timedelta) -> bool:
+           lease: timedelta, skipped: int = 0) -> bool:
     """Add one API page to the index and renew the lease; False if the lease was lost.
 
     ``columns`` are ``index_rows.page_rows``' columns (a list of values per key, with
     ``position``; their ``search`` text goes with the record; left as they are),
-    ``records`` the (result id, stored record) pairs. The lease check comes first, in
-    this transaction.
+    ``records`` the (result id, stored record) pairs; ``skipped`` the page's records
+    that could not be read (no row): ``indexed`` counts the API's results read, rows and
+    skipped, so an index with skipped records is still current against the run's count.
+    The lease check comes first, in this transaction.
     """
     current = get(conn, pipeline_id)
     if current is None or current.lease_owner != owner:
@@ -159,7 +161,7 @@ def append(conn: Connection, pipeline_id: str, *, owner: str, columns: dict[str,
         sa.update(result_indexes)
         .where(result_indexes.c.pipeline_id == pipeline_id)
         .where(result_indexes.c.lease_owner == owner)
-        .values(indexed=result_indexes.c.indexed + size, last_id=last_id,
+        .values(indexed=result_indexes.c.indexed + size + skipped, last_id=last_id,
                 version=result_indexes.c.version + 1, warning_codes=merged,
                 lease_until=now + lease, updated_at=now)
     ).rowcount

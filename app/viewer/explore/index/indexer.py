@@ -47,6 +47,7 @@ from app.viewer.access import identity
 from app.viewer.core import run_kinds
 from app.viewer.core.api_client import ComputeApi, api, restart_deadline
 from app.viewer.core.errors import LinkNotFound
+from app.viewer.core.records import UNREADABLE_RECORDS
 from app.viewer.explore.index import chem_index, index_rows, page_child
 from app.viewer.explore.index.frame import Frame
 from app.viewer.explore.index.lease_keeper import LeaseKeeper
@@ -79,13 +80,16 @@ class _HereWriter:
         self._done: page_child.Appended | None = None
         self.waiting = 0
 
-    def submit(self, records: list[dict], position: int, pipeline_id: str, owner: str,
+    def submit(self, page: dict, position: int, pipeline_id: str, owner: str,
                last_id: str | None, _more: bool, now, lease: timedelta) -> None:
-        """Index and append the page now (its answer: ``result``)."""
+        """Index and append the page (as ``api_client`` read it) now (its answer:
+        ``result``)."""
+        records = page.get("data") or []
         columns, stored, codes = index_rows.page_rows(records, position)
         with self._engine.begin() as conn:
             kept = store.append(conn, pipeline_id, owner=owner, columns=columns,
-                                records=stored, last_id=last_id, codes=codes, now=now, lease=lease)
+                                records=stored, last_id=last_id, codes=codes, now=now,
+                                lease=lease, skipped=page.get(UNREADABLE_RECORDS, 0))
         self._done = page_child.Appended(kept, len(records), page_child.page_smiles(records))
         self.waiting = 1
 
@@ -183,11 +187,11 @@ class Build:
                         log.info("index build of a pipeline lost its lease; stopping")
                         return
                     if raw:  # the child reads the records; here, the cursor alone
-                        page, records = page_child.envelope(body), None
+                        page = page_child.envelope(body)
                         empty = page["empty"]
-                    else:
-                        page, records = body, body.get("data") or []
-                        empty = not records
+                    else:  # a page of only skipped records is not the end
+                        page = body
+                        empty = not (body.get("data") or body.get(UNREADABLE_RECORDS))
                     after = page.get("last_id") or after
                     more = bool(page.get("has_more")) and not empty
                     if more:  # asked before waiting for the child: the API never waits
@@ -199,7 +203,7 @@ class Build:
                             return
                     # A page behind another in the child follows it (its count is not known here).
                     position = None if writer.waiting else self.position
-                    writer.submit(body if raw else records, position, self.pipeline_id,
+                    writer.submit(body, position, self.pipeline_id,
                                   self.owner, after, more, utcnow(), LEASE)
                     if more:
                         continue

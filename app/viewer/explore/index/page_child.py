@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from app.platform.db import json_loads, make_engine
+from app.viewer.core.records import readable_records
 from app.viewer.explore.index import frame
 from app.viewer.explore.index.frame import Frame
 from app.viewer.runtime import budget
@@ -175,14 +176,15 @@ def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
         if position is None:  # sent before the page ahead of it was counted
             position = following
         try:
-            records = _check(json_loads(body, cache_values=False), last_id, more)
+            records, skipped = readable_records(
+                _check(json_loads(body, cache_values=False), last_id, more))
             columns, stored, page_codes = index_rows.page_rows(records, position)
             if checkpoints is not None:
                 checkpoints.writing()
             with engine.begin() as db:
                 kept = store.append(db, pipeline_id, owner=owner, columns=columns,
                                     records=stored, last_id=last_id, codes=page_codes,
-                                    now=now, lease=lease)
+                                    now=now, lease=lease, skipped=skipped)
             if checkpoints is not None:
                 checkpoints.committed()
             conn.send((Appended(kept, len(records), page_smiles(records)), None))

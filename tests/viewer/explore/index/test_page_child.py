@@ -245,3 +245,24 @@ def test_a_build_resumed_in_the_background_saves_the_frame_of_every_row(app, cli
 def _state(app, pipeline_id):
     with viewer_engine(app).connect() as conn:
         return result_index.get(conn, pipeline_id)
+
+
+@pytest.mark.dialect  # the child's own connection
+def test_a_record_without_a_readable_id_is_counted_as_read_and_not_written(app):
+    engine = viewer_engine(app)
+    _claimed(engine, "pl_child", 3)
+    body = json.dumps({"data": [{"id": "res_1", "metrics": [1]}, {"id": "res_\u00e92"},
+                                {"id": "res_3", "metrics": {"iptm": 10 ** 400}}],
+                       "first_id": "res_1", "last_id": "res_3", "has_more": False}).encode()
+    child = page_child.PageChild(shared_url(engine))
+    try:
+        child.submit(body, 0, "pl_child", "me", "res_3", False, utcnow(),
+                     timedelta(seconds=30))
+        done = child.result()
+    finally:
+        child.close()
+    assert (done.kept, done.count) == (True, 2)
+    with engine.connect() as conn:
+        assert result_index.get(conn, "pl_child").indexed == 3  # current against a count of 3
+        rows = conn.execute(sa.select(schema.indexed_records.c.result_id)).scalars().all()
+    assert sorted(rows) == ["res_1", "res_3"]
