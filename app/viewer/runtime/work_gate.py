@@ -1,7 +1,8 @@
 """Expensive work is capped per client and in all: "busy, retry" instead of queued threads.
 
 A gunicorn worker has a few threads. Expensive requests (an export of a whole pipeline, a
-new substructure query over every molecule) hold a thread for seconds to minutes; a
+new substructure query over every molecule, the 3D page of a structure file not read
+yet) hold a thread for seconds to minutes; a
 client that sends a dozen at once would hold every thread, and an ordinary page would wait
 behind them. So each process admits at most ``EXPENSIVE_WORK_SLOTS``
 expensive requests at once (default 2: with 4 threads, half of them stay free for pages),
