@@ -30,7 +30,7 @@ RETRY_AFTER_SECONDS = 5
 
 
 BUSY_MESSAGE = ("This viewer is busy with other heavy requests (exports, substructure "
-                "searches). Try again in a few seconds.")
+                "searches, reading structure files). Try again in a few seconds.")
 
 
 class Busy(Retryable):
