@@ -9,8 +9,9 @@ interface residues found (the same count means the same answer). A reading that 
 ``--timeout`` is printed as ">T".
 
 With ``--page`` each checkout serves instead the whole 3D page of a result whose
-structure is that file (its own app on a fresh SQLite database, the Flask test client, a
-cold worker: nothing of the file kept): printed, the page's seconds and HTTP status.
+structure is that file (its own app on a fresh SQLite database, the Flask test client;
+nothing of the file kept, after one page of a small file has warmed the worker as
+gunicorn's first requests do): printed, the page's seconds and HTTP status.
 
     .venv/bin/python bench/bench_interface.py BEFORE_ROOT [AFTER_ROOT] [--rounds 3] [--page]
 """
@@ -57,17 +58,22 @@ tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-page-"))
 url, drop = migrated_database(tmp)
 app = make_test_app(url, tmp)
 org = make_org(app)
+small = open(sys.argv[2], "rb").read()
 with get_engine(app).begin() as conn:
-    pid, (rid,) = factories.insert_pipeline(conn, org.workspace_id, "protein_design", 1)
-    for role, content, name, kind in (
-            ("archive", b"PK\\x05\\x06", "a.zip", "application/zip"),
-            ("structure", data, "s.cif", "chemical/x-mmcif")):
-        factories.insert_artifact(conn, app.config["ARTIFACT_DIR"], content=content, role=role,
-                                  filename=name, content_type=kind, result_id=rid)
+    pid, ids = factories.insert_pipeline(conn, org.workspace_id, "protein_design", 2)
+    for rid, structure in zip(ids, (small, data)):
+        for role, content, name, kind in (
+                ("archive", b"PK\\x05\\x06", "a.zip", "application/zip"),
+                ("structure", structure, "s.cif", "chemical/x-mmcif")):
+            factories.insert_artifact(conn, app.config["ARTIFACT_DIR"], content=content,
+                                      role=role, filename=name, content_type=kind,
+                                      result_id=rid)
 link = factories.make_link(app, org, pipeline_ids=[pid])
 client = app.test_client()
+pages = [f"/share/{link.id}/pipelines/{pid}/results/{rid}/structure" for rid in ids]
+assert client.get(pages[0]).status_code == 200
 started = time.perf_counter()
-answer = client.get(f"/share/{link.id}/pipelines/{pid}/results/{rid}/structure")
+answer = client.get(pages[1])
 print(time.perf_counter() - started, answer.status_code)
 drop()
 """
@@ -78,8 +84,10 @@ def _time(root: Path, path: Path, timeout: float, page: bool = False
     """Return (seconds, interface residues) of ``root``'s reading of ``path``; with
     ``page`` (seconds, HTTP status) of its 3D page."""
     try:
-        done = subprocess.run([sys.executable, "-c", _PAGE if page else _READ, str(path)],
-                              cwd=root,
+        small = path.with_name("small.cif")
+        small.write_bytes(hostile_structures.lattice_complex(300, 2))
+        done = subprocess.run([sys.executable, "-c", _PAGE if page else _READ, str(path),
+                               str(small)], cwd=root,
                               env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin",
                                    "PYTHONDONTWRITEBYTECODE": "1"},
                               capture_output=True, text=True, timeout=timeout, check=True)

@@ -73,8 +73,9 @@ def band(plddt: float) -> int:
     return len(PLDDT_BANDS) - 1
 
 
-def read(data: bytes, fmt: str = "mmcif", *, interface: bool = True) -> Model:
-    """Return the model of a structure file (first model only); ``interface`` or not."""
+def read(data: bytes, fmt: str = "mmcif") -> Model:
+    """Return the model of a structure file (first model only), its interface included
+    unless the contact rule's bounds refuse it (``interface_note`` then says why)."""
     text = data.decode("utf-8", errors="replace")
     if fmt == "pdb":
         structure = gemmi.read_pdb_string(text)
@@ -112,11 +113,10 @@ def read(data: bytes, fmt: str = "mmcif", *, interface: bool = True) -> Model:
     out = Model([Residue(c, ac, s, n, v) for (c, ac, s, n), v in zip(residues, values,
                                                                      strict=True)],
                 chains, ligands, ligand_atoms, source, descriptions, auth, ca=ca)
-    if interface:
-        try:
-            out.interface = interface_residues(model)
-        except contacts.NotComputed as why:
-            out.interface_note = str(why)
+    try:
+        out.interface = interface_residues(model)
+    except contacts.NotComputed as why:
+        out.interface_note = str(why)
     return out
 
 

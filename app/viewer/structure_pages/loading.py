@@ -37,8 +37,9 @@ def read_model(locate, fmt: str, *, known: dict | None = None
     its budget (the page still shows the file, coloured by Mol*'s defaults).
 
     A file not read yet takes a slot of the work gate while it is read
-    (``work_gate.Busy``, a 503 to retry, when there is none). Its reading is not time spent waiting on the API: the
-    page's later API calls get a fresh deadline (``api_client.restart_deadline``).
+    (``work_gate.Busy``, a 503 to retry, when there is none). Its reading is not time
+    spent waiting on the API: the page's later API calls get a fresh deadline
+    (``api_client.restart_deadline``).
     """
     data = read_artifact(locate, STRUCTURE_LIMIT, known)
     if data is None:
