@@ -133,7 +133,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     _S("STATIC_CACHE_DIR", None, str, "where the gzip and brotli copies of the static files "
        "go", empty_is_default=True, instance_default="static-cache"),
     _S("EXPENSIVE_WORK_SLOTS", 2, int, "expensive requests (exports, new substructure "
-       "searches) one process runs at once (app.viewer.runtime.work_gate)",
+       "searches, 3D pages of structure files not read yet) one process runs at once "
+       "(app.viewer.runtime.work_gate)",
        empty_is_default=True),
     _S("EXPENSIVE_WORK_PER_CLIENT", 2, int, "expensive requests one client address may hold "
        "at once in one process", empty_is_default=True),

@@ -15,8 +15,10 @@ model) and returns a ``Reading``:
   accessibility is at least ``EXPOSED_RSA`` (``exposure.exposed``; None when it could not
   be computed).
 
-Hostile files are bounded by the caller's byte limit and by ``MAX_ATOMS`` here: a larger
-model raises ``TooLarge`` and is recorded as unreadable, never computed.
+Hostile files are bounded by the caller's byte limit and by the contact rule's own bounds
+(``structure.contacts.MAX_ATOMS`` heavy atoms, crowding, coordinates): such a model raises
+``structure.contacts.NotComputed`` (a ``ValueError``) and is recorded as unreadable,
+never computed.
 
 ``read_item`` is ``read`` as the scan's child process runs it (``runtime.budget``):
 its answer is the ``Reading``, or the name of the error class that made the file
@@ -33,12 +35,6 @@ import numpy as np
 from app.viewer.epitope import exposure
 from app.viewer.runtime import budget
 from app.viewer.structure import contacts as shared
-
-MAX_ATOMS = 150_000
-
-
-class TooLarge(ValueError):
-    """The model has more atoms than ``MAX_ATOMS``."""
 
 
 @dataclass(frozen=True)
@@ -98,8 +94,8 @@ def contacts_of(model: gemmi.Model, binder_chains: set[str], target_chains: set[
     """Return the sorted (chain, residue number) of target residues the binders contact."""
     binder = _collect(model, binder_chains)
     target = _collect(model, target_chains)
-    if len(binder.xyz) + len(target.xyz) > MAX_ATOMS:
-        raise TooLarge(f"more than {MAX_ATOMS} atoms")
+    if len(binder.xyz) + len(target.xyz) > shared.MAX_ATOMS:
+        raise shared.TooLarge(len(binder.xyz) + len(target.xyz))
     if not binder.xyz or not target.xyz:
         return ()
     points = np.array(target.xyz + binder.xyz, dtype=np.float64)
@@ -115,8 +111,9 @@ def read(data: bytes, fmt: str, binder_chains: set[str], target_chains: set[str]
          ) -> Reading:
     """Return the ``Reading`` of one structure file (see the module docstring).
 
-    Raises ``ValueError`` (``TooLarge`` included) or ``RuntimeError`` for a file gemmi
-    cannot read: the caller records the design as unreadable.
+    Raises ``ValueError`` (``structure.contacts.NotComputed`` included) or
+    ``RuntimeError`` for a file gemmi cannot read: the caller records the design as
+    unreadable.
     """
     model = _structure(data, fmt)
     contacts = contacts_of(model, binder_chains, target_chains)

@@ -12,7 +12,7 @@ the scan's lease, it claims the lease and starts a daemon thread that:
   waits, up to ``YIELD_SECONDS``, until the worker serves no request
   (``core.requests_in_flight``): through the embedded API a fetch holds the worker's
   GIL, which its requests would otherwise share;
-- computes contacts and exposure (``contacts.read``: at most ``contacts.MAX_ATOMS``
+- computes contacts and exposure (``contacts.read``: at most ``structure.contacts.MAX_ATOMS``
   atoms) in a child process (``chem.budget``'s worker ``CHILD``, forked from the
   chemistry's forkserver, at a lower CPU priority: ``CHILD_NICENESS``), a batch at a
   time, each file within ``READ_SECONDS`` (one that overruns is "unreadable"). The

@@ -23,6 +23,10 @@ drawings have their own, so a long search never delays a drawing.
 A new child says it is ready before its first task is timed: the forkserver's first start
 (importing RDKit, seconds on a busy machine) is not a task's overrun.
 
+A caller that may stop wanting the answer (a visitor who hung up) passes ``stop``, a
+function the runtime asks every ``STOP_POLL_SECONDS`` while it waits: once it says yes,
+the child is killed at once and the items not answered are ``OVERRUN``.
+
 Results stream back in batches (every ``BATCH`` items or ``FLUSH_SECONDS``), which keeps a
 million-molecule search from paying a pipe message per molecule. When the child stalls, the
 items after the last batch are run again one by one to find the one that overran; only it
@@ -54,6 +58,7 @@ class _Overrun:
 OVERRUN: Any = _Overrun()
 BATCH = 512
 FLUSH_SECONDS = 0.05
+STOP_POLL_SECONDS = 0.25  # how often a waiting caller's ``stop`` is asked
 # A new child's first breath: the forkserver's own start imports RDKit and the app once.
 STARTUP_SECONDS = 60.0
 _READY = "ready"
@@ -112,6 +117,10 @@ def _answer(conn) -> None:
         conn.send((None, len(items)))
 
 
+class _Stopped(Exception):
+    """The caller's ``stop`` said yes while the child worked (``ChemistryWorker._run``)."""
+
+
 class ChemistryWorker:
     """One child process that runs chemistry tasks under a time budget (module doc)."""
 
@@ -146,10 +155,11 @@ class ChemistryWorker:
         self._process = self._conn = None
 
     def run_each(self, task: str, items: Sequence, fixed: tuple = (), *,
-                 item_seconds: float, total_seconds: float) -> list:
+                 item_seconds: float, total_seconds: float,
+                 stop: Callable[[], bool] | None = None) -> list:
         """Return the task ``task``'s answer ``function(item, *fixed)`` for each item,
         ``OVERRUN`` where it did not finish within ``item_seconds`` or before
-        ``total_seconds`` ran out."""
+        ``total_seconds`` ran out, or once ``stop()`` said yes (module doc)."""
         answers: list = [OVERRUN] * len(items)
         with self._lock:
             if items:  # a new child's start is not the task's time
@@ -158,9 +168,14 @@ class ChemistryWorker:
             start, precise_until = 0, -1
             while start < len(items) and time.monotonic() < deadline:
                 precise = start <= precise_until or start == len(items) - 1
-                reached, stalled = self._run(task, items, fixed, start, answers,
-                                             precise=precise, item_seconds=item_seconds,
-                                             deadline=deadline)
+                try:
+                    reached, stalled = self._run(task, items, fixed, start, answers,
+                                                 precise=precise, item_seconds=item_seconds,
+                                                 deadline=deadline, stop=stop)
+                except _Stopped:
+                    self._kill()  # working for nobody: the next task needs a fresh child
+                    log.info("chemistry %s: stopped, its caller is gone", task)
+                    return answers
                 if not stalled:
                     start = reached
                     continue
@@ -178,16 +193,26 @@ class ChemistryWorker:
         return answers
 
     def _run(self, task: str, items: Sequence, fixed: tuple, start: int, answers: list, *,
-             precise: bool, item_seconds: float, deadline: float) -> tuple[int, bool]:
-        """Send items from ``start``; fill ``answers``; return (next index, stalled?)."""
+             precise: bool, item_seconds: float, deadline: float,
+             stop: Callable[[], bool] | None = None) -> tuple[int, bool]:
+        """Send items from ``start``; fill ``answers``; return (next index, stalled?).
+
+        Raises ``_Stopped`` once ``stop()`` says yes (the caller kills the child)."""
         conn = self._ensure_child()
         chunk = items[start:start + 1] if precise else items[start:]
         conn.send((_tasks[task], fixed, list(chunk), start, precise))
         reached = start
+        heard = time.monotonic()
         while True:
-            wait = min(item_seconds + FLUSH_SECONDS, deadline - time.monotonic())
-            if wait <= 0 or not conn.poll(wait):
+            now = time.monotonic()
+            wait = min(heard + item_seconds + FLUSH_SECONDS, deadline) - now
+            if wait <= 0:
                 return reached, True
+            if stop is not None and stop():
+                raise _Stopped()
+            if not conn.poll(wait if stop is None else min(wait, STOP_POLL_SECONDS)):
+                continue
+            heard = time.monotonic()
             message = conn.recv()
             if message == _READY:  # a child slower to start than STARTUP_SECONDS
                 continue
@@ -197,10 +222,11 @@ class ChemistryWorker:
             answers[batch_start:batch_start + len(batch)] = batch
             reached = batch_start + len(batch)
 
-    def run_one(self, task: str, item: Any, fixed: tuple = (), *, seconds: float) -> Any:
-        """Return one item's answer, or ``OVERRUN``."""
+    def run_one(self, task: str, item: Any, fixed: tuple = (), *, seconds: float,
+                stop: Callable[[], bool] | None = None) -> Any:
+        """Return one item's answer, or ``OVERRUN`` (over ``seconds``, or stopped)."""
         return self.run_each(task, [item], fixed, item_seconds=seconds,
-                             total_seconds=seconds)[0]
+                             total_seconds=seconds, stop=stop)[0]
 
 
 _workers: dict[str, ChemistryWorker] = {}

@@ -8,7 +8,9 @@ polymer residues in contact with another chain or a ligand, by the viewer's one 
 definition (``contacts``: a heavy atom within ``contacts.CONTACT_CUTOFF``, and the CB
 rule where a chain has no side chains), the same the epitope scan reads: a target
 residue on this page's interface of a two-chain complex is one of the design's epitope
-residues.
+residues. A structure whose contacts the rule does not compute (too many atoms, atoms
+piled up, absurd coordinates: ``contacts.NotComputed``) has no interface, and
+``interface_note`` says why.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ class Model:
     auth: dict[str, str] = field(default_factory=dict)  # label_asym_id -> auth_asym_id
     interface: set[tuple[str, int]] = field(default_factory=set)  # (chain, seq)
     ca: dict[tuple[str, int], tuple[float, float, float]] = field(default_factory=dict)
+    interface_note: str | None = None  # why there is no interface, when it was not computed
 
 
 def structure_format(artifact: dict) -> str:
@@ -70,8 +73,9 @@ def band(plddt: float) -> int:
     return len(PLDDT_BANDS) - 1
 
 
-def read(data: bytes, fmt: str = "mmcif", *, interface: bool = True) -> Model:
-    """Return the model of a structure file (first model only); ``interface`` or not."""
+def read(data: bytes, fmt: str = "mmcif") -> Model:
+    """Return the model of a structure file (first model only), its interface included
+    unless the contact rule's bounds refuse it (``interface_note`` then says why)."""
     text = data.decode("utf-8", errors="replace")
     if fmt == "pdb":
         structure = gemmi.read_pdb_string(text)
@@ -109,8 +113,10 @@ def read(data: bytes, fmt: str = "mmcif", *, interface: bool = True) -> Model:
     out = Model([Residue(c, ac, s, n, v) for (c, ac, s, n), v in zip(residues, values,
                                                                      strict=True)],
                 chains, ligands, ligand_atoms, source, descriptions, auth, ca=ca)
-    if interface:
+    try:
         out.interface = interface_residues(model)
+    except contacts.NotComputed as why:
+        out.interface_note = str(why)
     return out
 
 
@@ -163,7 +169,7 @@ def _confidence(residues, qa: dict, b_values: list) -> tuple[str | None, list]:
 
 def interface_residues(model: gemmi.Model) -> set:
     """Return (label_asym_id, label_seq_id) of polymer residues in contact with another
-    chain or a ligand (``contacts``: one polymer chain against each other chain)."""
+    chain or a ligand (``contacts.interface_atoms``); raises ``contacts.NotComputed``."""
     xyz, chain, key, beta = [], [], [], []
     labels: dict[str, int] = {}
     polymer: dict[int, bool] = {}
@@ -187,21 +193,18 @@ def interface_residues(model: gemmi.Model) -> set:
                 key.append((label, seq))
                 beta.append(cb is not None and atom.name == cb.name)
                 names.setdefault(index, set()).add(atom.name)
+            if len(xyz) > contacts.MAX_ATOMS:  # a huge file stops here, not at its end
+                raise contacts.TooLarge(sum(1 for site in model.all()
+                                            if site.atom.element.name not in ("H", "D")))
     if not xyz:
         return set()
-    points, chains, betas = np.array(xyz, dtype=np.float64), np.array(chain), np.array(beta)
-    sides = {index: contacts.has_side_chains(found) for index, found in names.items()}
-    found = set()
-    for index in sorted(set(chain)):
-        if not polymer[index]:
-            continue
-        mine = np.flatnonzero(chains == index)
-        for other in sorted(set(chain) - {index}):
-            cb_rule = polymer[other] and not (sides[index] and sides[other])
-            close = contacts.touching(points, mine, np.flatnonzero(chains == other),
-                                      betas, cb_rule)
-            found.update(key[i] for i in close)
-    return found
+    chains = np.arange(len(labels))
+    close = contacts.interface_atoms(
+        np.array(xyz, dtype=np.float64), np.array(chain, dtype=np.int64),
+        np.array([polymer.get(c, False) for c in chains]),
+        np.array([contacts.has_side_chains(names.get(c, ())) for c in chains]),
+        np.array(beta, dtype=bool))
+    return {key[i] for i in np.flatnonzero(close)}
 
 
 def ranges(keys: list[tuple[str, int]]) -> list[tuple[str, int, int]]:

@@ -1,49 +1,60 @@
 """What the 3D routes read: structure files, the chosen sample, the PAE, compared sides.
 
 Files are read through the presigned URLs the API gives (``core.artifacts``, bounded by
-``STRUCTURE_LIMIT`` and ``ARCHIVE_LIMIT``) and parsed by ``model.read``; a file too big
-or unreadable gives no model, and the page then shows it in Mol*'s own colours. What the
+``STRUCTURE_LIMIT`` and ``ARCHIVE_LIMIT``) and parsed by ``structure.reading`` (in a
+budgeted child process, once per file and worker); a file too big, unreadable or over its
+budget gives no model, and the page then shows it in Mol*'s own colours. A file not read
+yet is expensive work: admitted by the work gate (``runtime.work_gate``: "busy, retry"
+past its slots), and stopped when its visitor hangs up (``web.departure``). What the
 link does not expose is the shared 404 (``LinkNotFound``); a bad query a 400
 (``BadRequest``).
 """
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 from flask import url_for
 from werkzeug.datastructures import MultiDict
 
-from app.viewer.core.api_client import api
+from app.viewer.core.api_client import api, restart_deadline
 from app.viewer.core.artifacts import ARCHIVE_LIMIT, STRUCTURE_LIMIT, read_artifact, result_locator
 from app.viewer.core.errors import BadRequest, LinkNotFound, TooLarge
 from app.viewer.core.loaders import bearer
 from app.viewer.core.prediction_files import prediction_file
 from app.viewer.pages import predictions
 from app.viewer.provenance.roles import result_roles
+from app.viewer.runtime import work_gate
 from app.viewer.runtime.cache import BoundedCache
 from app.viewer.structure import model as structure_model
-from app.viewer.structure import pae
+from app.viewer.structure import pae, reading
 from app.viewer.structure.model import structure_format
 from app.viewer.structure_pages.compare import Side
 from app.viewer.structure_pages.scene import chain_infos
+from app.viewer.web import departure
 
-log = logging.getLogger(__name__)
 
+def read_model(locate, fmt: str, *, known: dict | None = None
+               ) -> structure_model.Model | None:
+    """Read the structure file ``locate()`` points at; None if too big, unreadable or over
+    its budget (the page still shows the file, coloured by Mol*'s defaults).
 
-def read_model(locate, fmt: str, *, interface: bool = True,
-               known: dict | None = None) -> structure_model.Model | None:
-    """Read the structure file ``locate()`` points at; None if too big or unreadable."""
+    A file not read yet takes a slot of the work gate while it is read
+    (``work_gate.Busy``, a 503 to retry, when there is none). Its reading is not time
+    spent waiting on the API: the page's later API calls get a fresh deadline
+    (``api_client.restart_deadline``).
+    """
     data = read_artifact(locate, STRUCTURE_LIMIT, known)
     if data is None:
         return None
+    found = reading.kept(data, fmt)
+    if found is not None:
+        return found.model
+    release = work_gate.enter("structure")
     try:
-        return structure_model.read(data, fmt, interface=interface)
-    except (RuntimeError, ValueError, IndexError) as error:
-        # The page still shows the file, coloured by Mol*'s defaults.
-        log.info("structure not readable for the legend: %s", type(error).__name__)
-        return None
+        return reading.read(data, fmt, stop=departure.watcher())
+    finally:
+        release()
+        restart_deadline()
 
 
 def result_structure_file(record: dict) -> dict:
@@ -54,11 +65,11 @@ def result_structure_file(record: dict) -> dict:
     return artifact
 
 
-def result_model(link_id: str, pipeline_id: str, result_id: str, artifact: dict, *,
-                 interface: bool = True) -> structure_model.Model | None:
+def result_model(link_id: str, pipeline_id: str, result_id: str, artifact: dict
+                 ) -> structure_model.Model | None:
     """Read a result's structure file (``artifact``, its record's entry)."""
     return read_model(result_locator(link_id, pipeline_id, result_id, "structure"),
-                      structure_format(artifact), interface=interface, known=artifact)
+                      structure_format(artifact), known=artifact)
 
 
 def compared_ids(args: MultiDict) -> tuple[str, str]:
@@ -138,15 +149,14 @@ def result_heatmap(link_id: str, pipeline_id: str, result_id: str,
                    record: dict, pipeline: dict | None = None) -> pae.Heatmap | pae.NoHeatmap:
     """Return the PAE heatmap of a result; ``NoHeatmap`` without a readable one.
 
-    The structure (without the interface, which the heatmap does not need) gives the
-    tokens, the chains' names and the most tokens the matrix may have; the matrix is the
-    archive's ``pae.npz`` (``result_pae``: ``TooLarge`` beyond that).
+    The structure (the reading the 3D page keeps) gives the tokens, the chains' names and
+    the most tokens the matrix may have; the matrix is the archive's ``pae.npz``
+    (``result_pae``: ``TooLarge`` beyond that).
     """
     artifacts = record.get("artifacts") or {}
     if not artifacts.get("structure"):
         return pae.NoHeatmap()
-    model = result_model(link_id, pipeline_id, result_id, artifacts["structure"],
-                         interface=False)
+    model = result_model(link_id, pipeline_id, result_id, artifacts["structure"])
     if model is None:
         return pae.NoHeatmap()
     matrix = result_pae(link_id, pipeline_id, result_id, record, token_count(model))

@@ -122,11 +122,13 @@ def result_pae_alphafold(link_id: str, pipeline_id: str, result_id: str):
     check_ids(result_id)
     load_pipeline(link_id, pipeline_id)
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
+    artifact = (record.get("artifacts") or {}).get("structure")
+    # The structure's reading is gated on its own (and kept): read before this gate's slot
+    # is taken, so that one download never holds two.
+    model = (loading.result_model(link_id, pipeline_id, result_id, artifact)
+             if artifact else None)
     release = work_gate.enter("pae")
     try:
-        artifact = (record.get("artifacts") or {}).get("structure")
-        model = (loading.result_model(link_id, pipeline_id, result_id, artifact,
-                                      interface=False) if artifact else None)
         matrix = loading.result_pae(link_id, pipeline_id, result_id, record,
                                     loading.token_count(model))
     except BaseException:

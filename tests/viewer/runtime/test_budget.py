@@ -122,3 +122,20 @@ def test_a_background_workers_child_runs_at_a_lower_cpu_priority():
     assert os.getpriority(os.PRIO_PROCESS, plain._process.pid) == own
     background._kill()
     plain._kill()
+
+
+def test_a_task_whose_caller_left_is_stopped_at_once():
+    asked = []
+
+    def gone() -> bool:  # the caller leaves half a second in
+        asked.append(time.monotonic())
+        return asked[-1] - asked[0] > 0.5
+
+    started = time.perf_counter()
+    found = budget.worker("test").run_one("contains", POLYACENE, (RING_45_ANY_ATOMS,),
+                                          seconds=60, stop=gone)
+    assert found is budget.OVERRUN
+    # Stopped within a poll of the caller leaving (0.75 s quiet), not after its 60 s.
+    assert time.perf_counter() - started < 10
+    # The stopped child is gone: the next task gets a fresh one, and its true answer.
+    assert budget.worker("test").run_one("contains", "c1ccccc1O", ("[OH]",), seconds=5)
