@@ -46,10 +46,11 @@ def _stalled_download(port: int, path: str) -> socket.socket:
 
 
 def _status_and_end(sock: socket.socket, seconds: float) -> tuple[int, bool]:
-    """Read what the server sent within ``seconds``: (status, whether it closed)."""
+    """Read what the server sent within ``seconds``: (status, whether it closed). A 503
+    is read to its status line only (its connection is kept alive, idle)."""
     sock.settimeout(seconds)
     received, closed, deadline = b"", False, time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and not received.startswith(b"HTTP/1.1 503"):
         try:
             data = sock.recv(1 << 20)
         except TimeoutError:
