@@ -71,23 +71,37 @@ def _relayed_headers(artifact: dict, upstream: httpx.Response, stem: str, role: 
     return headers
 
 
+# A download up to this size takes a visitor who reads it no longer than a page does
+# (the 3D page's own structure file, a ligand): it is not counted by the work gate, so a
+# page that fetches several files at once never meets "busy". Larger ones (or of unknown
+# size) are, like exports. Either is dropped when its visitor stops reading (web.stalls).
+SMALL_DOWNLOAD_BYTES = 1024 * 1024
+
+
+def _holds_a_thread(upstream: httpx.Response) -> bool:
+    """Whether relaying ``upstream`` is a large download (over ``SMALL_DOWNLOAD_BYTES``, or
+    of unknown size)."""
+    declared = upstream.headers.get("content-length", "")
+    return not declared.isdigit() or int(declared) > SMALL_DOWNLOAD_BYTES
+
+
 def _stream(locate: Locate, stem: str, role: str) -> Response:
     """Relay the artifact that ``locate()`` describes (``url``, maybe ``filename``...).
 
     ``locate`` asks the API each time it is called, so a second call after an expired
     signature gets a fresh URL.
     """
-    # Admitted (or Busy, a 503) before the upstream is opened; held until the answer is
-    # closed: a download holds a server thread for as long as it streams, like an export.
-    release = work_gate.enter("download")
     stack = ExitStack()
-    stack.callback(release)
     # Only a single simple byte range is passed on (resuming a download); anything else
     # gets the whole file, which is always a correct answer to a Range request.
     wanted = request.headers.get("Range", "")
     wanted = wanted if _SIMPLE_RANGE.fullmatch(wanted) else None
     try:
         artifact, upstream = open_artifact(stack, locate, byte_range=wanted)
+        if _holds_a_thread(upstream):
+            # Admitted (or Busy, a 503) before a byte is sent; held until the answer is
+            # closed: a large download holds a thread for as long as it streams.
+            stack.callback(work_gate.enter("download"))
     except RangeNotSatisfiable:
         stack.close()
         return Response(status=416, headers={"Accept-Ranges": "bytes"})

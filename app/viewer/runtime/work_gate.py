@@ -4,13 +4,13 @@ A gunicorn worker has a few threads. Expensive requests (an export of a whole pi
 new substructure query over every molecule, a PAE matrix of thousands of tokens, the 3D
 page of a structure file not read yet) hold a thread for seconds to minutes; a client that
 sends a dozen at once would hold every thread, and an ordinary page would wait behind
-them. Downloads count too: a download holds its thread for as long as its visitor takes to
-read it (a visitor who stops reading is dropped: ``app.viewer.web.stalls``). So each
-process admits at most ``EXPENSIVE_WORK_SLOTS`` expensive requests at once (default 2:
-with 4 threads, half of them stay free for pages), and at most
-``EXPENSIVE_WORK_PER_CLIENT`` of them from one client address. One more is not queued: it
-gets a 503 page (or ``{"error": ...}`` for the JSON the browser reads) with
-``Retry-After``, and ``share_viewer_busy_total`` counts it.
+them. Large downloads count too (``app.viewer.pages.downloads``: over 1 MiB): a download
+holds its thread for as long as its visitor takes to read it (a visitor who stops reading
+is dropped: ``app.viewer.web.stalls``). So each process admits at most
+``EXPENSIVE_WORK_SLOTS`` expensive requests at once (default 2: with 4 threads, half of
+them stay free for pages), and at most ``EXPENSIVE_WORK_PER_CLIENT`` of them from one
+client address. One more is not queued: it gets a 503 page (or ``{"error": ...}`` for the
+JSON the browser reads) with ``Retry-After``, and ``share_viewer_busy_total`` counts it.
 
 The counts are per process, so a server admits workers x slots in all; that is the point:
 every worker keeps threads for pages whatever its neighbours do.

@@ -124,21 +124,26 @@ def result_pae(link_id: str, pipeline_id: str, result_id: str, record: dict,
     The one reading of the matrix: the heatmap and the AlphaFold DB download both use it,
     with ``max_tokens`` the structure's ``token_count``. A matrix larger than that (or
     than ``pae.MAX_TOKENS``) is ``TooLarge`` (422), whose message says why. The outcome
-    is kept per result (``matrices``); the caller has already checked the link.
+    is kept per result (``matrices``); reading one not kept takes a work-gate slot. The
+    caller has already checked the link.
     """
     artifacts = record.get("artifacts") or {}
     if not artifacts.get("archive"):
         return None
 
     def read():
-        archive = read_artifact(result_locator(link_id, pipeline_id, result_id, "archive"),
-                                ARCHIVE_LIMIT, artifacts["archive"])
+        # Only a matrix not kept yet is heavy work: admitted by the work gate (Busy, a 503).
+        release = work_gate.enter("pae")
         try:
+            archive = read_artifact(result_locator(link_id, pipeline_id, result_id, "archive"),
+                                    ARCHIVE_LIMIT, artifacts["archive"])
             return pae.read_npz(archive, max_tokens) if archive is not None else None
         except pae.TooLarge as error:
             return error
         except pae.NoPae:
             return None
+        finally:
+            release()
     found = matrices.get_or_compute((pipeline_id, result_id, max_tokens), read)
     if isinstance(found, pae.TooLarge):
         raise TooLarge(f"The PAE map is unavailable. {found}")

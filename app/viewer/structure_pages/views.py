@@ -96,18 +96,14 @@ def prediction_structure(link_id: str, prediction_id: str):
 def result_pae(link_id: str, pipeline_id: str, result_id: str):
     """Return the PAE heatmap of a result (``{"n": 0}`` when its archive has none).
 
-    A matrix too large to read is a 422 ``{"error": why}``; more heavy requests than the
-    work gate admits, a 503 to retry.
+    A matrix too large to read is a 422 ``{"error": why}``; a matrix not read yet when the
+    work gate admits no more heavy work, a 503 to retry (``loading.result_pae``).
     """
     check_ids(result_id)
     _share, pipeline, _kind = load_pipeline(link_id, pipeline_id)
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
-    release = work_gate.enter("pae")
-    try:
-        answer = loading.result_heatmap(link_id, pipeline_id, result_id, record, pipeline)
-        return Response(answer.model_dump_json(), mimetype="application/json")
-    finally:
-        release()
+    answer = loading.result_heatmap(link_id, pipeline_id, result_id, record, pipeline)
+    return Response(answer.model_dump_json(), mimetype="application/json")
 
 
 @bp.get("/share/<link_id>/pipelines/<pipeline_id>/results/<result_id>/structure/"
@@ -123,20 +119,15 @@ def result_pae_alphafold(link_id: str, pipeline_id: str, result_id: str):
     load_pipeline(link_id, pipeline_id)
     record = api().result(link_id, pipeline_id, result_id, bearer(link_id))
     artifact = (record.get("artifacts") or {}).get("structure")
-    # The structure's reading is gated on its own (and kept): read before this gate's slot
-    # is taken, so that one download never holds two.
+    # The structure and the matrix are read (each gated while read, then kept) before the
+    # download's own slot is taken, so that one download never holds two.
     model = (loading.result_model(link_id, pipeline_id, result_id, artifact)
              if artifact else None)
-    release = work_gate.enter("pae")
-    try:
-        matrix = loading.result_pae(link_id, pipeline_id, result_id, record,
-                                    loading.token_count(model))
-    except BaseException:
-        release()
-        raise
+    matrix = loading.result_pae(link_id, pipeline_id, result_id, record,
+                                loading.token_count(model))
     if matrix is None:
-        release()
         raise LinkNotFound()
+    release = work_gate.enter("pae download")
     name = safe_filename(f"{result_id}-predicted_aligned_error.json", "pae.json")
     # A visitor who stops reading is dropped (web.stalls): the gate's slot is not held.
     response = Response(drop_when_stalled(pae.alphafold(matrix)), mimetype="application/json",

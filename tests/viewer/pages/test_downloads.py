@@ -7,6 +7,9 @@ import re
 from app import artifact_storage
 from app.platform.db import get_engine
 from app.store import schema
+from app.viewer.pages import downloads
+from app.viewer.runtime import work_gate
+from tests.support import factories
 
 
 def stored_bytes(app, result_id: str, role: str) -> tuple[bytes, str]:
@@ -124,3 +127,29 @@ def test_head_and_abandoned_downloads_close_the_upstream(app, client, shared, mo
     assert len(closed) == 1
     abandoned.close()
     assert len(opened) == 2 and len(closed) == 2
+
+
+def test_only_large_downloads_wait_for_the_work_gate(app, org, client):
+    """A page's own small files (a structure, a ligand) never meet "busy"; a download over
+    SMALL_DOWNLOAD_BYTES is admitted like an export."""
+    with get_engine(app).begin() as conn:
+        pipeline, (small, large) = factories.insert_pipeline(
+            conn, org.workspace_id, "protein_design", 2, artifact_dir=app.config["ARTIFACT_DIR"])
+        factories.insert_artifact(
+            conn, app.config["ARTIFACT_DIR"], content=b"x" * (downloads.SMALL_DOWNLOAD_BYTES + 1),
+            role="structure", filename="big.cif", content_type="chemical/x-mmcif",
+            result_id=large)
+    link = factories.make_link(app, org, pipeline_ids=[pipeline]).id
+    app.extensions["work_gate"] = work_gate.WorkGate(1, 1)
+    with app.test_request_context(environ_base={"REMOTE_ADDR": "10.0.0.9"}):
+        held = work_gate.enter("export")  # another visitor's export holds the only slot
+    try:
+        base = f"/share/{link}/pipelines/{pipeline}/results"
+        assert client.get(f"{base}/{small}/artifacts/structure").status_code == 200
+        busy = client.get(f"{base}/{large}/artifacts/structure")
+        assert busy.status_code == 503 and busy.headers["Retry-After"]
+    finally:
+        held()
+    answer = client.get(f"{base}/{large}/artifacts/structure")
+    assert answer.status_code == 200
+    assert len(answer.get_data()) == downloads.SMALL_DOWNLOAD_BYTES + 1

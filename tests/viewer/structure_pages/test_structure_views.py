@@ -202,7 +202,7 @@ def test_a_pae_larger_than_the_structure_is_a_422_saying_why(app, client, demo, 
 
 
 @pytest.mark.reads_demo
-def test_a_pae_is_read_once_per_result_and_gated(app, client, demo, monkeypatch):
+def test_a_pae_is_read_once_per_result_and_its_reading_gated(app, client, demo, monkeypatch):
     reads = []
     real = pae.read_npz
 
@@ -214,15 +214,19 @@ def test_a_pae_is_read_once_per_result_and_gated(app, client, demo, monkeypatch)
     first = client.get(_pae_url(app, demo)).get_json()
     assert client.get(_pae_url(app, demo)).get_json() == first and first["n"] > 0
     assert len(reads) == 1
-    # No slot left for heavy work: a 503 to retry, which pae.js shows as the reason.
+    # No slot left for heavy work: a kept matrix still answers (every 3D page asks for
+    # its map), one not read yet is a 503 to retry, which pae.js shows as the reason.
     gate = WorkGate(slots=1, per_client=1)
     monkeypatch.setitem(app.extensions, "work_gate", gate)
     assert gate.try_enter("someone else")
+    assert client.get(_pae_url(app, demo)).get_json() == first
+    loading.matrices.clear()
     busy = client.get(_pae_url(app, demo))
     assert busy.status_code == 503 and busy.headers["Retry-After"] == "5"
     assert "busy" in busy.get_json()["error"]
     gate.leave("someone else")
     assert client.get(_pae_url(app, demo)).status_code == 200 and gate.running == 0
+    assert len(reads) == 2
     loading.matrices.clear()
 
 
