@@ -12,22 +12,19 @@ hangs up after a second leaves the server idle: its reading was stopped.
 
 from __future__ import annotations
 
-import os
 import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.support import hostile_structures
+from tests.support.processes import processes
 from tests.support.servers import start_gunicorn, stop_gunicorn
 from tests.support.structure_results import link_to_structures
 
 pytestmark = pytest.mark.slow
-
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _timed(url: str) -> tuple[float, int]:
@@ -67,21 +64,12 @@ def test_views_of_a_large_complex_leave_another_visitors_pages_quick(app, org, l
 
 def _process_tree_cpu(root: int) -> float:
     """Return the CPU seconds used so far by ``root`` and its live descendants."""
-    parents, cpu = {}, {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry.name)] = int(fields[1])
-        cpu[int(entry.name)] = (int(fields[11]) + int(fields[12])) / TICKS
+    table = processes()
     tree, grown = {root}, True
     while grown:
-        more = {pid for pid, parent in parents.items() if parent in tree} - tree
+        more = {pid for pid, p in table.items() if p.parent in tree} - tree
         grown, tree = bool(more), tree | more
-    return sum(cpu.get(pid, 0.0) for pid in tree)
+    return sum(table[pid].cpu_seconds for pid in tree if pid in table)
 
 
 def test_a_visitor_who_hangs_up_leaves_no_reading_burning(app, org, db_url, tmp_path):

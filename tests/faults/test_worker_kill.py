@@ -19,6 +19,7 @@ from app.platform.db import get_engine
 from tests.support import factories
 from tests.support.apps import make_org
 from tests.support.polling import wait_until
+from tests.support.processes import processes
 
 pytestmark = pytest.mark.slow
 
@@ -28,17 +29,7 @@ SIZE = 48 * 1024 * 1024
 
 def _children(parent: int) -> set[int]:
     """Return the pids of ``parent``'s live child processes (gunicorn's workers)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == parent and fields[0] != "Z":
-            found.add(int(entry.name))
-    return found
+    return {pid for pid, p in processes().items() if p.parent == parent and p.state != "Z"}
 
 
 def _owner_of(server_port: int, client_port: int, workers: set[int]) -> int:
