@@ -86,7 +86,7 @@ haproxy:
 # (tests/support/sdk_double.py), so no pass repeats the viewer's tests behind it.
 test: install-test chromium haproxy lint test-sqlite test-postgres test-cluster
 
-# The inner loop: SQLite, in process, no browser, no server process, no cluster (1,674
+# The inner loop: SQLite, in process, no browser, no server process, no cluster (1,751
 # tests; a folder takes seconds). One folder:
 # `make test-fast TESTS=tests/viewer/results`; one test:
 # `.venv/bin/python -m pytest tests/viewer/results/test_views.py::test_name`.
