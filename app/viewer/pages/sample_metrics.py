@@ -8,11 +8,11 @@ higher, PDE lower). Pure: tested on plain ``Sample`` lists.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Protocol
 
 from app import domain
+from app.viewer.core.records import is_number
 
 
 class _Sample(Protocol):
@@ -21,10 +21,9 @@ class _Sample(Protocol):
 
 
 def _finite(value: object) -> float | None:
-    """Return ``value`` as a float if it is a finite number (bool excluded), else None."""
-    if type(value) not in (int, float) or not math.isfinite(value):
-        return None
-    return float(value)
+    """Return ``value`` as a float if it is a finite number a float holds
+    (``records.is_number``), else None."""
+    return float(value) if is_number(value) else None
 
 
 def best_by_metric(samples: Iterable[_Sample], keys: Iterable[str]) -> dict[str, set[int]]:

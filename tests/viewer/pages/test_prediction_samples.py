@@ -80,3 +80,10 @@ def test_best_by_metric_uses_the_direction_and_keeps_ties():
                                                  "absent"])
     assert best == {"iptm": {2, 3}, "complex_pde": {2}}  # no direction, no values: unjudged
     assert sample_metrics.best_by_metric(found[:1], ["iptm"]) == {}
+
+
+def test_a_metric_no_float_holds_is_no_value():
+    """A sample metric of 10^400 (legal JSON) is unjudged, not an OverflowError."""
+    found = [Sample(1, {"iptm": 10**400}, True), Sample(2, {"iptm": 0.5}, False),
+             Sample(3, {"iptm": True}, False)]
+    assert sample_metrics.best_by_metric(found, ["iptm"]) == {}

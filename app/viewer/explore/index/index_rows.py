@@ -25,13 +25,12 @@ included, have columns of their own.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from pydantic_core import to_json
 
 from app import domain
 from app.viewer.chem import properties
+from app.viewer.core.records import is_number
 from app.viewer.explore import extra_metrics
 from app.viewer.explore.fields import of_group
 from app.viewer.proteins import batch
@@ -44,8 +43,6 @@ _CHEMISTRY_KEYS = tuple(field.key for field in of_group("chemistry"))
 _NO_ADME = dict.fromkeys(key for key, _numeric in _ADME_KEYS)
 _NO_CHEMISTRY = dict.fromkeys(_CHEMISTRY_KEYS)
 _KNOWN_METRICS = frozenset(domain.METRICS)
-_NUMBERS = (int, float)
-_isfinite = math.isfinite
 
 
 def _number(value) -> float | None:
@@ -94,7 +91,7 @@ def index_values(record: dict, proteins: dict | None = None) -> dict:
     # extra_metrics.number, inlined: a dozen metrics per record, every record of an index.
     for key in _METRIC_KEYS:
         value = metrics.get(key)
-        values[key] = float(value) if type(value) in _NUMBERS and _isfinite(value) else None
+        values[key] = float(value) if is_number(value) else None
     # Every key known (the usual record): no unknown metrics, decided in one set operation.
     unknown = None if _KNOWN_METRICS.issuperset(metrics) \
         else extra_metrics.unknown_values(metrics)
@@ -147,7 +144,7 @@ def _metric_column(values: list) -> list[float | None]:
         finite = np.isfinite(np.array(values, dtype=np.float64))  # None reads as NaN
         if len(values) - int(np.count_nonzero(finite)) == values.count(None):
             return values
-    return [float(v) if type(v) in _NUMBERS and _isfinite(v) else None for v in values]
+    return [float(v) if is_number(v) else None for v in values]
 
 
 def page_rows(records: list[dict], position: int
