@@ -12,7 +12,6 @@ link does not expose is the shared 404 (``LinkNotFound``); a bad query a 400
 
 from __future__ import annotations
 
-import numpy as np
 from flask import url_for
 from werkzeug.datastructures import MultiDict
 
@@ -24,7 +23,7 @@ from app.viewer.core.prediction_files import prediction_file
 from app.viewer.pages import predictions
 from app.viewer.provenance.roles import result_roles
 from app.viewer.runtime import work_gate
-from app.viewer.runtime.cache import BoundedCache
+from app.viewer.runtime.cache import BoundedCache, approximate_bytes
 from app.viewer.structure import model as structure_model
 from app.viewer.structure import pae, reading
 from app.viewer.structure.model import structure_format
@@ -97,14 +96,10 @@ def compared_side(link_id: str, pipeline_id: str, result_id: str,
                 label or result_id)
 
 
-def _matrix_weight(value) -> int:
-    return value.nbytes if isinstance(value, np.ndarray) else 1
-
-
 # Matrices read, per worker: one of MAX_TOKENS (64 MB of float32) or many small ones. A
 # heatmap and its download, or a page opened again, read the archive once.
 PAE_CACHE_BYTES = pae.MAX_TOKENS * pae.MAX_TOKENS * 4
-matrices: BoundedCache = BoundedCache(256, maxweight=PAE_CACHE_BYTES, weight=_matrix_weight)
+matrices: BoundedCache = BoundedCache(256, maxweight=PAE_CACHE_BYTES, weight=approximate_bytes)
 
 
 def token_count(model: structure_model.Model | None) -> int:
