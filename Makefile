@@ -92,7 +92,7 @@ test: install-test chromium haproxy lint test-sqlite test-postgres test-cluster
 # `.venv/bin/python -m pytest tests/viewer/results/test_views.py::test_name`.
 TESTS ?= tests
 test-fast: install-test
-	$(BIN)/python -m pytest -n 2 -q -m "not slow and not browser" --ignore=tests/cluster $(TESTS)
+	$(BIN)/python -m pytest -n 2 --dist loadfile -q -m "not slow and not browser" --ignore=tests/cluster $(TESTS)
 
 lint:
 	$(BIN)/ruff check .

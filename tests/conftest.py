@@ -30,6 +30,26 @@ def pytest_collection_modifyitems(config, items):
                                     "not say pytest.mark.dialect: make test-postgres skips it")
 
 
+# The fast loop's budget: a test whose own run (its call, fixtures aside) takes longer on
+# this 2-core machine is marked ``slow`` and left to ``make test``.
+FAST_LOOP_SECONDS = 2.0
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """In a run that leaves ``slow`` tests out (``make test-fast``), name the tests that
+    took longer than ``FAST_LOOP_SECONDS``: they belong under the ``slow`` marker."""
+    if "not slow" not in (config.getoption("markexpr") or ""):
+        return
+    over = sorted((report.duration, report.nodeid)
+                  for report in terminalreporter.stats.get("passed", [])
+                  if report.when == "call" and report.duration > FAST_LOOP_SECONDS)
+    if over:
+        terminalreporter.write_sep("-", f"over the fast loop's {FAST_LOOP_SECONDS:g} s: "
+                                        "mark them slow")
+        for seconds, nodeid in reversed(over):
+            terminalreporter.write_line(f"{seconds:6.2f} s  {nodeid}")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     """Let only tests marked ``slow`` start a server process (``ServerPolicy``)."""

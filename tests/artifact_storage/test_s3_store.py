@@ -84,6 +84,7 @@ def test_a_malformed_store_setting_stops_the_app_at_start(tmp_path, value, messa
 @pytest.mark.parametrize("endpoint", ["http://127.0.0.1:9000", None,
                                       # Signed as sent: lower case, no default port.
                                       "https://S3.Example.com:443", "http://[::1]:80"])
+@pytest.mark.slow
 def test_presigned_urls_are_the_ones_boto3_would_sign(monkeypatch, endpoint):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLEKEY000001")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "example-secret")

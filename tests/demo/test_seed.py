@@ -31,6 +31,9 @@ from app.synthetic.chemistry import LIGAND_CCD, MODIFIED_RESIDUES, all_smiles
 from tests.support.apps import make_test_app
 from tests.support.databases import migrated_database
 
+# The module fixture seeds a whole demo through the CLI: seconds before the first test.
+pytestmark = pytest.mark.slow
+
 RDLogger.DisableLog("rdApp.*")
 
 KINDS = {

@@ -90,6 +90,7 @@ def assert_complete_and_live(app, demo: dict) -> None:
 
 
 @pytest.mark.parametrize("days_ahead", [7, 15])
+@pytest.mark.slow
 def test_a_purge_days_ahead_then_the_startup_step_leaves_a_complete_demo(demo_app, tmp_path,
                                                                           days_ahead):
     path = tmp_path / "instance" / "demo.json"
@@ -111,6 +112,7 @@ def test_a_purge_days_ahead_then_the_startup_step_leaves_a_complete_demo(demo_ap
         assert out.startswith("Demo complete") and demo["share_links"] == first["share_links"]
 
 
+@pytest.mark.slow
 def test_data_near_its_retention_is_reseeded_before_the_purge_takes_it(demo_app, tmp_path):
     path = tmp_path / "instance" / "demo.json"
     run(demo_app, *startup_args(path))
@@ -147,6 +149,7 @@ def test_expiring_links_are_renewed_in_place(demo_app, tmp_path):
     assert timedelta(days=6.9) < expires - datetime.now(UTC) < timedelta(days=7.1)
 
 
+@pytest.mark.slow
 def test_a_demo_file_from_seed_demo_alone_is_replaced_by_a_counted_one(demo_app, tmp_path):
     path = tmp_path / "instance" / "demo.json"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -59,6 +59,7 @@ def _timed_get(client, path: str):
     return response, time.monotonic() - started
 
 
+@pytest.mark.slow
 def test_a_result_page_of_three_slow_calls_waits_one_timeout(client, shared, slow_proxy):
     # Each call takes 0.7 s, under the 1 s timeout; the page makes three (the link, the
     # result before, the result and its successor): 2.1 s with a deadline per call.
@@ -83,6 +84,7 @@ def test_calls_within_the_deadline_still_make_the_page(client, shared, slow_prox
     assert result_id in response.get_data(as_text=True)
 
 
+@pytest.mark.slow
 def test_each_request_has_its_own_deadline(client, shared, slow_proxy):
     slow_proxy(0.25)
     pipeline = shared.pipelines["protein_design"]
@@ -90,6 +92,7 @@ def test_each_request_has_its_own_deadline(client, shared, slow_proxy):
         assert client.get(shared.url(f"/pipelines/{pipeline}")).status_code == 200
 
 
+@pytest.mark.slow
 def test_a_streamed_export_reads_every_page_past_the_first_deadline(client, shared,
                                                                      slow_proxy, monkeypatch):
     monkeypatch.setattr(sources, "EXPORT_PAGE_SIZE", 1)  # one API call per result
@@ -105,6 +108,7 @@ def test_a_streamed_export_reads_every_page_past_the_first_deadline(client, shar
     assert elapsed > TIMEOUT + 0.2  # five slow calls: the last ones after the deadline
 
 
+@pytest.mark.slow
 def test_a_download_streams_past_the_deadline_once_its_body_started(client, app):
     pieces = [bytes([n]) * 1000 for n in range(12)]
 

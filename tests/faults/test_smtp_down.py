@@ -35,6 +35,7 @@ def _refusing_port() -> Iterator[int]:
 
 @pytest.mark.parametrize("smtp_down", [_refusing_port, _silent_server],
                          ids=["refused", "silent"])
+@pytest.mark.slow
 def test_smtp_down_asks_to_try_later_within_the_mail_timeout(app, smtp_down):
     link = make_email_link(app, make_org(app))
     client = app.test_client()

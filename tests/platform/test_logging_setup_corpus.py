@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import secrets
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -79,6 +80,7 @@ def spelled(draw, secret: str) -> str:
 
 @settings(max_examples=300, deadline=None)
 @given(share=spelled(SHARE_ID), key=spelled(API_KEY), glue=_CONTEXT)
+@pytest.mark.slow
 def test_random_spellings_never_survive(share, key, glue):
     line = access_line(f"/share/{share}{glue}?api_key={key}")
     assert offending_lines(redact(line), SECRETS) == []

@@ -147,6 +147,7 @@ def _named_reads(path: Path) -> list[tuple[str, int]]:
     return found
 
 
+@pytest.mark.slow
 def test_the_app_reads_settings_only_through_the_accessor():
     modules = [p for p in (ROOT / "app").rglob("*.py") if p.name != "settings.py"]
     assert [read for path in modules for read in _direct_reads(path)] == []

@@ -24,6 +24,7 @@ def document(client):
     return response.json
 
 
+@pytest.mark.slow
 def test_document_is_valid_openapi_3_1(document):
     assert document["openapi"].startswith("3.1")
     validate(document)

@@ -205,6 +205,7 @@ def small_pipeline(app, org):
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 @pytest.mark.dialect  # keyset pagination: id order and comparisons in the database
+@pytest.mark.slow
 def test_paging_property(small_pipeline, data):
     client = small_pipeline["client"]
     ids = small_pipeline["ids"]

@@ -55,6 +55,7 @@ def all_runs(client, headers) -> tuple[dict, dict]:
     return pipelines, predictions
 
 
+@pytest.mark.slow
 def test_purged_runs_stay_as_stubs_that_validate_strictly(app, client, org):
     seed_live(app, org)
     pipelines, predictions = all_runs(client, org.headers)
@@ -143,6 +144,7 @@ def test_a_crash_between_stub_and_results_is_finished_by_the_next_purge(app, org
     assert sum(purge_all(app).totals.values()) == 0
 
 
+@pytest.mark.slow
 def test_test_mode_seeds_again_beside_its_stubs(app, client, org):
     headers = {"x-api-key": make_key(app, org, key_type="admin", livemode=False)}
     first, _ = all_runs(client, headers)  # the first test-key request seeds

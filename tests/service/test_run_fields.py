@@ -99,6 +99,7 @@ def test_the_sdk_lists_and_retrieves_the_workspace_runs(app, org, runs):
         assert sdk.predictions.adme.retrieve(runs.prediction).error.code == UNREADABLE_ERROR
 
 
+@pytest.mark.slow
 def test_every_page_of_the_link_still_answers(client, runs):
     # The viewer reads through the SDK double: every record must validate strictly.
     overview = client.get(f"/share/{runs.link}")

@@ -95,6 +95,7 @@ def test_api_keys_through_the_sdk(sdk, app, org):
         sdk.admin.api_keys.create(name="bad", allowed_ips=["10.0.0.0/8"])
 
 
+@pytest.mark.slow
 def test_usage_through_the_sdk_with_auto_paging(sdk, app, org):
     second = sdk.admin.workspaces.create(name="Second").id
     rows, expected = [], Counter()

@@ -311,6 +311,7 @@ def walk_admin(app, client, headers: dict, org) -> None:
         strict(list[usage_list_response.UsageListResponse], body["data"])
 
 
+@pytest.mark.slow
 def test_live_mode_answers_validate_strictly(app, client, org):
     seed_live(app, org)
     pipelines, predictions = walk_runs(client, org.headers)
@@ -321,6 +322,7 @@ def test_live_mode_answers_validate_strictly(app, client, org):
     walk_admin(app, client, org.headers, org)
 
 
+@pytest.mark.slow
 def test_test_mode_answers_validate_strictly(app, client, org):
     # First use of a test key seeds the workspace's synthetic test-mode data.
     headers = {"x-api-key": make_key(app, org, key_type="admin", livemode=False)}
@@ -333,6 +335,7 @@ def test_test_mode_answers_validate_strictly(app, client, org):
     walk_admin(app, client, headers, org)
 
 
+@pytest.mark.slow
 def test_the_suite_fails_on_drift(app, client, org):
     seed_live(app, org)
     pipelines, predictions = walk_runs(client, org.headers)

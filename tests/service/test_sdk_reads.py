@@ -135,6 +135,7 @@ def test_predictions_list_and_retrieve(app, org, world):
             sdk.predictions.structure_and_binding.retrieve(world.predictions["adme", True])
 
 
+@pytest.mark.slow
 def test_a_live_key_and_a_test_key_each_see_only_their_mode(app, org, world):
     keys = {True: make_key(app, org), False: make_key(app, org, livemode=False)}
     for livemode, key in keys.items():

@@ -35,6 +35,7 @@ def live_ids(app, org):
     return {"pipeline": pipeline_id, "prediction": prediction_id}
 
 
+@pytest.mark.slow
 def test_a_test_key_lists_shares_and_views_its_synthetic_data(app, org, live_ids):
     with sdk_client(app, org.admin_key) as admin:
         test_key = admin.admin.api_keys.create(name="integration", mode="test").key

@@ -96,6 +96,7 @@ def test_live_keys_seed_nothing(app, client, org):
 
 
 @pytest.mark.dialect  # the seeding claim under concurrent transactions
+@pytest.mark.slow
 def test_two_racing_first_uses_seed_once(app, org):
     engine = get_engine(app)
     outcomes, barrier = [], threading.Barrier(2)

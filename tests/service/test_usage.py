@@ -202,6 +202,7 @@ def seed_many(app, org):
 
 
 @pytest.mark.dialect  # aggregates: bucket arithmetic, SUM's type, HAVING
+@pytest.mark.slow
 def test_paging_walks_every_bucket_exactly_once(app, client, org):
     seed_many(app, org)
     params = window(end="2026-04-05T00:00:00Z", **{"group_by[]": "application"})

@@ -204,6 +204,7 @@ def test_a_young_pipeline_loses_only_its_old_results_and_counts_them(app, org):
     assert count == 3
 
 
+@pytest.mark.slow
 def test_two_purges_at_once_split_the_work_and_count_each_row_once(app, org):
     store = artifact_storage.open_store(app.config)
     set_retention(app, org.workspace_id, "days", 1)
@@ -237,6 +238,7 @@ def test_two_purges_at_once_split_the_work_and_count_each_row_once(app, org):
     assert not store.exists(path_of(SHARED)) and not store.exists(path_of(OLD_ONLY))
 
 
+@pytest.mark.slow
 def test_a_purge_never_deletes_a_file_a_writer_saved_before_its_rows_commit(app, org):
     """Seeding saves shared files first and commits their rows later (test mode does so
     inside a request): a purge meanwhile must wait, then find the file named again."""

@@ -32,7 +32,10 @@ class FakeApi:
 
         self._server = make_server("127.0.0.1", 0, wsgi, threaded=True)
         self.url = f"http://127.0.0.1:{self._server.server_port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A 50 ms poll: shutdown() waits for the loop's next poll, 0.5 s by default, which
+        # every test that stops a fake API paid.
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
+                                        daemon=True)
         self._thread.start()
 
     def stop(self) -> None:

@@ -22,6 +22,7 @@ def test_a_read_and_a_cache_row_leave_the_demo_unchanged():
     assert shared_demo() is shared
 
 
+@pytest.mark.slow
 def test_a_changed_row_fails_the_test_that_made_it_and_the_next_gets_a_fresh_demo():
     shared = shared_demo()
     link = shared.summary["share_links"]["public"]["id"]
@@ -35,6 +36,7 @@ def test_a_changed_row_fails_the_test_that_made_it_and_the_next_gets_a_fresh_dem
     fresh.check_unchanged("the next test")
 
 
+@pytest.mark.slow
 def test_a_changed_config_is_named():
     shared = shared_demo()
     shared.app.config["PUBLIC_URL"] = None

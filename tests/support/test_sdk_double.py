@@ -271,6 +271,7 @@ def test_an_api_extensions_test_reads_the_service_whole(app):
     assert "sdk_double" not in app.extensions
 
 
+@pytest.mark.slow
 def test_viewer_served_alone_against_the_double(app, org):
     shared = seed_link(app, org)
     double = app.extensions["sdk_double"]

@@ -25,6 +25,9 @@ from app.synthetic import test_mode as synthetic_data
 from app.synthetic.catalog import DEMO_ONLY, PIPELINE_PLAN, build_catalog
 from tests.support import factories
 
+# The module fixture builds the whole demo catalog: seconds before the first test.
+pytestmark = pytest.mark.slow
+
 wire = pytest.importorskip("boltz_api.types.share_link_read_response")
 
 INPUTS = {

@@ -32,6 +32,9 @@ from app.synthetic.catalog import build_catalog
 from tests.support.apps import make_test_app
 from tests.support.databases import migrated_database
 
+# The module fixture seeds a whole demo through the CLI: seconds before the first test.
+pytestmark = pytest.mark.slow
+
 RDLogger.DisableLog("rdApp.*")
 
 N = 1200

@@ -14,6 +14,7 @@ def _csp(answer) -> str:
     return answer.headers["Content-Security-Policy"]
 
 
+@pytest.mark.slow
 def test_a_framed_normal_page_gets_the_notice_and_nothing_of_the_link(client, shared):
     url = shared.url(f"/pipelines/{shared.pipelines['protein_design']}")
     normal = client.get(url)

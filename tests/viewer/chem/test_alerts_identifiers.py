@@ -67,6 +67,7 @@ def pool(app, org):
 
 
 @pytest.mark.reads_demo
+@pytest.mark.slow
 def test_alerts_and_inchikeys_equal_rdkits_over_the_demos_small_molecules(client, demo):
     link_id = demo["share_links"]["public"]["id"]
     kinds = [k for k in demo["pipelines"] if k.startswith("small_molecule")]

@@ -89,6 +89,7 @@ def _has(smiles: str, pattern: str) -> bool:
     return mol is not None and mol.HasSubstructMatch(Chem.MolFromSmarts(pattern))
 
 
+@pytest.mark.slow
 def test_substructure_filter_is_exactly_the_set_rdkit_finds(client, molecules):
     path, smiles_of = molecules
     expected = [rid for rid, smiles in smiles_of.items() if _has(smiles, CHLOROPHENYL)]
@@ -123,6 +124,7 @@ def test_the_view_highlights_the_match_and_its_exports_hold_it(client, molecules
 
 @pytest.mark.parametrize(("query", "why"), [
     ("smarts=%5B%236", "not a SMARTS"), (f"smarts={'C' * 501}", "longer than 500")])
+@pytest.mark.slow
 def test_a_bad_substructure_is_a_400_naming_smarts(client, molecules, query, why):
     path, _smiles_of = molecules
     for url in (f"{path}?{query}", f"{path}/export.csv?{query}"):
@@ -147,6 +149,7 @@ def test_a_substructure_on_protein_results_is_a_400(app, client, org):
         assert "smarts" in response.get_data(as_text=True)
 
 
+@pytest.mark.slow
 def test_every_molecule_of_a_page_is_drawn_or_said_undrawable(client, molecules):
     path, smiles_of = molecules
     body = client.get(f"{path}?limit=50&sort=id").get_data(as_text=True)

@@ -71,6 +71,7 @@ def test_butina_clusters_equal_rdkits_cluster_data(name):
     assert [tuple(c) for c in butina.clusters(_bits(fps))] == list(_rdkit_clusters(fps))
 
 
+@pytest.mark.slow
 def test_diverse_view_export_and_limits(client, molecules):
     path, smiles_of = molecules
     for wanted, sort in ((5, "id"), (3, "-id"), (100, "id")):

@@ -8,6 +8,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from app.viewer.chem import depict
 from tests.support.databases import ROOT
 from tests.support.hostile_molecules import CORPUS, STEPS
@@ -16,6 +18,7 @@ from tests.support.hostile_molecules import CORPUS, STEPS
 BUDGET_SECONDS = 2.0
 
 
+@pytest.mark.slow
 def test_every_chemistry_step_stays_within_its_budget_on_hostile_molecules():
     # In a child process with a timeout: a stalled step fails here instead of hanging.
     done = subprocess.run([sys.executable, "-m", "tests.support.hostile_molecules"],

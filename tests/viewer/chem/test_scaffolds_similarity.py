@@ -59,6 +59,7 @@ def _page(client, path: str, query: str, status: int = 200) -> str:
     return response.get_data(as_text=True)
 
 
+@pytest.mark.slow
 def test_scaffolds_equal_rdkits_own(client, molecules):
     path, smiles_of = molecules
     expected = Counter(s for s in map(_rdkit_scaffold, smiles_of.values()) if s)
@@ -96,6 +97,7 @@ def test_acyclic_molecules_have_the_acyclic_scaffold(client, molecules):
     assert ROW_ID.findall(_page(client, path, "scaffold=acyclic&sort=id")) == acyclic
 
 
+@pytest.mark.slow
 def test_similarity_equals_rdkits_tanimoto_with_threshold_and_order(client, molecules):
     path, smiles_of = molecules
     query_fp = _fp(ASPIRIN)
@@ -118,6 +120,7 @@ def test_similarity_equals_rdkits_tanimoto_with_threshold_and_order(client, mole
         [expected[rid] for rid in order], abs=1e-12)
 
 
+@pytest.mark.slow
 def test_similar_to_a_result_id_and_the_find_similar_link(client, molecules):
     path, smiles_of = molecules
     start = sorted(smiles_of)[0]
@@ -133,6 +136,7 @@ def test_similar_to_a_result_id_and_the_find_similar_link(client, molecules):
 @pytest.mark.parametrize("query", ["similar_to=C1CC(%3DO", "similarity__gte=0.5",
                                    "sort=-similarity", "group=family",
                                    f"similar_to={'C' * 2001}"])
+@pytest.mark.slow
 def test_bad_similarity_or_group_is_a_400(client, molecules, query):
     path, _smiles_of = molecules
     response = client.get(f"{path}?{query}")
@@ -169,6 +173,7 @@ def test_a_large_sets_scaffolds_wait_to_be_asked_for(client, molecules, monkeypa
     assert 'data-facet="scaffold"' in _page(client, path, "sort=id")
 
 
+@pytest.mark.slow
 def test_with_the_builds_chemistry_every_sets_scaffolds_show_at_once(client, molecules,
                                                                    monkeypatch):
     from app.viewer.explore import chem_answers

@@ -200,6 +200,7 @@ def _ids(page) -> list[str]:
     return re.findall(r'<tr data-result-id="([^"]+)"', page.get_data(as_text=True))
 
 
+@pytest.mark.slow
 def test_the_results_view_waits_for_a_broad_count_saying_how_far(app, client, org,
                                                                  monkeypatch, held):
     path, smiles_of = pool_pipeline(app, org, "small_molecule_library_screen")

@@ -94,6 +94,7 @@ def rdkit_answers():
     return answer
 
 
+@pytest.mark.slow
 def test_every_query_finds_what_rdkit_finds_and_confirms_only_candidates(
         molecules, confirmed, rdkit_answers):
     assert molecules.chemistry.screen.valid.sum() == len(POOL) - 1  # UNPARSABLE
@@ -174,6 +175,7 @@ def test_a_rebuild_gives_a_frame_saved_before_the_screen_only_the_screen(monkeyp
     assert screen.bits[1].tobytes() == pattern_screen.bits_of(Chem.MolFromSmiles(smiles[1]))
 
 
+@pytest.mark.slow
 def test_a_block_confirms_what_each_candidate_alone_does(molecules):
     """``confirm_block`` (RDKit's C++ over the records, two threads) answers every query as
     ``confirm_one`` does, records and SMILES mixed, damaged records matching nothing."""
@@ -192,6 +194,7 @@ def test_a_block_confirms_what_each_candidate_alone_does(molecules):
     assert substructure.confirm_block(damaged, "*") == [False] * 3
 
 
+@pytest.mark.slow
 def test_a_hostile_molecule_in_a_block_costs_its_budget_and_no_other_answer(monkeypatch):
     """A block holding a molecule that blows up the matcher overruns; its candidates are
     then confirmed one by one: only that one counts as not matching (logged)."""
@@ -217,6 +220,7 @@ def test_a_query_over_its_budget_is_refused_saying_how_far_it_got(molecules, mon
     assert "'smarts' has" in refused.value.message and "more specific" in refused.value.message
 
 
+@pytest.mark.slow
 def test_the_results_view_answers_rdkits_set_and_a_bad_query_is_a_400(app, client, org):
     path, smiles_of = pool_pipeline(app, org, "small_molecule_library_screen")
     assert client.get(f"{path}?sort=id").status_code == 200  # builds the index

@@ -29,6 +29,7 @@ def test_the_verdict_reconciles_both_sources():
 
 
 @pytest.mark.reads_demo
+@pytest.mark.slow
 def test_the_apis_pains_flags_are_alerts_everywhere(client, demo):
     link_id = demo["share_links"]["public"]["id"]
     seen = 0

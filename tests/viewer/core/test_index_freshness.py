@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 from datetime import timedelta
 
+import pytest
 import sqlalchemy as sa
 from alembic.config import Config as AlembicConfig
 from alembic.script import ScriptDirectory
@@ -77,6 +78,7 @@ def index_state(app) -> result_index.IndexState | None:
         return result_index.get(conn, PIPELINE)
 
 
+@pytest.mark.slow
 def test_the_index_follows_latest_result_id_status_and_count(app, client):
     scripted = Scripted(6)
     api = FakeApi(scripted.handler)

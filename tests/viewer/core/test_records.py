@@ -86,6 +86,7 @@ def readable_ids(records: hostile_records.HostileRecords, kind: str) -> list[str
 
 
 @pytest.mark.api_extensions  # what a remote API may send, not what the SDK double lets by
+@pytest.mark.slow
 def test_every_route_answers_and_says_what_it_could_not_read(client, records):
     for route in hostile_records.routes(records):
         answer = client.get(route)

@@ -25,6 +25,9 @@ from tests.support.databases import dispose_engines, migrated_database
 from tests.support.demo import seeded_demo
 from tests.support.view_rows import view_ids
 
+# The module fixture seeds a demo and scans all its 260 structures: a minute on 2 cores.
+pytestmark = pytest.mark.slow
+
 BACKBONE = {"N", "CA", "C", "O", "CB", "OXT"}
 
 

@@ -11,6 +11,7 @@ from tests.support import hostile_records
 
 
 @pytest.mark.api_extensions  # what a remote API may send, not what the SDK double lets by
+@pytest.mark.slow
 def test_the_scan_finishes_past_records_it_cannot_read(app, client, org):
     records = hostile_records.seed(app, org)
     app.config["EPITOPE_SCAN"] = True  # off in the other tests (tests/support/apps.py)

@@ -64,6 +64,7 @@ def _key(record, name):
     return (record.get("metrics") or {}).get(name)
 
 
+@pytest.mark.slow
 def test_whole_set_sort_equals_the_order_computed_from_the_api(app, client, org):
     link_id, pipeline_id = _pipeline(app, org)
     records = api_records(client, link_id, pipeline_id)
@@ -81,6 +82,7 @@ def test_whole_set_sort_equals_the_order_computed_from_the_api(app, client, org)
 
 
 @pytest.mark.dialect  # q= is LIKE: case-sensitive on PostgreSQL only
+@pytest.mark.slow
 def test_filters_and_search_give_exactly_the_matching_set(app, client, org,
                                                           monkeypatch):
     link_id, pipeline_id = _pipeline(app, org, seed=9)
@@ -215,6 +217,7 @@ def test_one_index_for_every_link_refreshed_from_where_it_stopped(app, client, o
     assert _state(app, pipeline_id).version == built.version + 1
 
 
+@pytest.mark.slow
 def test_a_large_pipeline_is_indexed_in_the_background_with_progress(app, client, org):
     app.config["EXPLORE_SYNC_LIMIT"] = 0
     link_id, pipeline_id = _pipeline(app, org, n=1500)

@@ -222,6 +222,7 @@ def test_small_molecules_do_not_show_ipsae(app, client, org):
 
 
 @BEYOND_SDK
+@pytest.mark.slow
 def test_a_hostile_record_stays_bounded_and_escaped(app, client, org):
     def hostile(i: int) -> dict:
         if i == 0:  # the API's first record: a thousand keys and odd ones

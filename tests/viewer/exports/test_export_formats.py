@@ -125,6 +125,7 @@ def test_designed_chains_rule():
 
 
 @pytest.mark.reads_demo
+@pytest.mark.slow
 def test_sdf_molecules_match_the_api_records(app, client, demo):
     kinds_seen = set()
     for kind in SMALL_MOLECULE_KINDS:
@@ -204,6 +205,7 @@ def test_json_is_the_api_records_over_several_pages(app, client, demo, monkeypat
 
 
 @pytest.mark.reads_demo
+@pytest.mark.slow
 def test_zip_holds_the_manifest_and_the_downloads(app, client, demo):
     link_id = demo["share_links"]["public"]["id"]
     for kind in ("protein_library_screen", "small_molecule_design"):

@@ -69,6 +69,7 @@ BEYOND_SDK = pytest.mark.api_extensions
     # A view's own number (family_size: a CSV column after result_id, a JSON key last).
     ("sort=-iptm&diverse=4", None)])
 @pytest.mark.dialect  # hostile text through the store
+@pytest.mark.slow
 def test_index_served_exports_equal_the_api_served_ones_on_hostile_values(
         app, client, org, monkeypatch, query, count):
     link_id, pipeline_id = _hostile_pipeline(app, org)

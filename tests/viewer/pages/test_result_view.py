@@ -115,6 +115,7 @@ def test_the_3d_page_keeps_the_view_and_names_the_result(app, client, org):
     assert f"data-result-label>{label}<" in page and f"data-result-id>{expected[1]}<" in page
 
 
+@pytest.mark.slow
 def test_without_view_args_the_run_is_walked_best_first_once_indexed(app, client, org):
     link_id, pipeline_id, ids = _pipeline(app, org)
     base = f"/share/{link_id}/pipelines/{pipeline_id}"

@@ -43,6 +43,7 @@ def test_link(app, org):
             f"{base}/predictions/{prediction_id}/structure"]
 
 
+@pytest.mark.slow
 def test_every_page_of_a_test_mode_link_shows_the_notice(client, test_link):
     for path in test_link:
         for query in ("", "?embed=1"):

@@ -10,6 +10,8 @@ import csv
 import io
 from datetime import timedelta
 
+import pytest
+
 from app.platform.timeutil import utcnow
 from app.viewer.core.api_client import api
 from app.viewer.proteins import columns, liabilities
@@ -76,6 +78,7 @@ def _check(client, path: str, ids: list[str], records: dict, provisional: bool) 
         assert bool(pending) == (provisional and bool(liabilities.oxidisable(sequence)))
 
 
+@pytest.mark.slow
 def test_every_page_shows_the_one_count_before_and_after_the_structure(app, client, demo):
     path = _path(demo)
     link, pid = demo["share_links"]["public"]["id"], demo["pipelines"]["protein_design"]

@@ -61,6 +61,7 @@ def _identity(first: str, second: str) -> float:
 
 
 @pytest.mark.reads_demo
+@pytest.mark.slow
 def test_diverse_protein_view_matches_biopython(app, client, demo):
     link = demo["share_links"]["public"]["id"]
     path = f"/share/{link}/pipelines/{demo['pipelines']['protein_design']}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
+
 from app.viewer.core import run_kinds
 from app.viewer.provenance import run_title
 
@@ -32,6 +34,7 @@ def test_overview_cards_carry_provenance_and_no_workspace_id(app, client, shared
     assert re.search(r'class="copy-btn mini" data-copy="[A-Z]{10,}"', body)
 
 
+@pytest.mark.slow
 def test_results_page_says_what_was_run_in_full(app, client, shared):
     read = share_read(app, shared)
     for record in read["pipelines"]:

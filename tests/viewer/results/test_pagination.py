@@ -44,6 +44,7 @@ def _walk(client, path: str) -> list[list[str]]:
     return pages
 
 
+@pytest.mark.slow
 def test_the_default_view_is_ranked_and_as_run_is_creation_order(client, big):
     expected = big.results["protein_design"]
     base = big.url(f"/pipelines/{big.pipelines['protein_design']}?limit=100")
@@ -59,6 +60,7 @@ def test_the_default_view_is_ranked_and_as_run_is_creation_order(client, big):
     assert [i for p in as_run for i in p] == expected
 
 
+@pytest.mark.slow
 def test_walk_forward_and_back_without_overlap(client, big):
     """The API's keyset cursors walk the run's order; their links stay on it."""
     expected = big.results["protein_design"]

@@ -73,6 +73,7 @@ def test_as_run_is_the_way_back_to_creation_order(client, shared):
     assert args == {"sort": ["created_at"], "warnings": ["none"]}
 
 
+@pytest.mark.slow
 def test_the_plots_are_one_click_away_below_the_order(client, shared):
     body = client.get(shared.url(f"/pipelines/{shared.pipelines['protein_design']}")
                       ).get_data(as_text=True)

@@ -104,6 +104,7 @@ def _expected_alerts(records: list[dict]) -> dict[str, list[tuple[str, str]]]:
 
 
 @pytest.mark.reads_demo
+@pytest.mark.slow
 def test_alert_badges_and_the_alert_facet_are_the_verdicts(app, client, demo):
     # The verdict (chem.verdict): RDKit's catalog, and the API's own PAINS warning.
     records = api_records(app, demo, LIBRARY)
@@ -229,6 +230,7 @@ def _identity(first: str, second: str) -> float:
 
 @pytest.mark.reads_demo
 @pytest.mark.parametrize("kind", ["protein_design", "protein_redesign"])
+@pytest.mark.slow
 def test_protein_families_by_sequence_identity(app, client, demo, kind):
     records = api_records(app, demo, kind)
     chains = {r["id"]: next(e["value"] for e in r["entities"] if e["type"] == "protein")
@@ -324,6 +326,7 @@ def walk(client, path: str) -> list[str | None]:
         path = local(following[0].get("href"))
 
 
+@pytest.mark.slow
 def test_header_sort_orders_every_result_as_the_api_data_says(big):
     app, demo = big
     client = app.test_client()
@@ -338,6 +341,7 @@ def test_header_sort_orders_every_result_as_the_api_data_says(big):
     assert walk(client, sort) == [r["id"] for r in expected]
 
 
+@pytest.mark.slow
 def test_the_filter_form_and_facets_give_exactly_the_matching_set(big):
     app, demo = big
     client = app.test_client()
@@ -473,6 +477,7 @@ def test_each_kind_has_its_table_columns(app, client, demo, kind):
 
 @pytest.mark.parametrize("order", ["", "&sort=created_at"])
 @pytest.mark.reads_demo
+@pytest.mark.slow
 def test_pagination_forward_and_back_without_overlap(app, client, demo, order):
     """The default (ranked) view and the as-run order page through every result once."""
     soup = page(client, pipeline_path(demo, "protein_design", f"?limit=100{order}"))
@@ -554,6 +559,7 @@ def test_the_whole_pipeline_downloads_as_csv(client, demo):
     ("small_molecule_design", "optimization_score", "Optimization score"),
 ])
 @pytest.mark.reads_demo
+@pytest.mark.slow
 def test_the_page_opens_on_the_table_ranked_by_the_primary_metric(
         app, client, demo, kind, primary, header):
     records = api_records(app, demo, kind)

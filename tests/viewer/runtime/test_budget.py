@@ -13,6 +13,8 @@ import os
 import signal
 import time
 
+import pytest
+
 from app.viewer.chem import depict, substructure
 from app.viewer.runtime import budget
 from tests.support.hostile_molecules import CORPUS
@@ -31,6 +33,7 @@ def test_answers_equal_the_in_process_ones_across_batches():
     assert found == expected
 
 
+@pytest.mark.slow
 def test_one_overrunning_molecule_costs_its_budget_and_nothing_else():
     smiles = ["CCO", "c1ccccc1", POLYACENE, "C1CCCCC1"] * 1 + ["C" * 50] * 700
     started = time.perf_counter()
@@ -48,6 +51,7 @@ def test_one_overrunning_molecule_costs_its_budget_and_nothing_else():
     assert budget.worker("test").run_one("contains", "c1ccccc1O", ("[OH]",), seconds=5)
 
 
+@pytest.mark.slow
 def test_the_total_budget_bounds_a_task_of_many_slow_items():
     smiles = [POLYACENE] * 60
     started = time.perf_counter()
@@ -59,6 +63,7 @@ def test_the_total_budget_bounds_a_task_of_many_slow_items():
     assert found == [budget.OVERRUN] * 60
 
 
+@pytest.mark.slow
 def test_a_whole_set_search_treats_an_overrun_as_no_match(monkeypatch):
     monkeypatch.setattr(substructure, "ITEM_SECONDS", 0.5)
     found = substructure.match_within_budget(["c1ccccc1", POLYACENE, "CCC"], RING_45_ANY_ATOMS)

@@ -8,6 +8,8 @@ and burns their codes. Each time the reader gets in.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support.signin import (
     LISTED,
     ask_for_message,
@@ -31,6 +33,7 @@ def _reads(client, link) -> bool:
     return client.get(link.path()).status_code == 200
 
 
+@pytest.mark.slow
 def test_105_code_posts_from_5_clients_leave_the_reader_able_to_sign_in(
     mail_app, smtp, email_link
 ):
@@ -52,6 +55,7 @@ def test_105_code_posts_from_5_clients_leave_the_reader_able_to_sign_in(
     assert sorted(set(statuses)) == [302, 400]
 
 
+@pytest.mark.slow
 def test_105_requests_for_made_up_addresses_leave_the_reader_their_mail(
     mail_app, smtp, email_link
 ):
@@ -73,6 +77,7 @@ def test_105_requests_for_made_up_addresses_leave_the_reader_their_mail(
     assert _reads(reader, email_link)
 
 
+@pytest.mark.slow
 def test_one_client_cannot_use_up_the_links_allowance(mail_app, smtp, email_link):
     mail_app.config["SIGNIN_LIMIT_CLIENTS_PER_LINK"] = "3 per hour"
     attacker = _visitor(mail_app, ATTACKERS[0])
@@ -84,6 +89,7 @@ def test_one_client_cannot_use_up_the_links_allowance(mail_app, smtp, email_link
     assert parse_mail(smtp.wait_for(LISTED)).code
 
 
+@pytest.mark.slow
 def test_an_outsider_burning_a_readers_messages_does_not_lock_the_reader_out(
     mail_app, smtp, email_link
 ):

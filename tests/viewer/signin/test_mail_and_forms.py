@@ -35,6 +35,7 @@ def test_smtp_login_is_used_when_configured(app, client, email_link):
         assert len(inbox.to(LISTED)) == 1
 
 
+@pytest.mark.slow
 def test_a_failed_send_asks_to_try_later_and_is_logged(app, client, email_link, caplog):
     app.config.update(MAIL_SERVER="127.0.0.1", MAIL_PORT=free_port(), MAIL_TIMEOUT=2)
     with caplog.at_level(logging.ERROR):

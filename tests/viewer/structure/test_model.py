@@ -36,6 +36,7 @@ def _reference_interface(data: bytes) -> set:
 
 @pytest.mark.parametrize(("atoms", "chains", "folds"), [(3000, 2, 4), (3000, 300, 1),
                                                          (4000, 7, 3)])
+@pytest.mark.slow
 def test_the_interface_of_intertwined_and_many_chains_follows_the_rule(atoms, chains, folds):
     data = hostile_structures.lattice_complex(atoms, chains, folds)
     model = structure_model.read(data)
@@ -44,6 +45,7 @@ def test_the_interface_of_intertwined_and_many_chains_follows_the_rule(atoms, ch
 
 
 @pytest.mark.parametrize(("atoms", "chains", "folds"), [(40_000, 2, 4), (40_000, 4_000, 1)])
+@pytest.mark.slow
 def test_a_large_complex_or_thousands_of_chains_is_read_in_seconds(atoms, chains, folds):
     data = hostile_structures.lattice_complex(atoms, chains, folds)
     started = time.perf_counter()

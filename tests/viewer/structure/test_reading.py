@@ -75,6 +75,7 @@ def test_an_unreadable_file_is_kept_as_unread(child_runs):
     assert len(child_runs) == len(hostile_structures.malformed())
 
 
+@pytest.mark.slow
 def test_a_reading_whose_visitor_left_stops_and_keeps_nothing():
     data = hostile_structures.lattice_complex(80_000, 2)
     asked: list[float] = []

@@ -31,6 +31,7 @@ def over_the_cap() -> bytes:
     return hostile_structures.lattice_complex(contacts.MAX_ATOMS + 9, 2)
 
 
+@pytest.mark.slow
 def test_a_structure_over_the_atom_cap_gets_its_page_and_says_why_no_interface(
         app, client, org, over_the_cap):
     base, ids = link_to_structures(app, org, [over_the_cap])
@@ -48,6 +49,7 @@ def test_a_structure_over_the_atom_cap_gets_its_page_and_says_why_no_interface(
     assert 'data-color-mode="plddt"' in body  # the confidence legend is there
 
 
+@pytest.mark.slow
 def test_crowded_and_intertwined_files_show_their_pages_and_compare(app, client, org):
     crowded = hostile_structures.crowded(20_000)
     large = hostile_structures.lattice_complex(40_000, 2)

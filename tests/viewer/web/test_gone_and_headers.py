@@ -8,6 +8,8 @@ import hashlib
 import re
 from datetime import timedelta
 
+import pytest
+
 from app.platform.db import get_engine
 from app.platform.timeutil import utcnow
 from tests.support import factories
@@ -127,6 +129,7 @@ def test_the_only_inline_script_is_the_import_map_allowed_by_its_hash(client, sh
     assert "style=" not in body and "style=" not in overview
 
 
+@pytest.mark.slow
 def test_pages_reference_no_third_party_host(client, shared):
     for path, _status in viewer_routes(shared).values():
         body = client.get(path).get_data(as_text=True)

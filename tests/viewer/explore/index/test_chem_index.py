@@ -99,6 +99,7 @@ def test_the_saved_frame_holds_rdkits_answers_for_every_demo_molecule(app, clien
 
 
 # Not reads_demo: the build it counts on is this test's own (no index before it).
+@pytest.mark.slow
 def test_after_a_build_requests_ask_the_chemistry_child_nothing(app, client, demo,
                                                                 child_calls):
     for kind in SMALL:

@@ -33,6 +33,7 @@ def _state(app, pipeline_id):
         return result_index.get(conn, pipeline_id)
 
 
+@pytest.mark.slow
 def test_an_index_built_while_pages_are_served_answers_as_the_api(app, client, org,
                                                                   monkeypatch):
     monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
@@ -84,6 +85,7 @@ def down_after_two_pages(app, monkeypatch):
     return api, real
 
 
+@pytest.mark.slow
 def test_a_partial_index_never_shows_a_result_the_api_would_not(app, client, org,
                                                                 monkeypatch):
     monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
@@ -122,6 +124,7 @@ def test_a_partial_index_never_shows_a_result_the_api_would_not(app, client, org
     assert not set(gone) & set(viewer_ids(client, path, "q=res_"))
 
 
+@pytest.mark.slow
 def test_a_page_slower_than_the_lease_keeps_the_build_to_one_worker(app, client, org,
                                                                    monkeypatch):
     monkeypatch.setattr(indexer, "PAGE_SIZE", 40)
@@ -166,6 +169,7 @@ def test_a_page_slower_than_the_lease_keeps_the_build_to_one_worker(app, client,
     assert pages == [None]  # read once
 
 
+@pytest.mark.slow
 def test_an_index_made_anew_never_meets_what_the_earlier_one_left(app, client, org,
                                                                    monkeypatch):
     """Retention deletes results of a built pipeline: its index is made anew and counts
