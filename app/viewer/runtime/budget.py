@@ -20,6 +20,12 @@ not an import. Each process (a gunicorn worker) has one child
 per ``ChemistryWorker``, used by one task at a time (a lock): whole-set searches and
 drawings have their own, so a long search never delays a drawing.
 
+Memory is budgeted too: a child's data (its heap and anonymous maps, ``RLIMIT_DATA``) is
+capped at ``CHILD_MEMORY_BYTES``. An item that needs more raises ``MemoryError`` in the
+child and is answered ``OVERRUN``, as an item over its time is; a child that dies instead
+(a library aborting on a failed allocation) is treated as one that stalled: the items
+after its last batch are run again one by one and only the culprit is ``OVERRUN``.
+
 A new child says it is ready before its first task is timed: the forkserver's first start
 (importing RDKit, seconds on a busy machine) is not a task's overrun.
 
@@ -39,6 +45,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import resource
 import signal
 import threading
 import time
@@ -54,6 +61,9 @@ class _Overrun:
     def __repr__(self) -> str:
         return "OVERRUN"
 
+    def __reduce__(self) -> str:
+        return "OVERRUN"  # a child's answer unpickles as the parent's one ``OVERRUN``
+
 
 OVERRUN: Any = _Overrun()
 BATCH = 512
@@ -61,6 +71,10 @@ FLUSH_SECONDS = 0.05
 STOP_POLL_SECONDS = 0.25  # how often a waiting caller's ``stop`` is asked
 # A new child's first breath: the forkserver's own start imports RDKit and the app once.
 STARTUP_SECONDS = 60.0
+# The data a child may hold (``RLIMIT_DATA``). A forkserver child starts at about 200 MB
+# (RDKit and gemmi imported); reading the largest structure file the viewer accepts
+# (``core.artifacts.STRUCTURE_LIMIT``: 64 MB, about a million atoms) peaks near 1 GB.
+CHILD_MEMORY_BYTES = 2 * 1024 ** 3
 _READY = "ready"
 _context = multiprocessing.get_context("forkserver")
 _tasks: dict[str, Callable] = {}
@@ -82,11 +96,11 @@ def _preload() -> None:
     _context.set_forkserver_preload(sorted({f.__module__ for f in _tasks.values()}))
 
 
-def _serve(conn, niceness: int = 0) -> None:
+def _serve(conn, niceness: int = 0, memory_bytes: int = CHILD_MEMORY_BYTES) -> None:
     """The child's loop: run each task's items, send ``(start, answers)`` batches, then
     ``(None, count)`` when the task is done. ``precise`` tasks flush after every item.
     ``niceness`` lowers the child's CPU priority (background work: the workers' requests
-    come first on a busy machine).
+    come first on a busy machine); ``memory_bytes`` caps its data (module doc).
 
     Ctrl-C in a terminal reaches the whole process group: the child ignores it (no
     KeyboardInterrupt traceback); its parent stops it (``daemon``, ``_kill``).
@@ -94,6 +108,7 @@ def _serve(conn, niceness: int = 0) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if niceness:
         os.nice(niceness)
+    resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
     # A parent that ended while the child started (a gunicorn worker stopped at once) or
     # while it worked has nobody left to answer: the child ends quietly, no traceback.
     with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError):
@@ -107,7 +122,10 @@ def _answer(conn) -> None:
         function, fixed, items, start, precise = conn.recv()
         batch_start, answers, flushed = start, [], time.monotonic()
         for offset, item in enumerate(items):
-            answers.append(function(item, *fixed))
+            try:
+                answers.append(function(item, *fixed))
+            except MemoryError:  # over ``CHILD_MEMORY_BYTES``: over budget, as a stall is
+                answers.append(OVERRUN)
             now = time.monotonic()
             if precise or len(answers) >= BATCH or now - flushed >= FLUSH_SECONDS:
                 conn.send((batch_start, answers))
@@ -124,8 +142,9 @@ class _Stopped(Exception):
 class ChemistryWorker:
     """One child process that runs chemistry tasks under a time budget (module doc)."""
 
-    def __init__(self, name: str, niceness: int = 0):
-        self.name, self.niceness = name, niceness
+    def __init__(self, name: str, niceness: int = 0,
+                 memory_bytes: int = CHILD_MEMORY_BYTES):
+        self.name, self.niceness, self.memory_bytes = name, niceness, memory_bytes
         self._lock = threading.Lock()
         self._process = None
         self._conn = None
@@ -134,7 +153,8 @@ class ChemistryWorker:
         if self._process is None or not self._process.is_alive():
             _preload()
             parent, child = _context.Pipe()
-            self._process = _context.Process(target=_serve, args=(child, self.niceness),
+            self._process = _context.Process(target=_serve,
+                                             args=(child, self.niceness, self.memory_bytes),
                                              daemon=True,
                                              name=f"chemistry-{self.name}")
             self._process.start()
@@ -213,7 +233,10 @@ class ChemistryWorker:
             if not conn.poll(wait if stop is None else min(wait, STOP_POLL_SECONDS)):
                 continue
             heard = time.monotonic()
-            message = conn.recv()
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):  # the child died on an item: as if it stalled
+                return reached, True
             if message == _READY:  # a child slower to start than STARTUP_SECONDS
                 continue
             batch_start, batch = message

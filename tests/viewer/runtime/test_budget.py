@@ -144,3 +144,39 @@ def test_a_task_whose_caller_left_is_stopped_at_once():
     assert time.perf_counter() - started < 10
     # The stopped child is gone: the next task gets a fresh one, and its true answer.
     assert budget.worker("test").run_one("contains", "c1ccccc1O", ("[OH]",), seconds=5)
+
+
+@budget.task("test-allocate")
+def allocate(megabytes: int) -> int:
+    """Hold ``megabytes`` of memory (touched, so it is resident) and return its size."""
+    block = bytearray(megabytes * 1024 * 1024)
+    return len(block) // (1024 * 1024)
+
+
+@budget.task("test-die")
+def die_on(item: str) -> str:
+    """End the child at once on ``"die"`` (as a library aborting would); echo the rest."""
+    if item == "die":
+        os._exit(134)
+    return item
+
+
+def test_an_item_over_the_memory_budget_is_an_overrun_and_the_child_goes_on():
+    small = budget.ChemistryWorker("test-memory", memory_bytes=600 * 1024 * 1024)
+    try:
+        answers = small.run_each("test-allocate", [10, 2000, 20], item_seconds=30,
+                                 total_seconds=60)
+        assert answers == [10, budget.OVERRUN, 20]
+        child = small._process
+        assert small.run_one("test-allocate", 50, seconds=30) == 50
+        assert small._process is child  # the MemoryError cost the item, not the child
+        # The default budget holds what a 64 MB structure file's reading needs (~1 GB).
+        assert budget.worker("test").run_one("test-allocate", 1200, seconds=30) == 1200
+    finally:
+        small._kill()
+
+
+def test_an_item_that_kills_its_child_costs_only_itself():
+    answers = budget.worker("test").run_each("test-die", ["a", "b", "die", "c", "d"],
+                                             item_seconds=30, total_seconds=60)
+    assert answers == ["a", "b", budget.OVERRUN, "c", "d"]
