@@ -101,7 +101,7 @@ def test_index_rows_and_frames_keep_unknown_metrics_bounded():
     columns = {key: [row.get(key) for row in rows] for key in (
         *fields.NUMERIC_KEYS, *frame.TEXT_COLUMNS, "warning_count", "smiles",
         "extra_metrics", *LIABILITY_COLUMNS.values())}
-    built = frame.build([columns], ())
+    built = frame.build([columns])
     # The pipeline's first 32 keys (the hostile record came first): foo_score is not one.
     assert len(built.extras) == extra_metrics.MAX_EXTRA and "foo_score" not in built.extras
     again = frame.from_bytes(frame.to_bytes(built))

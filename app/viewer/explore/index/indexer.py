@@ -267,8 +267,8 @@ class Build:
             done = store.get(conn, self.pipeline_id)
         if done is not None and done.lease_owner == self.owner:
             try:
-                chem_index.save_frame(self.pipeline_id, done.version, done.warning_codes,
-                                      self.chemistry, built)
+                chem_index.save_frame(self.pipeline_id, done.version, self.chemistry,
+                                      built)
             except Exception as error:  # the index is complete all the same: the first
                 # request builds the frame and computes the chemistry lazily
                 log.warning("saving the frame of a finished index failed: %s",

@@ -217,8 +217,7 @@ def _serve(conn, url: str) -> None:
     spoiled: list[str] = []
     asked: list[bool] = []
     try:
-        # ``codes`` is read at the end of the build, once ``_pages`` has filled it.
-        built = frame.build(_pages(conn, engine, codes, spoiled, asked, checkpoints), codes)
+        built = frame.build(_pages(conn, engine, codes, spoiled, asked, checkpoints))
         if asked:
             conn.send(None if spoiled else built)
             with contextlib.suppress(EOFError):
