@@ -188,7 +188,7 @@ def test_a_page_from_the_api_shows_its_records_metrics_before_the_index(app, cli
     link_id, pipeline_id = _with_metrics(app, org, "protein_design", 8, _extra)
     now = utcnow()
     building = IndexState(pipeline_id, "protein_design", "building", 8, "succeeded", 0,
-                          None, 0, (), "another-worker", now + timedelta(minutes=5), None,
+                          None, 0, "another-worker", now + timedelta(minutes=5), None,
                           now)
     monkeypatch.setattr(indexer, "ensure", lambda _link_id, _pipeline: building)
     body = client.get(f"/share/{link_id}/pipelines/{pipeline_id}").get_data(as_text=True)

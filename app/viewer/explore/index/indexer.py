@@ -85,11 +85,11 @@ class _HereWriter:
         """Index and append the page (as ``api_client`` read it) now (its answer:
         ``result``)."""
         records = page.get("data") or []
-        columns, stored, codes = index_rows.page_rows(records, position)
+        columns, stored = index_rows.page_rows(records, position)
         with self._engine.begin() as conn:
             kept = store.append(conn, pipeline_id, owner=owner, columns=columns,
-                                records=stored, last_id=last_id, codes=codes, now=now,
-                                lease=lease, skipped=page.get(UNREADABLE_RECORDS, 0))
+                                records=stored, last_id=last_id, now=now, lease=lease,
+                                skipped=page.get(UNREADABLE_RECORDS, 0))
         self._done = page_child.Appended(kept, len(records), page_child.page_smiles(records))
         self.waiting = 1
 
