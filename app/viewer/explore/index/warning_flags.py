@@ -10,8 +10,10 @@ code is *grouped*: the facet shows the group once, with its count and the number
 in it, and ``warnings=other`` selects its results (``selections.warnings``). The rule is
 this module's; the selection, the facets, the pages and the exports read it from here.
 
-Each row holds one ``uint64`` (``WarningFlags.bits``): bit *i* is set when the row
-carries ``listed[i]``, ``OTHER_BIT`` when it carries a grouped code. Eight bytes a
+Each row holds one word (``WarningFlags.bits``): bit *i* is set when the row carries
+``listed[i]``, the word's top bit (``other_bit``) when it carries a grouped code. The
+word is the narrowest unsigned integer with a bit for each listed code and the top bit
+(one byte for up to 7 listed codes, eight for ``MAX_LISTED``): at most eight bytes a
 result whatever the number of distinct codes (a flag array per code was rows x codes:
 804 MB of frame files for 12,000 results carrying 48,000 codes). A filter by a code is
 one AND over the rows; the facet counts are one byte histogram per byte of the words.
@@ -37,14 +39,13 @@ from app import domain
 from app.viewer.chem import verdict
 from app.viewer.explore.index import frame_chemistry
 
-# At most this many codes per run are listed apart (63 bits of a row's word are free).
+# At most this many codes per run are listed apart (a uint64 word holds 63 and the group).
 MAX_LISTED = 50
 # The codes the viewer reads itself: listed whenever the run has them.
 ALWAYS_LISTED = (*verdict.API_ALERT_CODES, domain.UNREADABLE_VALUES)
 _ALWAYS = frozenset(ALWAYS_LISTED)
-# The bit of a row that carries a grouped code (``warnings=other``).
-OTHER_BIT = 63
-_ONE = np.uint64(1)
+# A row's word, narrowest first: the top bit of each is the group's.
+_WORDS = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64))
 # Row i of this: which of the 8 bits of byte value i are set (least significant first).
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
                            bitorder="little").astype(np.int64)
@@ -63,9 +64,14 @@ def codes_of(text: str | None) -> list[str]:
 class WarningFlags:
     """Each row's listed codes and whether it carries a grouped one (module doc)."""
 
-    bits: np.ndarray  # uint64 per row
+    bits: np.ndarray  # a word per row (``_WORDS``)
     listed: tuple[str, ...]  # bit i is listed[i]; most results first, ties by name
     grouped: int  # distinct codes of the run that are not listed
+
+    @property
+    def other_bit(self) -> int:
+        """The bit of a row's word set when it carries a grouped code: the top one."""
+        return self.bits.dtype.itemsize * 8 - 1
 
     def rows_with(self, code: str) -> np.ndarray | None:
         """Return which rows carry ``code``, or None when the index cannot tell (a code
@@ -78,25 +84,33 @@ class WarningFlags:
 
     def other_rows(self) -> np.ndarray:
         """Return which rows carry a grouped code."""
-        return self._bit(OTHER_BIT)
+        return self._bit(self.other_bit)
 
     def _bit(self, bit: int) -> np.ndarray:
-        return (self.bits & (_ONE << np.uint64(bit))) != 0
+        return (self.bits & self.bits.dtype.type(1 << bit)) != 0
 
     def counts(self, keep: np.ndarray) -> tuple[dict[str, int], int]:
         """Return the kept rows carrying each listed code (codes none carries left out)
         and the kept rows carrying a grouped code."""
-        per_bit = bit_counts(self.bits[keep])
+        chosen = np.compress(keep, self.bits)  # several times faster than bits[keep]
+        per_bit = bit_counts(chosen, len(self.listed))
         listed = {code: int(per_bit[i]) for i, code in enumerate(self.listed) if per_bit[i]}
-        return listed, int(per_bit[OTHER_BIT])
+        top = chosen.dtype.type(self.other_bit)
+        other = int(np.count_nonzero(chosen >> top)) if self.grouped else 0
+        return listed, other
 
 
-def bit_counts(words: np.ndarray) -> np.ndarray:
-    """Return how many of ``words`` (uint64) have each of the 64 bits set: a histogram
-    of each byte's values, then the bits of each value (not a pass per bit)."""
-    octets = words.astype("<u8", copy=False).view(np.uint8).reshape(-1, 8)
-    return np.concatenate([np.bincount(octets[:, i], minlength=256) @ _BYTE_BITS
-                           for i in range(8)])
+def bit_counts(words: np.ndarray, bits: int | None = None) -> np.ndarray:
+    """Return how many of ``words`` (unsigned integers) have each of their first ``bits``
+    bits set (every bit: None): a histogram of the values of each byte that holds them,
+    then the bits of each value (a pass per byte, not per bit)."""
+    size = words.dtype.itemsize
+    bits = size * 8 if bits is None else bits
+    octets = words.astype(words.dtype.newbyteorder("<"), copy=False).view(np.uint8) \
+        .reshape(-1, size)
+    counts = [np.bincount(octets[:, i], minlength=256) @ _BYTE_BITS
+              for i in range(-(-bits // 8))]
+    return np.concatenate(counts)[:bits] if counts else np.zeros(0, dtype=np.int64)
 
 
 class FlagBuilder:
@@ -163,10 +177,11 @@ def _flags(names: list[str], rows: np.ndarray, codes: np.ndarray, size: int) -> 
     codes by id (a code at most once per row)."""
     counts = np.bincount(codes, minlength=len(names))
     listed = _listed(names, counts)
-    slot = np.full(len(names), OTHER_BIT, dtype=np.uint64)
-    slot[listed] = np.arange(len(listed), dtype=np.uint64)
-    bits = np.zeros(size, dtype=np.uint64)
-    np.bitwise_or.at(bits, rows, _ONE << slot[codes])
+    word = next(w for w in _WORDS if len(listed) < w.itemsize * 8)
+    slot = np.full(len(names), word.itemsize * 8 - 1, dtype=word)
+    slot[listed] = np.arange(len(listed), dtype=word)
+    bits = np.zeros(size, dtype=word)
+    np.bitwise_or.at(bits, rows, word.type(1) << slot[codes])
     return WarningFlags(bits, tuple(names[i] for i in listed),
                         int(np.count_nonzero(counts)) - len(listed))
 
@@ -194,12 +209,8 @@ def from_arrays(saved: Mapping[str, np.ndarray], size: int) -> WarningFlags:
     bits, grouped = saved["bits"], saved["grouped"]
     listed = tuple(frame_chemistry.texts_from_arrays(saved["listed.blob"],
                                                      saved["listed.ends"]))
-    if bits.dtype != np.uint64 or bits.shape != (size,) or grouped.shape != (1,) \
-            or len(listed) > MAX_LISTED or len(set(listed)) != len(listed):
+    if bits.dtype not in _WORDS or bits.shape != (size,) or grouped.shape != (1,) \
+            or len(listed) >= bits.dtype.itemsize * 8 or len(set(listed)) != len(listed):
         raise ValueError("a frame's warning flags do not fit its rows")
     return WarningFlags(bits, listed, max(int(grouped[0]), 0))
 
-
-def empty(size: int) -> WarningFlags:
-    """Return the flags of ``size`` rows without warnings."""
-    return WarningFlags(np.zeros(size, dtype=np.uint64), (), 0)

@@ -180,6 +180,7 @@ def test_the_listed_codes_and_each_rows_bits_follow_the_rule():
 def test_a_run_with_few_codes_groups_none_and_an_absent_code_has_no_row():
     flags = _built([None, "", ";a;b;", ";b;", ";b;a;c", ";a;a;"])
     assert flags.listed == ("a", "b") and flags.grouped == 0  # "c" was cut short
+    assert flags.bits.dtype == np.uint8  # a byte a row: two bits and the group's
     assert flags.rows_with("a").tolist() == [False, False, True, False, True, True]
     assert not flags.rows_with("c").any() and not flags.other_rows().any()
 
@@ -190,6 +191,10 @@ def test_bit_counts_count_each_bit():
         rng.integers(0, 2, size=1000, dtype=np.uint64) << np.uint64(63))
     naive = [sum(1 for w in words.tolist() if w >> bit & 1) for bit in range(64)]
     assert warning_flags.bit_counts(words).tolist() == naive
+    assert warning_flags.bit_counts(words, 13).tolist() == naive[:13]
+    assert warning_flags.bit_counts(words, 0).tolist() == []
+    low = (words & np.uint64(0xFF)).astype(np.uint8)
+    assert warning_flags.bit_counts(low).tolist() == naive[:8]
 
 
 def test_saved_flags_read_back_and_a_frame_saved_with_one_array_per_code_reads_alike():
