@@ -132,6 +132,16 @@ def insert_pipeline(conn, workspace_id: str, kind: str = "protein_design", n_res
     return pipeline_id, ids
 
 
+def set_warnings(conn, codes: dict[str, list[str]]) -> None:
+    """Give each result of ``codes`` (result id -> warning codes) those warnings, in that
+    order (a message each; an empty list: none)."""
+    conn.execute(schema.results.update().where(schema.results.c.id == sa.bindparam("rid"))
+                 .values(warnings=sa.bindparam("warnings")),
+                 [{"rid": rid, "warnings": [{"code": code, "message": f"About {code}."}
+                                            for code in found] or None}
+                  for rid, found in codes.items()])
+
+
 # role -> (file name suffix, content type, bytes prefix) of a result's shared test files.
 _RESULT_FILES = {
     "archive": (".zip", "application/zip", b"PK\x05\x06"),

@@ -8,10 +8,11 @@ before that has none: its molecules are checked once per process (``chem.alerts`
 budgeted, cached by SMILES) as below.
 
 A molecule's verdict is ``chem.verdict``'s: RDKit's catalog (per molecule) or the API's own
-alert warning codes (per row, ``Frame.codes``), whichever flags it. ``alerts=none|any``
-covers both families (DESIGN.md); ``alert_family=pains|brenk`` narrows
-it to one (``alerts=none&alert_family=pains`` is "no PAINS", the quick filter), and alone
-means "with an alert of that family". A molecule RDKit cannot read or check is in no answer.
+alert warning codes (per row, ``Frame.warning_flags``, where they are always listed),
+whichever flags it. ``alerts=none|any`` covers both families (DESIGN.md);
+``alert_family=pains|brenk`` narrows it to one (``alerts=none&alert_family=pains`` is "no
+PAINS", the quick filter), and alone means "with an alert of that family". A molecule
+RDKit cannot read or check is in no answer.
 
 Facet counts need every molecule checked. Without the build's answers, the first view of
 a small set (up to ``FACET_MOLECULES`` distinct molecules) checks them; a
@@ -70,7 +71,7 @@ def _api_rows(data: Frame, family: str | None) -> np.ndarray:
     """Return the rows the API's own warnings flag with an alert (of ``family``)."""
     out = np.zeros(data.size, dtype=bool)
     for code in verdict.families_of_codes(family):
-        flags = data.codes.get(code)
+        flags = data.warning_flags.rows_with(code)  # an alert code is always listed
         if flags is not None and len(flags) == data.size:
             out |= flags
     return out

@@ -44,8 +44,8 @@ def clear_caches() -> None:
     substructure_counting.clear()
 
 
-def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
-               generation: int, older_ok: bool = False) -> tuple[int, Frame]:
+def load_frame(pipeline_id: str, version: int, *, generation: int,
+               older_ok: bool = False) -> tuple[int, Frame]:
     """Return (version, frame) of the index: the saved frame, else one built and saved.
 
     ``older_ok`` takes a saved frame of an earlier version as it is: while a refresh
@@ -70,7 +70,7 @@ def load_frame(pipeline_id: str, version: int, codes: tuple[str, ...], *,
             return saved[0], frame_files.save(root, pipeline_id, saved[0], len(saved[1]),
                                               generation, loaded) or loaded
     with get_engine().connect() as conn:
-        built = frame.build(queries.column_chunks(conn, pipeline_id), codes)
+        built = frame.build(queries.column_chunks(conn, pipeline_id))
     data = frame.to_bytes(built)
     with get_engine().begin() as conn:
         queries.save_frame(conn, pipeline_id, version, data)
@@ -85,8 +85,8 @@ def current_frame(state: IndexState) -> Frame:
            f"refresh to {state.target_count}" if refreshing else state.version)
 
     def load() -> Frame:
-        data = load_frame(state.pipeline_id, state.version, state.warning_codes,
-                          generation=state.generation, older_ok=refreshing)[1]
+        data = load_frame(state.pipeline_id, state.version, generation=state.generation,
+                          older_ok=refreshing)[1]
         chem_index.remember(data)  # the build's alerts: badges ask the child nothing
         return data
 

@@ -59,10 +59,14 @@ class Points(BaseModel):
 
 
 class WarningCounts(BaseModel):
-    """Matching results without a warning and with at least one."""
+    """Matching results without a warning, with at least one, and with a code the index
+    groups (``warnings=other``); and how many distinct codes of the run it groups
+    (``index.warning_flags``: beyond the ``MAX_LISTED`` listed ones)."""
 
     none: int
     any: int
+    other: int = 0
+    grouped_codes: int = 0
 
 
 class Facets(BaseModel):
@@ -70,7 +74,8 @@ class Facets(BaseModel):
 
     variant: dict[str, int]
     solubility: dict[str, int]
-    warning: dict[str, int]  # only the codes some matching result has
+    # Only the run's listed codes some matching result has (``index.warning_flags``).
+    warning: dict[str, int]
     warnings: WarningCounts
     # Structural alerts (small molecules, ``explore.alert_answers``): matching results per
     # alert name and per family; ``alerts`` holds none / any / unknown. Empty while the

@@ -51,7 +51,6 @@ class IndexState:
     indexed: int
     last_id: str | None
     version: int
-    warning_codes: tuple[str, ...]
     lease_owner: str | None
     lease_until: datetime | None
     failure: str | None
@@ -96,10 +95,9 @@ class IndexState:
 
 
 def _state(row) -> IndexState:
-    codes = tuple(code for code in (row.warning_codes or "").split(";") if code)
     return IndexState(
         row.pipeline_id, row.kind, row.state, row.target_count, row.pipeline_status,
-        row.indexed, row.last_id, row.version, codes, row.lease_owner, row.lease_until,
+        row.indexed, row.last_id, row.version, row.lease_owner, row.lease_until,
         row.failure, row.last_used_at, row.latest_result_id, row.created_at, row.updated_at,
     )
 
@@ -123,7 +121,7 @@ def claim(conn: Connection, pipeline_id: str, *, kind: str, target_count: int, s
     insert = _INSERT[conn.dialect.name](result_indexes).values(
         pipeline_id=pipeline_id, kind=kind, state="building", target_count=target_count,
         pipeline_status=status, latest_result_id=latest_result_id, indexed=0, last_id=None,
-        version=0, warning_codes="", created_at=now, updated_at=now, last_used_at=now,
+        version=0, created_at=now, updated_at=now, last_used_at=now,
     )
     conn.execute(insert.on_conflict_do_nothing(index_elements=[result_indexes.c.pipeline_id]))
     table = result_indexes.c
@@ -140,8 +138,8 @@ def claim(conn: Connection, pipeline_id: str, *, kind: str, target_count: int, s
 
 
 def append(conn: Connection, pipeline_id: str, *, owner: str, columns: dict[str, list],
-           records: list[tuple[str, str]], last_id: str, codes: set[str], now: datetime,
-           lease: timedelta, skipped: int = 0) -> bool:
+           records: list[tuple[str, str]], last_id: str, now: datetime, lease: timedelta,
+           skipped: int = 0) -> bool:
     """Add one API page to the index and renew the lease; False if the lease was lost.
 
     ``columns`` are ``index_rows.page_rows``' columns (a list of values per key, with
@@ -155,14 +153,12 @@ def append(conn: Connection, pipeline_id: str, *, owner: str, columns: dict[str,
     if current is None or current.lease_owner != owner:
         return False
     size = len(records)
-    seen = set(current.warning_codes)
-    merged = ";".join(sorted(seen | codes))
     kept = conn.execute(
         sa.update(result_indexes)
         .where(result_indexes.c.pipeline_id == pipeline_id)
         .where(result_indexes.c.lease_owner == owner)
         .values(indexed=result_indexes.c.indexed + size + skipped, last_id=last_id,
-                version=result_indexes.c.version + 1, warning_codes=merged,
+                version=result_indexes.c.version + 1,
                 lease_until=now + lease, updated_at=now)
     ).rowcount
     if not kept:

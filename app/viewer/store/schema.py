@@ -108,7 +108,9 @@ result_indexes = sa.Table(
     sa.Column("last_id", sa.String(64), nullable=True),
     # Bumped by every append, so caches of answers know the set changed.
     sa.Column("version", sa.Integer, nullable=False),
-    # Warning codes seen in the set, ";"-joined (the facet columns).
+    # No longer written (left empty): the index's frame finds a run's warning codes in
+    # its rows (``explore.index.warning_flags``). Kept while a release that still reads
+    # it may run beside this one (migrations add before they take away).
     sa.Column("warning_codes", sa.Text, nullable=False, server_default=""),
     sa.Column("lease_owner", sa.String(64), nullable=True),
     sa.Column("lease_until", sa.DateTime, nullable=True),

@@ -53,7 +53,7 @@ def test_a_frame_keeps_each_distinct_smiles_once_through_a_save():
     columns.update({key: ["a", "b", "c"] if key == "result_id" else [None] * 3
                     for key in index_frame.TEXT_COLUMNS})
     columns["smiles"] = ["CCO", None, "CCO"]
-    frame = index_frame.build([columns], ())
+    frame = index_frame.build([columns])
     loaded = index_frame.from_bytes(index_frame.to_bytes(frame))
     assert loaded.molecules.smiles == ["CCO"]
     assert loaded.molecules.codes.tolist() == [0, -1, 0]

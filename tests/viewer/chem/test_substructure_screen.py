@@ -136,7 +136,7 @@ def test_the_screen_survives_a_save_and_an_older_frame_loads_without_it(molecule
         "external_id": [None] * len(POOL), "variant": [None] * len(POOL),
         "solubility": [None] * len(POOL), "warning_codes": [None] * len(POOL),
         "smiles": POOL}]
-    built = frame.build(chunks, ())
+    built = frame.build(chunks)
     built.molecules.chemistry = molecules.chemistry
     loaded = frame.from_bytes(frame.to_bytes(built)).molecules.chemistry.screen
     for key in ("bits", "valid", "records", "ends"):
@@ -166,9 +166,9 @@ def test_a_rebuild_gives_a_frame_saved_before_the_screen_only_the_screen(monkeyp
         "result_id": ["a", "b", "c"], "created_at": [None] * 3, "external_id": [None] * 3,
         "variant": [None] * 3, "solubility": [None] * 3, "warning_codes": [None] * 3,
         "smiles": smiles}]
-    previous = frame.build(chunks, ())
+    previous = frame.build(chunks)
     previous.molecules.chemistry = before
-    built = frame.build(chunks, ())
+    built = frame.build(chunks)
     chem_index.MoleculeWork().complete(built, previous)
     screen = built.molecules.chemistry.screen
     assert tasks == ["molecule", "screen"] and screen.valid.tolist() == [True, True, False]

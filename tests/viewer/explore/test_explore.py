@@ -269,7 +269,7 @@ def test_two_workers_never_hold_the_same_build_and_idle_indexes_go(app):
                                     status="succeeded", owner="b", now=now, lease=lease)
         assert first is not None and second is None
         assert not result_index.append(conn, "pl_x", owner="b", columns={}, records=[],
-                                       last_id="r", codes=set(), now=now, lease=lease)
+                                       last_id="r", now=now, lease=lease)
         later = now + lease + timedelta(seconds=1)  # a's worker died: its lease ran out
         assert result_index.claim(conn, "pl_x", kind="protein_design", target_count=5,
                                   status="succeeded", owner="b", now=later,

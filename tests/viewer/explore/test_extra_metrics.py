@@ -101,7 +101,7 @@ def test_index_rows_and_frames_keep_unknown_metrics_bounded():
     columns = {key: [row.get(key) for row in rows] for key in (
         *fields.NUMERIC_KEYS, *frame.TEXT_COLUMNS, "warning_count", "smiles",
         "extra_metrics", *LIABILITY_COLUMNS.values())}
-    built = frame.build([columns], ())
+    built = frame.build([columns])
     # The pipeline's first 32 keys (the hostile record came first): foo_score is not one.
     assert len(built.extras) == extra_metrics.MAX_EXTRA and "foo_score" not in built.extras
     again = frame.from_bytes(frame.to_bytes(built))
@@ -188,7 +188,7 @@ def test_a_page_from_the_api_shows_its_records_metrics_before_the_index(app, cli
     link_id, pipeline_id = _with_metrics(app, org, "protein_design", 8, _extra)
     now = utcnow()
     building = IndexState(pipeline_id, "protein_design", "building", 8, "succeeded", 0,
-                          None, 0, (), "another-worker", now + timedelta(minutes=5), None,
+                          None, 0, "another-worker", now + timedelta(minutes=5), None,
                           now)
     monkeypatch.setattr(indexer, "ensure", lambda _link_id, _pipeline: building)
     body = client.get(f"/share/{link_id}/pipelines/{pipeline_id}").get_data(as_text=True)

@@ -126,7 +126,7 @@ def test_an_index_being_refreshed_is_not_where_an_export_reads(app, client, org,
 def _state(**changes) -> IndexState:
     values = dict(pipeline_id="pl_1", kind="protein_design", state="ready", target_count=3,
                   pipeline_status="succeeded", indexed=3, last_id="res_3", version=2,
-                  warning_codes=(), lease_owner=None, lease_until=None, failure=None,
+                  lease_owner=None, lease_until=None, failure=None,
                   last_used_at=utcnow(), latest_result_id="res_3")
     return IndexState(**{**values, **changes})
 

@@ -116,8 +116,8 @@ class MoleculeWork:
         molecules.chemistry = frame_chemistry.assemble(molecules.smiles, known)
 
 
-def save_frame(pipeline_id: str, version: int, codes: tuple[str, ...],
-               work: MoleculeWork, built: Frame | None = None) -> Frame:
+def save_frame(pipeline_id: str, version: int, work: MoleculeWork,
+               built: Frame | None = None) -> Frame:
     """Build the frame of ``version`` from the store (or take the one ``built`` from the
     same rows as they were appended) with its chemistry, save and return it; a saved
     frame of that version that has its chemistry already is kept as is."""
@@ -130,7 +130,7 @@ def save_frame(pipeline_id: str, version: int, codes: tuple[str, ...],
         return previous
     if built is None:
         with engine.connect() as conn:
-            built = frame.build(queries.column_chunks(conn, pipeline_id), codes)
+            built = frame.build(queries.column_chunks(conn, pipeline_id))
     work.complete(built, previous)
     with engine.begin() as conn:
         queries.save_frame(conn, pipeline_id, version, frame.to_bytes(built))

@@ -15,6 +15,9 @@ Metrics the vocabulary does not know (``extra_metrics``) arrive as each row's JS
 ``extra_metrics.MAX_EXTRA`` keys in the API's order. The saved frame keeps them, so it is
 where the discovered set is stored (``Frame.extras``).
 
+The rows' warning codes are ``warning_flags``: a word per row over the run's listed codes
+(at most ``warning_flags.MAX_LISTED``) and a bit for the codes grouped beyond them.
+
 Semantics match the contract (``query``): missing values sort last whichever the
 direction; ties are broken by result id; text keys sort by their text.
 """
@@ -30,14 +33,17 @@ import numpy as np
 
 from app.viewer.explore import extra_metrics
 from app.viewer.explore.fields import NUMERIC_KEYS
-from app.viewer.explore.index import frame_chemistry, npz_writer
+from app.viewer.explore.index import frame_chemistry, npz_writer, warning_flags
+from app.viewer.explore.index.warning_flags import WarningFlags
 from app.viewer.explore.query import ExploreQuery, Filter
 from app.viewer.proteins.columns import LIABILITY_COLUMNS
 
 TEXT_COLUMNS = ("result_id", "created_at", "external_id", "variant", "solubility",
                 "warning_codes")
+# The texts a frame keeps as columns: the warning codes become ``warning_flags``.
+_KEPT_TEXTS = TEXT_COLUMNS[:-1]
 # Held as bytes (one byte a character, not four): ids are URL-safe ASCII by the API's id
-# pattern and times are ISO 8601. The warning codes become one flag array per code.
+# pattern and times are ISO 8601.
 _ASCII = ("result_id", "created_at")
 _COMPARE = {"gte": np.greater_equal, "gt": np.greater, "lte": np.less_equal,
             "lt": np.less, "eq": np.equal}
@@ -75,7 +81,7 @@ class Frame:
 
     numbers: dict[str, np.ndarray]  # float64, NaN where missing
     texts: dict[str, np.ndarray]  # str (bytes for _ASCII) arrays, "" where missing
-    codes: dict[str, np.ndarray] = field(default_factory=dict)  # warning code -> bool
+    warning_flags: WarningFlags
     molecules: Molecules | None = None
     _ranks: dict[str, np.ndarray] = field(default_factory=dict)
     _categories: dict[str, tuple[list[str], np.ndarray]] = field(default_factory=dict)
@@ -168,10 +174,11 @@ def _collect_extras(found: dict[str, tuple[list[int], list[float]]], texts: list
             slot[1].append(value)
 
 
-def build(chunks: Iterable[dict[str, list]], codes: tuple[str, ...]) -> Frame:
+def build(chunks: Iterable[dict[str, list]]) -> Frame:
     """Make a frame from the store's columns, given a chunk of rows at a time."""
     number_parts: dict[str, list[np.ndarray]] = {k: [] for k in STORED_NUMBERS}
-    text_parts: dict[str, list[np.ndarray]] = {k: [] for k in TEXT_COLUMNS}
+    text_parts: dict[str, list[np.ndarray]] = {k: [] for k in _KEPT_TEXTS}
+    flags = warning_flags.FlagBuilder()
     smiles_parts: list[list] = []
     extras: dict[str, tuple[list[int], list[float]]] = {}
     size = 0
@@ -179,6 +186,7 @@ def build(chunks: Iterable[dict[str, list]], codes: tuple[str, ...]) -> Frame:
         smiles_parts.append(columns.get("smiles") or [])
         _collect_extras(extras, columns.get("extra_metrics") or [], size)
         size += len(columns["result_id"])
+        flags.add(columns["warning_codes"])
         for key, parts in number_parts.items():
             column = columns[key]
             # A column with no value in the chunk (a protein page's chemistry, a metric
@@ -192,10 +200,7 @@ def build(chunks: Iterable[dict[str, list]], codes: tuple[str, ...]) -> Frame:
     numbers.update(_extra_columns(extras, size))
     texts = {k: np.concatenate(p) if p else np.zeros(0, dtype="S" if k in _ASCII else str)
              for k, p in text_parts.items()}
-    warning_text = texts.pop("warning_codes")
-    flags = {code: np.char.find(warning_text, f";{code};") >= 0 for code in codes} \
-        if len(warning_text) else {code: np.zeros(0, dtype=bool) for code in codes}
-    return Frame(numbers, texts, flags, _molecules(smiles_parts))
+    return Frame(numbers, texts, flags.finish(), _molecules(smiles_parts))
 
 
 def to_bytes(frame: Frame) -> bytes:
@@ -217,7 +222,7 @@ def to_arrays(frame: Frame) -> dict[str, np.ndarray]:
     """Return the frame as named arrays (what ``to_bytes`` and ``frame_files`` save)."""
     arrays = {f"n:{k}": v for k, v in frame.numbers.items()}
     arrays.update({f"t:{k}": v for k, v in frame.texts.items()})
-    arrays.update({f"c:{k}": v for k, v in frame.codes.items()})
+    arrays.update({f"w:{k}": v for k, v in warning_flags.to_arrays(frame.warning_flags).items()})
     if frame.molecules is not None:  # the distinct SMILES as one UTF-8 blob and its ends
         arrays["m:codes"] = frame.molecules.codes
         arrays["m:blob"], arrays["m:ends"] = frame_chemistry.texts_to_arrays(
@@ -229,10 +234,11 @@ def to_arrays(frame: Frame) -> dict[str, np.ndarray]:
 
 def from_arrays(saved: dict[str, np.ndarray]) -> Frame:
     """Return the frame of ``to_arrays``'s arrays (as they are: memory maps stay maps)."""
-    numbers, texts, codes, mols, chemistry = {}, {}, {}, {}, {}
+    numbers, texts, codes, flags, mols, chemistry = {}, {}, {}, {}, {}, {}
     for name, array in saved.items():
         part, key = name.split(":", 1)
-        {"n": numbers, "t": texts, "c": codes, "m": mols, "x": chemistry}[part][key] = array
+        {"n": numbers, "t": texts, "c": codes, "w": flags, "m": mols,
+         "x": chemistry}[part][key] = array
     for key in _ASCII:  # a frame saved before ids were bytes reads the same
         texts[key] = np.char.encode(texts[key]) if texts[key].dtype.kind == "U" \
             else texts[key]
@@ -249,7 +255,10 @@ def from_arrays(saved: dict[str, np.ndarray]) -> Frame:
         smiles = frame_chemistry.texts_from_arrays(mols["blob"], mols["ends"])
         molecules = Molecules(mols["codes"], smiles,
                               frame_chemistry.from_arrays(chemistry, len(smiles)))
-    return Frame(numbers, texts, codes, molecules)
+    # A frame saved with a flag array per code (before ``warning_flags``) reads the same.
+    warnings = warning_flags.from_arrays(flags, size) if flags \
+        else warning_flags.from_flag_arrays(codes, size)
+    return Frame(numbers, texts, warnings, molecules)
 
 
 def _filter_mask(frame: Frame, item: Filter) -> np.ndarray:

@@ -148,22 +148,21 @@ def _metric_column(values: list) -> list[float | None]:
 
 
 def page_rows(records: list[dict], position: int
-              ) -> tuple[dict[str, list], list[tuple[str, str]], set[str]]:
+              ) -> tuple[dict[str, list], list[tuple[str, str]]]:
     """Return one API page's index columns (``index_values``' keys and ``position``,
-    numbered from ``position``: a list per key, a value per record), its (result id,
-    stored record) pairs and the warning codes it holds.
+    numbered from ``position``: a list per key, a value per record) and its (result id,
+    stored record) pairs.
 
     Column by column, the same values as ``index_values`` record by record: a list built
     per key costs a fraction of a dict built per record, and the store's insert and the
     frame both read columns."""
-    ids, searches, codes_column, counts, lengths, found = [], [], [], [], [], set()
+    ids, searches, codes_column, counts, lengths = [], [], [], [], []
     sequences = []
     for record in records:
         get = record.get
         entities = get("entities") or []
         warnings = get("warnings")
         codes = warning_codes(record) if warnings else []
-        found.update(codes)
         designed = None  # the first protein entity
         values = []
         for entity in entities:
@@ -212,4 +211,4 @@ def page_rows(records: list[dict], position: int
     columns.update(batch.columns_many(sequences))
     columns["position"] = list(range(position, position + len(records)))
     stored = [(rid, stored_record(record)) for rid, record in zip(ids, records, strict=True)]
-    return columns, stored, found
+    return columns, stored

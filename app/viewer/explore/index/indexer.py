@@ -85,11 +85,11 @@ class _HereWriter:
         """Index and append the page (as ``api_client`` read it) now (its answer:
         ``result``)."""
         records = page.get("data") or []
-        columns, stored, codes = index_rows.page_rows(records, position)
+        columns, stored = index_rows.page_rows(records, position)
         with self._engine.begin() as conn:
             kept = store.append(conn, pipeline_id, owner=owner, columns=columns,
-                                records=stored, last_id=last_id, codes=codes, now=now,
-                                lease=lease, skipped=page.get(UNREADABLE_RECORDS, 0))
+                                records=stored, last_id=last_id, now=now, lease=lease,
+                                skipped=page.get(UNREADABLE_RECORDS, 0))
         self._done = page_child.Appended(kept, len(records), page_child.page_smiles(records))
         self.waiting = 1
 
@@ -267,8 +267,8 @@ class Build:
             done = store.get(conn, self.pipeline_id)
         if done is not None and done.lease_owner == self.owner:
             try:
-                chem_index.save_frame(self.pipeline_id, done.version, done.warning_codes,
-                                      self.chemistry, built)
+                chem_index.save_frame(self.pipeline_id, done.version, self.chemistry,
+                                      built)
             except Exception as error:  # the index is complete all the same: the first
                 # request builds the frame and computes the chemistry lazily
                 log.warning("saving the frame of a finished index failed: %s",

@@ -140,12 +140,11 @@ def _received(conn) -> queue.SimpleQueue:
     return messages
 
 
-def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool],
-           checkpoints=None) -> Iterator[dict]:
+def _pages(conn, engine, spoiled: list[str], asked: list[bool], checkpoints=None
+           ) -> Iterator[dict]:
     """Serve the parent's pages, answering each ``(Appended, error)``; yield the columns
     of each one appended, in order from the index's first row (``frame.build`` reads
-    them). Returns at the parent's ``_FRAME`` (``asked``; ``codes`` then holds the
-    index's warning codes, sorted as the store keeps them), at ``None`` or when the
+    them). Returns at the parent's ``_FRAME`` (``asked``), at ``None`` or when the
     parent is gone; a page not appended, or a first page after the first row,
     ``spoiled`` the frame; every page after a failed one is refused. ``checkpoints``:
     SQLite's log copied back beside the next page's work (``store.wal_checkpoints``),
@@ -153,7 +152,6 @@ def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
     from app.viewer.explore.index import index_rows
     from app.viewer.store import result_index as store
 
-    found: set[str] = set()
     expected = 0  # the position of the next page's first row, if the frame holds them all
     messages = _received(conn)
     failed = False
@@ -166,7 +164,6 @@ def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
             spoiled.append("closed")
             return
         if message == _FRAME:
-            codes.extend(sorted(found))
             asked.append(True)
             return
         if failed:  # the build stops at the failed page: nothing after it is written
@@ -178,13 +175,13 @@ def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
         try:
             records, skipped = readable_records(
                 _check(json_loads(body, cache_values=False), last_id, more))
-            columns, stored, page_codes = index_rows.page_rows(records, position)
+            columns, stored = index_rows.page_rows(records, position)
             if checkpoints is not None:
                 checkpoints.writing()
             with engine.begin() as db:
                 kept = store.append(db, pipeline_id, owner=owner, columns=columns,
-                                    records=stored, last_id=last_id, codes=page_codes,
-                                    now=now, lease=lease, skipped=skipped)
+                                    records=stored, last_id=last_id, now=now, lease=lease,
+                                    skipped=skipped)
             if checkpoints is not None:
                 checkpoints.committed()
             conn.send((Appended(kept, len(records), page_smiles(records)), None))
@@ -198,7 +195,6 @@ def _pages(conn, engine, codes: list[str], spoiled: list[str], asked: list[bool]
             spoiled.append("not the whole index")
         expected += len(records)
         following = position + len(records)
-        found |= page_codes
         if records and not spoiled:  # the columns as the store has them
             yield columns
 
@@ -213,12 +209,10 @@ def _serve(conn, url: str) -> None:
     gc.set_threshold(50_000, 20, 100)
     engine = make_engine(url)
     checkpoints = wal_checkpoints.for_engine(engine)
-    codes: list[str] = []
     spoiled: list[str] = []
     asked: list[bool] = []
     try:
-        # ``codes`` is read at the end of the build, once ``_pages`` has filled it.
-        built = frame.build(_pages(conn, engine, codes, spoiled, asked, checkpoints), codes)
+        built = frame.build(_pages(conn, engine, spoiled, asked, checkpoints))
         if asked:
             conn.send(None if spoiled else built)
             with contextlib.suppress(EOFError):

@@ -147,7 +147,7 @@ def test_a_frame_keeps_its_chemistry_through_save_and_load():
         "result_id": [f"r{i}" for i in range(5)], "created_at": [None] * 5,
         "external_id": [None] * 5, "variant": [None] * 5, "solubility": [None] * 5,
         "warning_codes": [None] * 5, "smiles": [smiles[0], None, *smiles[1:]]}]
-    built = frame.build(chunks, ())
+    built = frame.build(chunks)
     known = {s: index_chemistry.molecule_now(s) for s in smiles}
     built.molecules.chemistry = frame_chemistry.assemble(built.molecules.smiles, known)
     loaded = frame.from_bytes(frame.to_bytes(built)).molecules
@@ -187,7 +187,7 @@ def test_a_molecule_over_budget_is_unknown_and_the_build_finishes(monkeypatch):
         "result_id": ["r0"], "created_at": [None], "external_id": [None],
         "variant": [None], "solubility": [None], "warning_codes": [None],
         "smiles": [slow]}]
-    built = frame.build(chunks, ())
+    built = frame.build(chunks)
     work.complete(built, None)
     work.close()
     chemistry = built.molecules.chemistry
