@@ -21,6 +21,7 @@ from app.viewer.explore import answers, extra_metrics, fields, substructure_coun
 from app.viewer.explore.explore_answer import Building, Counting, Ready
 from app.viewer.explore.index import indexer
 from app.viewer.explore.labels import primary_sort, run_labels
+from app.viewer.explore.pasted import NOTHING_PASTED, Pasted, resolve
 from app.viewer.explore.query import ExploreQuery
 from app.viewer.explore.selections import REGISTRY
 from app.viewer.store.result_index import IndexState
@@ -42,6 +43,8 @@ class Panel:
     extras: tuple[str, ...] = ()
     # A broad substructure query still counted: ``substructure_counting.Counting.progress``.
     counting: dict | None = None
+    # The view's pasted list read against the run (``pasted``): what it names, what to say.
+    pasted: Pasted = NOTHING_PASTED
 
     def with_records(self, records: list[dict]) -> Panel:
         """Return this panel with the extra metrics of ``records`` (a page shown) too."""
@@ -135,6 +138,7 @@ def panel(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) 
     """Bring the index up to date (or start that) and summarise the view if it is ready.
 
     A ``query`` without sort gets the kind's primary order (see the module docstring).
+    Its pasted list (``ids``) is read against the run (``pasted``): labels become ids.
 
     A ready index also checks the query's metric keys against the metrics its records
     carry (``BadRequest`` for one they lack). A broad substructure query still counted
@@ -145,13 +149,15 @@ def panel(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) 
     state = indexer.ensure(link_id, pipeline)
     x, y = fields.default_axes(kind)
     x, y = query.x or x, query.y or y
+    pasted = resolve(query.ids, run_labels(state, kind))
     if not state.ready:
-        return Panel(state, query, kind, None, x, y)
+        return Panel(state, query, kind, None, x, y, pasted=pasted)
+    query = replace(query, ids=pasted.query_ids)  # labels read: the ids they name
     answers.check_keys(state, query)
     extras = answers.extra_keys(state, kind)
     try:
         summary = answers.summary(state, query, kind)
     except substructure_counting.Counting as counting:
-        return Panel(state, query, kind, None, x, y, extras, counting.progress())
-    return Panel(state, query, kind, summary, x, y, extras)
+        return Panel(state, query, kind, None, x, y, extras, counting.progress(), pasted)
+    return Panel(state, query, kind, summary, x, y, extras, pasted=pasted)
 
