@@ -137,14 +137,15 @@ class Panel:
 def panel(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) -> Panel:
     """Bring the index up to date (or start that) and summarise the view if it is ready.
 
-    A ``query`` without sort gets the kind's primary order (see the module docstring).
+    A ``query`` without sort gets the kind's primary order (see the module docstring),
+    but for a pasted list (``ids``), which keeps the order of the list.
     Its pasted list (``ids``) is read against the run (``pasted``): labels become ids.
 
     A ready index also checks the query's metric keys against the metrics its records
     carry (``BadRequest`` for one they lack). A broad substructure query still counted
     gives a panel that is not ready, with the count's progress (``counting``).
     """
-    if not query.sort:
+    if not query.sort and not query.ids:  # a list without a sort keeps its own order
         query = replace(query, sort=primary_sort(kind))
     state = indexer.ensure(link_id, pipeline)
     x, y = fields.default_axes(kind)

@@ -6,10 +6,11 @@ one list per page, each with its ``rank`` and ``label`` (``ranking.ranked``), at
 already down is an ordinary error page and not a broken download.
 
 - A view without a sort is in the kind's default order (``labels.primary_sort``), as the
-  results page opens. A pasted list (``ids=``) names results by id or label
-  (``explore.pasted``, read against the run's index when one is ready, else ids only);
-  what names no result is left out, as on the page, and an entry that is neither an id
-  nor a label is a 400 naming it (a file has no field to say it beside).
+  results page opens; a pasted list (``ids=``) without a sort, in the order of the list
+  (a shortlist's: the order picked, ``index.frame.order``). A pasted list names results
+  by id or label (``explore.pasted``, read against the run's index when one is ready,
+  else ids only); what names no result is left out, as on the page, and an entry that
+  is neither an id nor a label is a 400 naming it (a file has no field to say it beside).
 - A view in the run's order (``sort=id`` or ``sort=created_at``, no filter or search;
   ``ids=`` is fine) walks the API's own pages with ``after_id``: no index needed,
   whatever the pipeline's size.
@@ -142,7 +143,7 @@ def record_pages(link_id: str, pipeline: dict, kind: domain.Kind,
     query = parse(args)
     check_kind(query, kind)  # every source yields whole records otherwise
     limit = export_limit(args)
-    if not query.sort:
+    if not query.sort and not query.ids:
         query = replace(query, sort=labels.primary_sort(kind))
     in_api_order = query.sort in _API_ORDERS and replace(query, sort=()).is_plain
     # The API's order needs no index: one that is current already serves, none is built.
