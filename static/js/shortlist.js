@@ -6,11 +6,10 @@
    SDF, Structures ZIP) and "Compare in 3D" are plain GET links with ids=, built here;
    nothing is sent until the visitor follows one.
 
-   Order: the view and the exports of the shortlist carry the sort of the
-   page the bar is on (sort= of its address; none: the kind's default ranking), so "tick the
-   top 10 of a sort, export" gives them best first, with their rank in that order
-   (app/viewer/exports/ranking.py). The order of ticking is not kept: ticks come from
-   several pages and the scatter, in no order a reader means.
+   Order: the shortlist keeps the order things were added in, and each entry can be moved
+   up or down (buttons, so the keyboard too). Its view and exports carry ids= without a
+   sort, which the server answers in the order of the list (index.frame.order), so the
+   files come out as picked, each with its place in the list as its rank.
 
    A module (type="module": run once, after the page is parsed), loaded by its partial only.
    External file (no inline script, no eval), so the strict Content-Security-Policy holds. */
@@ -30,10 +29,25 @@ function withQuery(base, params) {
 
 function idsParam(list) { return list.map(encodeURIComponent).join(","); }
 
-// The sort of the view on screen (validated by the server like any query value).
-function viewSort() {
-  const sort = new URLSearchParams(window.location.search).get("sort");
-  return sort ? encodeURIComponent(sort) : null;
+// Labels of results seen on this page's rows (#3 WGK2), kept per pipeline beside the
+// list so an entry picked on another page still reads as its label.
+function labelStore(pipelineId) {
+  const key = "share-viewer:shortlist-labels:" + pipelineId;
+  let known = {};
+  try { known = JSON.parse(window.localStorage.getItem(key) || "{}") || {}; } catch (err) { known = {}; }
+  return {
+    of: function (id) { return known[id] || id; },
+    learn: function (rows, ids) {
+      Array.prototype.forEach.call(rows, function (row) {
+        const id = row.getAttribute("data-result-id");
+        const label = row.getAttribute("data-label");
+        if (id && label) { known[id] = label; }
+      });
+      const kept = {};
+      ids.forEach(function (id) { if (known[id]) { kept[id] = known[id]; } });
+      try { window.localStorage.setItem(key, JSON.stringify(kept)); } catch (err) { /* refused */ }
+    },
+  };
 }
 
 // viewer.js (every page loads it) owns copying; looked up at click time because this
@@ -47,7 +61,7 @@ function fullMessage() {
     " results (the most one view can show). Remove some to add others.";
 }
 
-function setupBar(bar, list) {
+function setupBar(bar, list, labels) {
   const embed = bar.getAttribute("data-embed") === "1";
   const viewUrl = bar.getAttribute("data-view-url");
   const exportBase = bar.getAttribute("data-export-base");
@@ -61,6 +75,40 @@ function setupBar(bar, list) {
   const manual = bar.querySelector("[data-shortlist-url]");
   const compare = bar.querySelector("[data-shortlist-compare]");
   const compareUrl = bar.getAttribute("data-compare-url");
+  const entries = bar.querySelector("[data-shortlist-entries]");
+
+  // One item per pick, in the list's order, with buttons to move it (focus follows).
+  function renderEntries(info) {
+    if (!entries) { return; }
+    entries.textContent = "";
+    list.ids.forEach(function (id, at) {
+      const item = document.createElement("li");
+      item.setAttribute("data-shortlist-entry", id);
+      const name = document.createElement("span");
+      name.className = "shortlist-label";
+      name.textContent = labels.of(id);
+      name.title = id;
+      item.appendChild(name);
+      [["up", -1, "↑"], ["down", 1, "↓"]].forEach(function (move) {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "button mini shortlist-move";
+        button.textContent = move[2];
+        button.setAttribute("data-move", move[0]);
+        button.setAttribute("aria-label", "Move " + labels.of(id) + " " + move[0]);
+        button.disabled = (move[1] < 0 && at === 0) || (move[1] > 0 && at === list.ids.length - 1);
+        button.addEventListener("click", function () { list.move(id, move[1]); });
+        item.appendChild(button);
+      });
+      entries.appendChild(item);
+    });
+    if (info.moved) {
+      const item = entries.querySelector('[data-shortlist-entry="' + info.moved + '"]');
+      const back = item && (item.querySelector('[data-move="' + (info.to === 0 ? "down" : "up") + '"]:not([disabled])') ||
+                            item.querySelector("[data-move]:not([disabled])"));
+      if (back) { back.focus(); }
+    }
+  }
 
   // "Compare in 3D" (structure.compare) works on exactly two results.
   function renderCompare() {
@@ -77,7 +125,7 @@ function setupBar(bar, list) {
   }
 
   function viewHref() {
-    return withQuery(viewUrl, {ids: idsParam(list.ids), sort: viewSort(), embed: embed ? "1" : null});
+    return withQuery(viewUrl, {ids: idsParam(list.ids), embed: embed ? "1" : null});
   }
 
   function say(message) { if (status) { status.textContent = message; } }
@@ -91,13 +139,15 @@ function setupBar(bar, list) {
     Array.prototype.forEach.call(exports, function (link) {
       const format = link.getAttribute("data-shortlist-export");
       link.href = withQuery(exportBase + "." + format,
-        {ids: idsParam(list.ids), sort: viewSort(), embed: embed ? "1" : null});
+        {ids: idsParam(list.ids), embed: embed ? "1" : null});
     });
     if (manual) { manual.hidden = true; }
     renderCompare();
-    if (info.full) { say(fullMessage()); }
+    renderEntries(info);
+    if (info.moved) { say("Moved " + labels.of(info.moved) + " to place " + (info.to + 1) + "."); }
+    else if (info.full) { say(fullMessage()); }
     else if (info.cleared) { say("Shortlist cleared."); }
-    else if (info.id) { say((info.added ? "Added " : "Removed ") + info.id + (info.added ? " to" : " from") + " the shortlist."); }
+    else if (info.id) { say((info.added ? "Added " : "Removed ") + labels.of(info.id) + (info.added ? " to" : " from") + " the shortlist."); }
   }
 
   if (copy) {
@@ -149,6 +199,9 @@ function setupRows(list, table) {
 const bar = document.getElementById("shortlist");
 if (bar) {
   const list = shortlistOf(bar.getAttribute("data-pipeline-id"));
-  setupBar(bar, list);
+  const labels = labelStore(bar.getAttribute("data-pipeline-id"));
+  labels.learn(document.querySelectorAll("tr[data-result-id]"), list.ids);
+  list.onChange(function () { labels.learn(document.querySelectorAll("tr[data-result-id]"), list.ids); });
+  setupBar(bar, list, labels);
   setupRows(list, document.getElementById("results-table"));
 }

@@ -1,4 +1,4 @@
-"""The results table's query string: page size, keyset cursors and the id filter.
+"""The results table's query string: page size, keyset cursors and the pasted-id filter.
 
 The viewer mirrors the API's parameters (``limit``, ``after_id``, ``before_id``, ``ids``),
 validates them before asking the API, and works out the previous/next links from the
@@ -21,6 +21,9 @@ MAX_IDS = 200
 # What an id of the API can look like (at most 64 URL-safe characters).
 ID = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 _SEPARATORS = re.compile(r"[\s,;]+")
+_RANK = re.compile(r"#\d{1,9}")
+# An entry longer than any id or label is kept this long (to be named, not used).
+MAX_ENTRY = 80
 
 
 @dataclass(frozen=True)
@@ -43,20 +46,31 @@ class PageRequest:
 
 
 def parse_ids(text: str) -> tuple[str, ...]:
-    """Split pasted ids on commas, spaces or new lines; keep order, drop repeats."""
+    """Split a pasted list into its entries; keep order, drop repeats.
+
+    Entries are separated by commas, semicolons, spaces or new lines; a rank followed by
+    a name (``#3 WGK2``, a label as the pages show it) is one entry. Nothing is refused
+    here but a list over ``MAX_IDS`` (``BadRequest``): what an entry names, or that it
+    names nothing or cannot be read, is worked out against the run
+    (``explore.pasted``) and said beside the field, the page answered as usual.
+    """
     seen: dict[str, None] = {}
-    for part in _SEPARATORS.split(text or ""):
-        if not part:
-            continue
-        if not ID.fullmatch(part):
-            # Name the culprit: most often an id copied in its shortened on-screen form.
-            raise BadRequest(f"'{part[:70]}' is not a whole result id: ids hold only "
-                               "letters, digits, '_' and '-'. Copy ids with the table's "
-                               "Copy buttons.")
-        seen.setdefault(part, None)
+    parts = [part for part in _SEPARATORS.split(text or "") if part]
+    at = 0
+    while at < len(parts):
+        part = parts[at]
+        if _RANK.fullmatch(part) and at + 1 < len(parts) and not parts[at + 1].startswith("#"):
+            part, at = f"{part} {parts[at + 1]}", at + 1
+        seen.setdefault(part[:MAX_ENTRY], None)
+        at += 1
     if len(seen) > MAX_IDS:
-        raise BadRequest(f"Paste at most {MAX_IDS} result ids at a time.")
+        raise BadRequest(f"Paste at most {MAX_IDS} result ids or labels at a time.")
     return tuple(seen)
+
+
+def id_shaped(entries: tuple[str, ...]) -> list[str]:
+    """Return the entries that could be ids of the API (what may be asked of it)."""
+    return [entry for entry in entries if ID.fullmatch(entry)]
 
 
 def parse(args: MultiDict) -> PageRequest:

@@ -18,6 +18,7 @@ the plots and every export: ``run_labels`` is the one place that makes them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -74,6 +75,41 @@ class RunLabels:
         ranks = np.where(self.sorted_ids[at] == ids, self.ranks[at], 0).tolist()
         return [f"#{rank} {tail}" if rank else tail
                 for rank, tail in zip(ranks, tails, strict=True)]
+
+    @cached_property
+    def _reversed_ids(self) -> np.ndarray:
+        """The run's ids written backwards, sorted: ids ending alike sit together.
+        Made the first time a tail is looked up (``ending_with``), once per index version."""
+        return np.sort(np.array([i[::-1] for i in self.sorted_ids.tolist()],
+                                dtype=self.sorted_ids.dtype))
+
+    def ending_with(self, tail: str, most: int = 2) -> list[str]:
+        """Return up to ``most`` ids of the run that end with ``tail`` (two searches)."""
+        if not len(self.sorted_ids) or not tail:
+            return []
+        key = tail[::-1].encode()
+        if len(key) > self.sorted_ids.dtype.itemsize:
+            return []
+        ordered = self._reversed_ids
+        start = int(np.searchsorted(ordered, key))
+        found = []
+        for item in ordered[start:start + most].tolist():
+            if not item.startswith(key):
+                break
+            found.append(item[::-1].decode())
+        return found
+
+    def count_ending_with(self, tail: str) -> int:
+        """Return how many ids of the run end with ``tail``."""
+        key = tail[::-1].encode()
+        if not len(self.sorted_ids) or not key or len(key) > self.sorted_ids.dtype.itemsize:
+            return 0
+        ordered = self._reversed_ids
+        start = int(np.searchsorted(ordered, key))
+        # Bytes after the key's last one sort after every id beginning with the key.
+        end = int(np.searchsorted(ordered, key + b"\xff" * (ordered.dtype.itemsize - len(key))
+                                  if len(key) < ordered.dtype.itemsize else key, side="right"))
+        return end - start
 
     def labels(self, result_ids: list[str]) -> dict[str, str]:
         """Return the label of each id."""

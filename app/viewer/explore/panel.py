@@ -21,6 +21,7 @@ from app.viewer.explore import answers, extra_metrics, fields, substructure_coun
 from app.viewer.explore.explore_answer import Building, Counting, Ready
 from app.viewer.explore.index import indexer
 from app.viewer.explore.labels import primary_sort, run_labels
+from app.viewer.explore.pasted import NOTHING_PASTED, Pasted, resolve
 from app.viewer.explore.query import ExploreQuery
 from app.viewer.explore.selections import REGISTRY
 from app.viewer.store.result_index import IndexState
@@ -42,6 +43,8 @@ class Panel:
     extras: tuple[str, ...] = ()
     # A broad substructure query still counted: ``substructure_counting.Counting.progress``.
     counting: dict | None = None
+    # The view's pasted list read against the run (``pasted``): what it names, what to say.
+    pasted: Pasted = NOTHING_PASTED
 
     def with_records(self, records: list[dict]) -> Panel:
         """Return this panel with the extra metrics of ``records`` (a page shown) too."""
@@ -134,24 +137,28 @@ class Panel:
 def panel(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery) -> Panel:
     """Bring the index up to date (or start that) and summarise the view if it is ready.
 
-    A ``query`` without sort gets the kind's primary order (see the module docstring).
+    A ``query`` without sort gets the kind's primary order (see the module docstring),
+    but for a pasted list (``ids``), which keeps the order of the list.
+    Its pasted list (``ids``) is read against the run (``pasted``): labels become ids.
 
     A ready index also checks the query's metric keys against the metrics its records
     carry (``BadRequest`` for one they lack). A broad substructure query still counted
     gives a panel that is not ready, with the count's progress (``counting``).
     """
-    if not query.sort:
+    if not query.sort and not query.ids:  # a list without a sort keeps its own order
         query = replace(query, sort=primary_sort(kind))
     state = indexer.ensure(link_id, pipeline)
     x, y = fields.default_axes(kind)
     x, y = query.x or x, query.y or y
+    pasted = resolve(query.ids, run_labels(state, kind))
     if not state.ready:
-        return Panel(state, query, kind, None, x, y)
+        return Panel(state, query, kind, None, x, y, pasted=pasted)
+    query = replace(query, ids=pasted.query_ids)  # labels read: the ids they name
     answers.check_keys(state, query)
     extras = answers.extra_keys(state, kind)
     try:
         summary = answers.summary(state, query, kind)
     except substructure_counting.Counting as counting:
-        return Panel(state, query, kind, None, x, y, extras, counting.progress())
-    return Panel(state, query, kind, summary, x, y, extras)
+        return Panel(state, query, kind, None, x, y, extras, counting.progress(), pasted)
+    return Panel(state, query, kind, summary, x, y, extras, pasted=pasted)
 

@@ -6,7 +6,11 @@ one list per page, each with its ``rank`` and ``label`` (``ranking.ranked``), at
 already down is an ordinary error page and not a broken download.
 
 - A view without a sort is in the kind's default order (``labels.primary_sort``), as the
-  results page opens.
+  results page opens; a pasted list (``ids=``) without a sort, in the order of the list
+  (a shortlist's: the order picked, ``index.frame.order``). A pasted list names results
+  by id or label (``explore.pasted``, read against the run's index when one is ready,
+  else ids only); what names no result is left out, as on the page, and an entry that
+  is neither an id nor a label is a 400 naming it (a file has no field to say it beside).
 - A view in the run's order (``sort=id`` or ``sort=created_at``, no filter or search;
   ``ids=`` is fine) walks the API's own pages with ``after_id``: no index needed,
   whatever the pipeline's size.
@@ -32,12 +36,13 @@ from dataclasses import replace
 
 from app import domain
 from app.viewer.access import identity
-from app.viewer.core import api_client
+from app.viewer.core import api_client, paging
 from app.viewer.core.api_client import api
 from app.viewer.core.errors import BadRequest, Retryable
 from app.viewer.explore import answers, labels, selections
 from app.viewer.explore.fields import of_group
 from app.viewer.explore.index import freshness, indexer
+from app.viewer.explore.pasted import UNREADABLE, resolve
 from app.viewer.explore.query import ExploreQuery, check_kind, parse
 from app.viewer.exports import index_source
 from app.viewer.exports.ranking import export_limit, ranked
@@ -138,17 +143,24 @@ def record_pages(link_id: str, pipeline: dict, kind: domain.Kind,
     query = parse(args)
     check_kind(query, kind)  # every source yields whole records otherwise
     limit = export_limit(args)
-    if not query.sort:
+    if not query.sort and not query.ids:
         query = replace(query, sort=labels.primary_sort(kind))
     in_api_order = query.sort in _API_ORDERS and replace(query, sort=()).is_plain
     # The API's order needs no index: one that is current already serves, none is built.
     state = indexer.current(pipeline["id"]) if in_api_order \
         else indexer.ensure(link_id, pipeline)
     run_labels = labels.run_labels(state, kind)
+    # A pasted list's labels read as the ids they name (as on the page: ``pasted``).
+    pasted = resolve(query.ids, run_labels)
+    if pasted.unreadable:  # a file has no field to say it beside: refused, named
+        raise BadRequest(f"'{pasted.unreadable[0]}' {UNREADABLE}.")
+    query = replace(query, ids=pasted.query_ids)
     if not urls and freshness.is_current(state, pipeline):
         return FromIndex(index_source.pages(state, query, run_labels, limit, COMPUTED_KEYS))
     if in_api_order:
-        pages = _api_walk(link_id, pipeline["id"], list(query.ids))
+        ids = paging.id_shaped(pasted.ids)
+        pages = _api_walk(link_id, pipeline["id"], ids) if ids or not query.ids \
+            else iter(([],))  # a list that names nothing: no record, not the whole run
     else:
         if not state.ready:
             raise IndexNotReady(state.indexed, state.target_count)

@@ -98,16 +98,23 @@ def results_page(link_id: str, pipeline: dict, kind: domain.Kind, query: Explore
 
 def api_page(link_id: str, pipeline: dict, kind: domain.Kind, query: ExploreQuery,
              page_request: paging.PageRequest, view: Panel | None = None) -> str:
-    """Render a page of the API (keyset cursors, ``ids=``) in its order: the run's."""
+    """Render a page of the API (keyset cursors, ``ids=``) in its order: the run's.
+
+    A pasted list is asked as the ids it names (``Panel.pasted``); one that names none
+    shows no row (the API would read no ``ids`` as all of them).
+    """
+    view = view or panel(link_id, pipeline, kind, query)
+    ids = paging.id_shaped(view.pasted.ids)
     page = api().results(
         link_id, pipeline["id"], bearer(link_id), limit=page_request.limit,
-        after_id=page_request.after_id, before_id=page_request.before_id,
-        ids=list(page_request.ids),
-    )
+        after_id=page_request.after_id, before_id=page_request.before_id, ids=ids,
+    ) if ids or not page_request.ids else {"data": []}
     records = page.get("data") or []
+    if page_request.ids and not (page_request.after_id or page_request.before_id
+                                 or page.get("has_more")):  # the whole list answered
+        view = replace(view, pasted=view.pasted.missing({r.get("id") for r in records}))
     # The metrics beyond the kind's: the index's once it is ready (what sorts, filters and
     # plots answer from), else this page's own.
-    view = view or panel(link_id, pipeline, kind, query)
     if not view.ready:
         view = view.with_records(records)
     links = paging.links(page, page_request)

@@ -68,6 +68,18 @@ Shortlist.prototype.set = function (id, wanted) {
   return true;
 };
 
+/* Move one id ``by`` places (-1: up, 1: down) within the list; returns whether it moved. */
+Shortlist.prototype.move = function (id, by) {
+  const from = this.ids.indexOf(id);
+  const to = from + by;
+  if (from === -1 || to < 0 || to >= this.ids.length) { return false; }
+  this.ids.splice(from, 1);
+  this.ids.splice(to, 0, id);
+  this.write();
+  this.changed({moved: id, to: to});
+  return true;
+};
+
 Shortlist.prototype.toggle = function (id) { return this.set(id, !this.has(id)); };
 
 Shortlist.prototype.clear = function () {

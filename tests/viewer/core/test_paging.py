@@ -31,5 +31,10 @@ def test_links_walking_forward_and_back():
 
 def test_pasted_ids_keep_order_and_drop_repeats():
     assert paging.parse_ids("b, a\nb;c  a") == ("b", "a", "c")
+    # A label as the pages show it is one entry; what cannot be an id is kept, to be
+    # named beside the field (explore.pasted), not refused for the whole page.
+    assert paging.parse_ids("#3 WGK2, QPZ9\n#12\tX7Y8 not/ok #4") == \
+        ("#3 WGK2", "QPZ9", "#12 X7Y8", "not/ok", "#4")
+    assert paging.id_shaped(("#3 WGK2", "QPZ9", "not/ok")) == ["QPZ9"]
     with pytest.raises(BadRequest):
-        paging.parse_ids("ok, not/ok")
+        paging.parse_ids(",".join(f"#{i} T{i}" for i in range(201)))

@@ -117,8 +117,10 @@ def test_a_shortlist_export_keeps_the_order_of_its_view(app, client, demo):
     ids = "?ids=" + ",".join(picks)
     by_iptm = sorted((r for r in records if r["id"] in picks),
                      key=lambda r: (-r["metrics"]["iptm"], r["id"]))
-    by_primary = [r for r in ranked(records, "binding_confidence") if r["id"] in picks]
-    for query, expected in ((ids + "&sort=-iptm", by_iptm), (ids, by_primary)):
+    # Without a sort, the order of the list (a shortlist's: as picked).
+    as_listed = sorted((r for r in records if r["id"] in picks),
+                       key=lambda r: picks.index(r["id"]))
+    for query, expected in ((ids + "&sort=-iptm", by_iptm), (ids, as_listed)):
         fasta = parse_fasta(get(client, url(demo, kind, "fasta", query)).get_data(as_text=True))
         assert [h.split("|")[2] for h, _s in fasta] == [r["id"] for r in expected], query
         assert [h.split("|")[0] for h, _s in fasta] == ["1", "2", "3", "4"]
@@ -203,3 +205,33 @@ def test_sdf_titles_say_which_records_are_2d_and_which_docked_3d(client, demo):
             assert program.rstrip().endswith("3D" if source == "ligand_structure" else "2D")
             seen.add(expected)
     assert seen == {"docked 3D pose", "2D depiction"}
+
+
+@pytest.mark.reads_demo
+def test_a_list_without_a_sort_exports_and_shows_in_its_own_order(app, client, demo):
+    """A shortlist's ids= (picked BSCA, WGK2, 0XAP, QPZ9, EAY0) keeps that order in
+    every file and on the page; a sort given with it still sorts."""
+    kind = "protein_design"
+    records = api_records(app, demo, kind)
+    picked = [records[40]["id"], records[7]["id"], records[200]["id"], records[3]["id"],
+              records[121]["id"]]
+    ids = "?ids=" + ",".join(picked)
+    for extension in ("fasta", "csv", "json", "zip"):
+        body = get(client, url(demo, kind, extension, ids)).data
+        if extension == "zip":
+            body = zipfile.ZipFile(io.BytesIO(body)).read("results.csv")
+        text = body.decode()
+        assert sorted(picked, key=text.index) == picked, extension
+    names = [h.split(" ")[0].split("|") for h, _s in
+             parse_fasta(get(client, url(demo, kind, "fasta", ids)).get_data(as_text=True))]
+    assert [n[0] for n in names] == ["1", "2", "3", "4", "5"]  # the place in the list
+    page = get(client, url(demo, kind, "x", ids).replace("/export.x", "")
+               ).get_data(as_text=True)
+    assert re.findall(r'<tr data-result-id="([^"]+)"', page) == picked
+    assert "in the order of the list" in page
+    best = [r["id"] for r in ranked([r for r in records if r["id"] in picked],
+                                    "binding_confidence")]
+    sorted_ids = ids + "&sort=-binding_confidence"
+    names = [h.split(" ")[0].split("|")[2] for h, _s in
+             parse_fasta(get(client, url(demo, kind, "fasta", sorted_ids)).get_data(as_text=True))]
+    assert names == best

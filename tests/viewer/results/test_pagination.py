@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from tests.support import html as html_page
 from tests.support.links import seed_link
 
 ROW_ID = re.compile(r'<th scope="row" class="col-id"><a href="[^"]+/results/([^"?]+)')
@@ -97,11 +98,78 @@ def test_pasted_ids_show_just_those_results(client, big):
     body = response.get_data(as_text=True)
     assert response.status_code == 200
     assert sorted(row_ids(body)) == sorted(wanted)  # ranked, as every default view
-    assert "3 of the 4 pasted ids found" in body
+    assert "3 of the 4 pasted found" in body
+    notes = html_page.parse(body).select("#ids-notes li")
+    assert [html_page.text(n) for n in notes] == ["res_unknown matches no result of this run."]
+
+
+LABELLED_ROW = re.compile(r'<th scope="row" class="col-id"><a href="[^"]+" class="rid" '
+                          r'title="([^"]+)">([^<]+)</a>')
+
+
+def _labelled(client, big) -> list[tuple[str, str]]:
+    """Return (id, label) of the ranked view's first rows, best first."""
+    body = client.get(big.url(f"/pipelines/{big.pipelines['protein_design']}?limit=10")
+                      ).get_data(as_text=True)
+    return LABELLED_ROW.findall(body)
+
+
+def _pasted(client, big, text: str, **args):
+    response = client.get(big.url(f"/pipelines/{big.pipelines['protein_design']}"),
+                          query_string={"ids": text, **args})
+    soup = html_page.parse(response)  # a 200, whatever was pasted
+    return [a["title"] for a in soup.select("th.col-id a.rid")], soup
+
+
+def test_labels_as_shown_find_their_results(client, big):
+    rows = _labelled(client, big)
+    (id3, label3), (id5, label5), (id7, _label7) = rows[2], rows[4], rows[6]
+    assert label3.startswith("#3 ")
+    tail3, tail5 = label3.split()[1], label5.split()[1]
+    # Tails as the table shows them, comma separated ("WGK2,QPZ9").
+    shown, soup = _pasted(client, big, f"{tail3},{tail5}")
+    assert shown == [id3, id5]
+    assert "2 of the 2 pasted found" in html_page.text(html_page.one(soup, ".view-order"))
+    assert not soup.select("#ids-notes")
+    # A whole label ("#3 WGK2"), once a full-page 400.
+    assert _pasted(client, big, label3)[0] == [id3]
+    # Ids and labels mixed, on lines, after spaces and commas; what matches nothing named.
+    shown, soup = _pasted(client, big, f"{id7}\n{label3}  {tail5},ZZZZ\nnot/an-id")
+    assert sorted(shown) == sorted([id7, id3, id5])
+    notes = [html_page.text(n) for n in soup.select("#ids-notes li")]
+    assert notes[0] == "ZZZZ matches no result of this run."
+    assert notes[1].startswith("not/an-id is neither an id nor a label")
+    assert html_page.one(soup, "#ids")["aria-describedby"] == "ids-notes"
+    assert html_page.one(soup, "#ids").get_text().split("\n") == \
+        [id7, label3, tail5, "ZZZZ", "not/an-id"]
+    # A label whose rank is not the result's: the tail decides, the rank now is said.
+    shown, soup = _pasted(client, big, f"#9 {tail3}")
+    assert shown == [id3]
+    assert [html_page.text(n) for n in soup.select("#ids-notes li")] == \
+        [f"#9 {tail3} is {label3} now (the run's ranking moved); shown."]
+
+
+def test_a_list_naming_nothing_shows_nothing(client, big):
+    shown, soup = _pasted(client, big, "ZZZZ bad!id")
+    assert shown == []
+    assert len(soup.select("#ids-notes li")) == 2
+
+
+def test_pasted_labels_are_what_the_exports_hold(client, big):
+    rows = _labelled(client, big)
+    (id2, label2), (id4, label4) = rows[1], rows[3]
+    pipeline = big.pipelines["protein_design"]
+    for extension in ("csv", "fasta"):
+        response = client.get(big.url(f"/pipelines/{pipeline}/export.{extension}"),
+                              query_string={"ids": f"{label4}, {label2.split()[1]} ZZZZ"})
+        assert response.status_code == 200, response.get_data(as_text=True)[:500]
+        text = response.get_data(as_text=True)
+        assert id2 in text and id4 in text
+        assert sum(1 for i in big.results["protein_design"] if i in text) == 2
 
 
 @pytest.mark.parametrize("query", ["limit=0", "limit=5000", "limit=x", "after_id=%3Cx%3E",
-                                   "after_id=a&before_id=b", "ids=bad%21id"])
+                                   "after_id=a&before_id=b"])
 def test_invalid_table_queries_get_a_400_page(client, big, query):
     response = client.get(big.url(f"/pipelines/{big.pipelines['protein_design']}?{query}"))
     assert response.status_code == 400

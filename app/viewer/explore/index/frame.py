@@ -284,8 +284,12 @@ def mask(frame: Frame, query: ExploreQuery) -> np.ndarray:
 
 
 def order(frame: Frame, query: ExploreQuery, keep: np.ndarray) -> np.ndarray:
-    """Return the row numbers of the matching rows, in the view's order."""
+    """Return the row numbers of the matching rows, in the view's order (a pasted list
+    without a sort: the order of ``ids``, which a shortlist keeps as picked)."""
     rows = np.flatnonzero(keep)
+    if not query.sort and query.ids:  # a list without a sort: the order of the list
+        place = {result_id.encode(): at for at, result_id in enumerate(query.ids)}
+        return rows[np.argsort([place[i] for i in frame.ids[rows].tolist()], kind="stable")]
     if not query.sort:
         return rows  # the API's order
     id_desc = any(key == "id" and desc for key, desc in query.sort)
