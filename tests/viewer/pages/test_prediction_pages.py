@@ -133,3 +133,10 @@ def test_every_sample_file_downloads_through_the_viewer(client, pages):
         assert response.status_code == 200 and response.data.startswith(b"data_pred_")
         downloads[name] = response.data
     assert len(set(downloads.values())) == len(names)
+
+
+def test_protein_iptm_of_a_one_protein_complex_says_there_is_no_such_interface(client, pages):
+    body = body_of(client.get(pages["structure_and_binding"]))
+    assert "Protein ipTM" not in body
+    assert "Protein\u2013protein ipTM (no such interface)" in body
+    assert "Protein\u2013ligand ipTM" in body
