@@ -15,7 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import Literal
+
+from app.domain.adme import (
+    ADME_FIELDS,
+    ADME_FROM_PREDICTION,
+    ADME_FROM_SUMMARY,
+    ADME_NO_MODEL,
+    SOLUBILITY_CLASSES,
+    SOLUBILITY_MEANINGS,
+    AdmeField,
+    adme_source,
+)
 
 Direction = Literal["higher", "lower"]
 Family = Literal["protein", "small_molecule"]
@@ -193,30 +204,7 @@ def metric(key: str) -> Metric:
         key, key.replace("_", " ").capitalize(), range=None, direction=None, bands=None)
 
 
-class AdmeField(NamedTuple):
-    """One field of a small molecule's ADME summary (unpacks as label, unit, description)."""
-
-    label: str
-    unit: str
-    description: str
-
-
-# The spec types lipophilicity and permeability as plain numbers; the ADME model reports
-# them as logD at pH 7.4 (a log ratio, so no unit beyond the quantity's name) and as a
-# Caco-2 apparent permeability (apical to basolateral) in 10^-6 cm/s, which we print.
-ADME_FIELDS: dict[str, AdmeField] = {
-    "lipophilicity": AdmeField("Lipophilicity", "logD 7.4", (
-        "Predicted lipophilicity: the octanol/water distribution coefficient at pH 7.4.")),
-    "permeability": AdmeField("Permeability", "10\u207b\u2076 cm/s", (
-        "Predicted Caco-2 apparent permeability, apical to basolateral (A\u2192B).")),
-    "solubility": AdmeField("Solubility", "class", "Predicted solubility class."),
-}
-# Solubility class -> (label shown, CSS tone).
-SOLUBILITY_CLASSES: dict[str, tuple[str, str]] = {
-    "high-confidence": ("Soluble (high confidence)", "good"),
-    "medium-confidence": ("Soluble (medium confidence)", "fair"),
-    "high-risk": ("Solubility risk", "risk"),
-}
+# What each solubility class says and where ADME values come from: ``app.domain.adme``.
 
 # Artifact roles a result's record can name (``artifacts.<role>``), in download order.
 ARTIFACT_LABELS: dict[str, str] = {
@@ -341,3 +329,7 @@ APPLICATIONS: dict[str, str] = {
 # left out: added by the API to a stored record not in its schema's shape, and by the
 # viewer to a record whose values it cannot read. Its message names the fields.
 UNREADABLE_VALUES = "unreadable_values"
+
+# Re-exported: every layer reads the ADME vocabulary from ``app.domain``.
+__all__ = ["ADME_FIELDS", "ADME_FROM_PREDICTION", "ADME_FROM_SUMMARY", "ADME_NO_MODEL",
+           "SOLUBILITY_CLASSES", "SOLUBILITY_MEANINGS", "AdmeField", "adme_source"]

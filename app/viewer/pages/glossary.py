@@ -55,13 +55,18 @@ _GROUP_SOURCES = {
 # A condition a field's value holds at, where it has one (a pH is a condition, not a unit).
 _CONDITIONS = {"net_charge": f"pH {properties.NET_CHARGE_PH:g}",
                "lipophilicity": "pH 7.4 (logD 7.4)"}
+# The classes of a class-valued field and what each says: (label (value), meaning).
+_CLASSES = {"solubility": tuple((f"{label} ({value})", domain.SOLUBILITY_MEANINGS[value])
+                                for value, (label, _tone) in domain.SOLUBILITY_CLASSES.items())}
 # Units spelled out where a symbol alone would be cryptic.
 _UNIT_WORDS = {"e": "e (elementary charges)"}
 
 # Which tool computes a field of each group.
 _TOOLS = {"metric": "Boltz (the compute API's structure model)",
           "sample": "Boltz (per sample of a structure-and-binding prediction)",
-          "adme": "The compute API's ADME model",
+          "adme": "The compute API: an ADME prediction's model (its page names it), or a "
+                  "run's ADME summary of each result (its record names no model); the two "
+                  "are different predictions and can differ for one molecule",
           "chemistry": "RDKit, from the SMILES (computed by this viewer)",
           "protein": "Biopython ProtParam and sequence motifs, from the designed chain "
                      "(computed by this viewer)",
@@ -245,6 +250,7 @@ def sections() -> list[tuple[str, str, list[Entry]]]:
             _direction(_field_direction(field)), THRESHOLDS.get(field.key, ()),
             TOOLS.get(field.key) or _TOOLS.get(field.group, "Computed by this viewer"),
             source=_source(field.key, field.group),
+            by_family=_CLASSES.get(field.key, ()),
             condition=_CONDITIONS.get(field.key, "")))
     found["chem_filter"] = _chem_filter_entries()
     found["liability"] = _liability_entries()

@@ -23,6 +23,7 @@ from app.viewer.core import run_kinds
 from app.viewer.core.errors import BadRequest
 from app.viewer.core.prediction_files import SAMPLE_ROLE, prediction_files
 from app.viewer.pages import glossary, sample_metrics
+from app.viewer.provenance import prediction_provenance
 from app.viewer.results.table import Column  # the results tables' own: one header partial for both
 
 # The columns of the ADME table, which are also its sort keys, in display order.
@@ -74,6 +75,11 @@ def adme_columns() -> tuple[Column, ...]:
                    for key, field in domain.ADME_FIELDS.items())
     return (Column("name", "Molecule", "", "The identifier given with the molecule."),
             Column("smiles", "SMILES", "", "The molecule as a SMILES string."), *fields)
+
+
+def model_phrase(item: dict) -> str:
+    """Return the prediction's model as its record names it ("ADME v1, version 1"), or ""."""
+    return prediction_provenance(item).engine
 
 
 def parse_sort(value: str | None) -> Sort | None:
@@ -322,7 +328,8 @@ def page_content(item: dict, sort: Sort | None) -> dict:
     if application == "adme":
         return {**common, "kind": "adme", "rows": sort_adme(adme_rows(item), sort),
                 "columns": adme_columns(), "sort": sort, "header_sort": header_sort,
-                "input": adme_input_summary(item)}
+                "input": adme_input_summary(item),
+                "source": domain.adme_source("prediction", model_phrase(item))}
     if application == "structure_and_binding":
         found = samples(item)
         chains = protein_chains(item)

@@ -46,7 +46,7 @@ def test_the_glossary_lists_every_metric_and_computed_field(client):
     assert "Lower is better" in entries["complex_pde"]
     assert "Higher is better" in entries["iptm"]
     assert "Boltz" in entries["iptm"] and "RDKit" in entries["tpsa"]
-    assert "ADME model" in entries["permeability"]
+    assert "ADME prediction&#39;s model" in entries["permeability"]
     assert "&gt; 0.8 confident interface" in entries["iptm"]
     assert "140 Å²" in entries["tpsa"] and "Veber" in entries["tpsa"]
     assert "rule of five" in entries["mol_weight"]
@@ -151,3 +151,13 @@ def test_the_way_back_uses_the_history_never_the_share_id(client, pages):  # noq
     body = body_of(client.get("/glossary"))
     assert re.search(r'<p class="glossary-back" data-history-back hidden><button', body)
     assert '/static/js/glossary.js' in body and "/share/" not in body
+
+
+def test_solubility_classes_are_defined_and_adme_names_both_sources(client):
+    entries = _entries(body_of(client.get("/glossary")))
+    solubility = entries["solubility"]
+    for value, (label, _tone) in domain.SOLUBILITY_CLASSES.items():
+        assert f"<dt>{label} ({value})</dt><dd>" in solubility, value
+    assert "not a warning" in solubility
+    for key in domain.ADME_FIELDS:
+        assert "ADME summary of each result (its record names no model)" in entries[key]

@@ -366,3 +366,14 @@ def test_overview_cards_say_what_the_record_says_in_words(client, demo):
     assert "Reference ligand" in design
     assert f'src="/share/{link}/depictions/' in design
     assert "Reference ligands</dt><dd>1" not in design
+
+
+@pytest.mark.reads_demo
+def test_a_screens_adme_says_it_is_the_runs_summary_with_no_model_named(client, demo):
+    link = demo["share_links"]["public"]["id"]
+    pipeline = demo["pipelines"][LIBRARY]
+    table = client.get(f"/share/{link}/pipelines/{pipeline}").get_data(as_text=True)
+    note = table[table.index("data-adme-source"):]
+    note = note[:note.index("</p>")]
+    assert "From the run&#39;s ADME summary of each result, the record names no model." in note
+    assert "different prediction" in note
