@@ -15,7 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import Literal
+
+from app.domain.adme import (
+    ADME_FIELDS,
+    ADME_FROM_PREDICTION,
+    ADME_FROM_SUMMARY,
+    ADME_NO_MODEL,
+    SOLUBILITY_CLASSES,
+    SOLUBILITY_MEANINGS,
+    AdmeField,
+    adme_source,
+)
 
 Direction = Literal["higher", "lower"]
 Family = Literal["protein", "small_molecule"]
@@ -43,6 +54,9 @@ class Metric:
     decimals: int = 3
     # For 0-1 confidences: strong >= 0.8, weak < 0.5; for PAE: strong < 5 Å, weak > 15 Å.
     bands: tuple[float, float] | None = (0.8, 0.5)
+    # What the metric is for each family of pipelines where the spec says it differs:
+    # (family label, meaning), e.g. binding confidence of a protein binder and of a molecule.
+    by_family: tuple[tuple[str, str], ...] = ()
 
     @property
     def scale(self) -> str:
@@ -65,12 +79,35 @@ METRICS: dict[str, Metric] = {
     m.key: m
     for m in (
         Metric("binding_confidence", "Binding confidence", description=(
-            "Confidence that the binder binds the target; the primary metric for hit "
-            "discovery.")),
+            "Confidence that the binder binds the target, from 0 to 1; the primary metric "
+            "for hit discovery (the compute API's specification, which does not say how it "
+            "is computed)."), by_family=(
+            ("Protein binders (protein design, redesign, sequence redesign, library "
+             "screen; structure-and-binding prediction of two proteins)",
+             "Confidence that the designed or screened protein binds the target protein. "
+             "It is not Boltz-2's affinity probability: Boltz-2's affinity head predicts "
+             "small-molecule binding only."),
+            ("Small molecules (design, library screen, explore; structure-and-binding "
+             "prediction with a ligand)", "Confidence that the molecule binds the target. "
+             "Its role is that of Boltz-2's affinity_probability_binary (the predicted "
+             "probability that the ligand is a binder rather than a decoy, for hit "
+             "discovery); the specification does not say the two are the same number."),
+        )),
         Metric("optimization_score", "Optimization score", range=None, decimals=2,
                bands=None, description=(
-                   "Higher means stronger predicted binding; used to rank candidates in "
-                   "lead optimisation.")),
+                   "A ranking score for lead optimisation: higher means stronger predicted "
+                   "binding (the compute API's specification). It has no unit and no "
+                   "fixed range; the specification gives neither, so read it only against "
+                   "other molecules of the same run and target."), by_family=(
+            ("Small molecules (design, library screen, explore; structure-and-binding "
+             "prediction with a ligand)", "Its role is that of Boltz-2's "
+             "affinity_pred_value (for hit-to-lead and lead optimisation), but the scales "
+             "differ: Boltz-2's value is log10(IC50 / \u00b5M), lower binds tighter "
+             "(pIC50 = 6 \u2212 value), while this score is higher for tighter binding. The "
+             "specification gives no conversion: do not read it as an IC50 or a pIC50."),
+            ("Protein binders", "Not reported: protein records have no optimization "
+             "score."),
+        )),
         Metric("iptm", "ipTM", description=(
             "Interface predicted TM score: confidence in the relative placement of the "
             "chains at the interface.")),
@@ -94,8 +131,12 @@ METRICS: dict[str, Metric] = {
         # Optional: protein results may carry it beyond the spec's metrics; no kind lists
         # it, the viewer shows it where records have it (explore.extra_metrics).
         Metric("ipsae_min", "ipSAE (min)", description=(
-            "Interface predicted Structural Alignment Error score: the lower of the "
-            "target-to-binder and binder-to-target ipSAE, at a 10 \u00c5 PAE cutoff.")),
+            "ipSAE, the interaction prediction Score from Aligned Errors: a TM-score-like "
+            "score (0\u20131) of one chain's placement on another, counting only residue "
+            "pairs whose predicted aligned error is under a cut-off, with the TM-score's d0 "
+            "set by the number of such residues. It is asymmetric (target aligned on "
+            "binder, binder aligned on target); this is the lower of the two. The API "
+            "reports it; the record does not state the PAE cut-off it used.")),
     )
 }
 
@@ -117,10 +158,11 @@ SMALL_MOLECULE_METRICS = (
 SAMPLE_ONLY_METRICS: dict[str, Metric] = {
     m.key: m
     for m in (
-        Metric("ligand_iptm", "Ligand ipTM", description=(
-            "Interface predicted TM score of the ligand with the protein chains.")),
-        Metric("protein_iptm", "Protein ipTM", description=(
-            "Interface predicted TM score between protein chains.")),
+        Metric("ligand_iptm", "Protein\u2013ligand ipTM", description=(
+            "Interface predicted TM score over the protein\u2013ligand interfaces only.")),
+        Metric("protein_iptm", "Protein\u2013protein ipTM", description=(
+            "Interface predicted TM score over the protein\u2013protein interfaces only; "
+            "defined only for a complex of two or more protein chains.")),
         Metric("complex_ipde", "Complex iPDE", unit="\u00c5", range=None, direction="lower",
                decimals=2, bands=None, description=(
                    "Predicted distance error at the interfaces of the complex, in "
@@ -136,6 +178,24 @@ SAMPLE_ONLY_METRICS: dict[str, Metric] = {
 SAMPLE_METRICS = ("iptm", "ptm", "complex_iplddt", "complex_plddt", "structure_confidence",
                   "ligand_iptm", "protein_iptm", "complex_ipde", "complex_pde")
 BINDING_METRICS = ("binding_confidence", "optimization_score")
+# What the protein-protein ipTM column says for a complex of fewer than two protein chains:
+# it has no protein-protein interface, so the number the record carries scores none.
+NO_PROTEIN_INTERFACE = Metric(
+    "protein_iptm", "Protein\u2013protein ipTM (no such interface)", direction=None,
+    bands=None, description=(
+        "This complex has one protein chain, so it has no protein\u2013protein interface: "
+        "the value is not an interface score and is not compared between samples."))
+
+
+def sample_metric(key: str, protein_chains: int) -> Metric:
+    """Return metric ``key`` as a prediction of ``protein_chains`` protein chains shows it.
+
+    Protein-protein ipTM scores protein-protein interfaces only: with fewer than two
+    protein chains its column says there is none (``NO_PROTEIN_INTERFACE``).
+    """
+    if key == "protein_iptm" and protein_chains < 2:
+        return NO_PROTEIN_INTERFACE
+    return metric(key)
 
 
 def metric(key: str) -> Metric:
@@ -144,30 +204,7 @@ def metric(key: str) -> Metric:
         key, key.replace("_", " ").capitalize(), range=None, direction=None, bands=None)
 
 
-class AdmeField(NamedTuple):
-    """One field of a small molecule's ADME summary (unpacks as label, unit, description)."""
-
-    label: str
-    unit: str
-    description: str
-
-
-# The spec types lipophilicity and permeability as plain numbers; the ADME model reports
-# them as logD at pH 7.4 (a log ratio, so no unit beyond the quantity's name) and as a
-# Caco-2 apparent permeability (apical to basolateral) in 10^-6 cm/s, which we print.
-ADME_FIELDS: dict[str, AdmeField] = {
-    "lipophilicity": AdmeField("Lipophilicity", "logD 7.4", (
-        "Predicted lipophilicity: the octanol/water distribution coefficient at pH 7.4.")),
-    "permeability": AdmeField("Permeability", "10\u207b\u2076 cm/s", (
-        "Predicted Caco-2 apparent permeability, apical to basolateral (A\u2192B).")),
-    "solubility": AdmeField("Solubility", "class", "Predicted solubility class."),
-}
-# Solubility class -> (label shown, CSS tone).
-SOLUBILITY_CLASSES: dict[str, tuple[str, str]] = {
-    "high-confidence": ("Soluble (high confidence)", "good"),
-    "medium-confidence": ("Soluble (medium confidence)", "fair"),
-    "high-risk": ("Solubility risk", "risk"),
-}
+# What each solubility class says and where ADME values come from: ``app.domain.adme``.
 
 # Artifact roles a result's record can name (``artifacts.<role>``), in download order.
 ARTIFACT_LABELS: dict[str, str] = {
@@ -292,3 +329,7 @@ APPLICATIONS: dict[str, str] = {
 # left out: added by the API to a stored record not in its schema's shape, and by the
 # viewer to a record whose values it cannot read. Its message names the fields.
 UNREADABLE_VALUES = "unreadable_values"
+
+# Re-exported: every layer reads the ADME vocabulary from ``app.domain``.
+__all__ = ["ADME_FIELDS", "ADME_FROM_PREDICTION", "ADME_FROM_SUMMARY", "ADME_NO_MODEL",
+           "SOLUBILITY_CLASSES", "SOLUBILITY_MEANINGS", "AdmeField", "adme_source"]

@@ -20,6 +20,16 @@ _VEBER = "Veber et al., J. Med. Chem. 2002"
 _PROTPARAM = "Gasteiger et al., The Proteomics Protocols Handbook 2005 (ExPASy ProtParam)"
 _LIABILITIES = "Lu et al., mAbs 2019 (deamidation and isomerization in 131 clinical antibodies)"
 _DEVELOPABILITY = "Jarasch et al., J. Pharm. Sci. 2015 (developability assessment)"
+_SPEC = "The compute API's specification (section Metrics)"
+_SDK = "The compute API's SDK field descriptions (boltz-api 0.50.0)"
+_BOLTZ2 = ("Passaro et al., bioRxiv 2025 (Boltz-2: affinity_probability_binary and "
+           "affinity_pred_value)")
+_BOLTZ = "Boltz documentation (confidence outputs)"
+_IPSAE = ("Dunbrack, bioRxiv 2025 (\"R\u0113s ipSAE loquunt\": ipSAE, interaction prediction "
+          "Score from Aligned Errors)")
+_TM = ("Zhang & Skolnick, Proteins 2004 (TM-score); Evans et al., bioRxiv 2021 "
+       "(ipTM, AlphaFold-Multimer)")
+_LDDT = "Mariani et al., Bioinformatics 2013 (lDDT); Jumper et al., Nature 2021 (pLDDT)"
 
 
 @dataclass(frozen=True)
@@ -46,18 +56,30 @@ THRESHOLDS: dict[str, tuple[Threshold, ...]] = {
         "> 0.8 strong in this viewer's shading", "Boltz documentation (confidence_score)"),),
     "min_interaction_pae": (Threshold(
         "< 5 Å confident relative placement; > 15 Å placement unknown", _AFDB),),
+    "pae": (Threshold("Between two chains: low (< 5 \u00c5) means their relative placement "
+                      "is confident; high (> 15 \u00c5) means it is unknown, however good "
+                      "each chain's fold", _AFDB),
+            Threshold("Within a chain: low blocks on the diagonal are well-defined domains",
+                      _AFDB)),
     "complex_pde": (Threshold("No common cut-off: compare samples of one prediction",
                               "Boltz documentation"),),
     "complex_ipde": (Threshold("No common cut-off: compare samples of one prediction",
                                "Boltz documentation"),),
-    "binding_confidence": (Threshold(
-        "A probability: > 0.5 predicted binder; ≥ 0.8 strong in this viewer's shading",
-        "Passaro et al., 2025 (Boltz-2, affinity probability)"),),
+    "binding_confidence": (
+        Threshold("No cut-off in the specification: \u2265 0.8 is shaded strong and < 0.5 "
+                  "weak in this viewer's tables (a reading aid, not a calibrated rule)",
+                  _SPEC),
+        Threshold("For a small molecule, Boltz-2's analogous binder-vs-decoy probability is "
+                  "for hit discovery (telling binders from decoys), not for ranking "
+                  "potency", _BOLTZ2)),
     "optimization_score": (Threshold(
-        "No absolute cut-off: rank analogues of one series by it",
-        "Passaro et al., 2025 (Boltz-2, affinity value)"),),
-    "ipsae_min": (Threshold("> 0.6 often taken as a likely interaction; compare designs",
-                            "Dunbrack, bioRxiv 2025 (ipSAE)"),),
+        "No absolute cut-off and no unit: rank analogues of one series, against one target, "
+        "by it", _SPEC),
+        Threshold("Boltz-2's affinity_pred_value, the analogous quantity, is log10(IC50 in "
+                  "\u00b5M): \u22122 is 10 nM, 0 is 1 \u00b5M, 2 is 100 \u00b5M (pIC50 = "
+                  "6 \u2212 value); this score is not on that scale", _BOLTZ2)),
+    "ipsae_min": (Threshold("No universal cut-off: it separates true from false pairs "
+                            "better than ipTM; compare designs of one campaign", _IPSAE),),
     "lipophilicity": (Threshold("logD 7.4 of 1\u20133 is the usual sweet spot for oral drugs",
                                 "Waring, Expert Opin. Drug Discov. 2010"),),
     "permeability": (Threshold("< 1 low; 1\u201310 moderate; > 10 high (\u00d7 10⁻⁶ cm/s)",
@@ -134,6 +156,26 @@ THRESHOLDS: dict[str, tuple[Threshold, ...]] = {
         "Landrum, RDKit blog 2021 (thresholds for \"random\" in fingerprints)"),
         Threshold("1 means the same fingerprint, not always the same molecule "
                   "(stereoisomers)", "Rogers & Hahn, J. Chem. Inf. Model. 2010 (ECFP)"),),
+}
+
+# key -> where a key's definition comes from (each entry also cites its thresholds'
+# sources); keys not here are defined by their group's source (``glossary``).
+SOURCES: dict[str, str] = {
+    "binding_confidence": f"{_SPEC}; {_SDK}",
+    "optimization_score": f"{_SPEC}; {_SDK}; {_BOLTZ2}",
+    "iptm": f"{_SPEC}; {_TM}",
+    "ptm": f"{_SDK}; {_TM}",
+    "ligand_iptm": f"{_SDK}; {_BOLTZ}",
+    "protein_iptm": f"{_SDK}; {_BOLTZ}",
+    "complex_plddt": f"{_SDK}; {_LDDT}",
+    "complex_iplddt": f"{_SPEC}; {_BOLTZ}",
+    "structure_confidence": f"{_SPEC}; {_BOLTZ}",
+    "complex_pde": f"{_SDK}; {_BOLTZ}",
+    "complex_ipde": f"{_SDK}; {_BOLTZ}",
+    "min_interaction_pae": f"{_SPEC}; {_AFDB}",
+    "ipsae_min": _IPSAE,
+    "plddt": f"{_LDDT}; AlphaFold DB documentation (pLDDT bands)",
+    "pae": f"{_AFDB} (predicted aligned error, PAE JSON)",
 }
 
 # key -> the tool (and function) that computes it, where the glossary names more than

@@ -192,4 +192,6 @@ def default_axes(kind: domain.Kind) -> tuple[str, str]:
 def init_app(app: Flask) -> None:
     """Offer the keys' labels and units and the solubility classes to every template."""
     app.jinja_env.globals.update(explore_label=label, explore_unit=unit,
-                                 solubility_classes=domain.SOLUBILITY_CLASSES)
+                                 solubility_classes=domain.SOLUBILITY_CLASSES,
+                                 solubility_meanings=domain.SOLUBILITY_MEANINGS,
+                                 adme_source=domain.adme_source)

@@ -11,7 +11,14 @@ headers link to ``/glossary#<key>`` (``anchor``).
 
 The glossary is the same for every link, so it lives at ``/glossary``, outside any share:
 a header link carries no share id, and the viewer's ``Referrer-Policy: no-referrer`` keeps
-the page it came from out of the request.
+the page it came from out of the request. The way back is the browser's own history: share
+pages open the glossary in the same tab (embedded ones in a new tab, keeping the frame), and
+the page's Back button (``static/js/glossary.js``) appears when the tab has a page to go back
+to. The glossary never learns the share's address, so it cannot leak it.
+
+Each entry names its sources: its definition's (``thresholds.SOURCES``, else its group's)
+and its thresholds'. Per-family meanings (``domain.Metric.by_family``) say what one key
+means for protein binders and for small molecules where the specification differs.
 """
 
 from __future__ import annotations
@@ -20,23 +27,46 @@ import functools
 from dataclasses import dataclass
 
 from app import domain
-from app.domain.thresholds import THRESHOLDS, TOOLS, Threshold
+from app.domain.thresholds import SOURCES, THRESHOLDS, TOOLS, Threshold
 from app.viewer.explore import fields
-from app.viewer.proteins import liabilities
-from app.viewer.structure import contacts
+from app.viewer.proteins import liabilities, properties
+from app.viewer.structure import contacts, model
 
-# What a binding metric is for: the question it answers (one sentence each).
+# What a binding metric is for: the question it answers (one sentence each, after the
+# specification's "primary metric for hit discovery" and "for lead optimisation ranking").
 PURPOSE: dict[str, str] = {
     "binding_confidence": "Is it a binder? Use it for hit discovery: to pick binders "
-                          "from decoys in a screen.",
+                          "from non-binders in a screen.",
     "optimization_score": "How well does it bind compared with its analogues? Use it in "
                           "lead optimisation: to rank close variants of one series.",
 }
 
+# Where a group's definitions come from, for keys without their own (``SOURCES``).
+_GROUP_SOURCES = {
+    "metric": "The compute API's specification (section Metrics)",
+    "sample": "The compute API's SDK field descriptions (boltz-api 0.50.0)",
+    "adme": "The compute API's SDK field descriptions (boltz-api 0.50.0, ADME summary)",
+    "chemistry": "RDKit documentation",
+    "protein": "Biopython documentation (Bio.SeqUtils.ProtParam)",
+    "liability": "This viewer's motif definitions (app/viewer/proteins/liabilities.py)",
+    "chem_filter": "RDKit documentation",
+    "structure": "This viewer's definition (app/viewer/structure/contacts.py)",
+}
+# A condition a field's value holds at, where it has one (a pH is a condition, not a unit).
+_CONDITIONS = {"net_charge": f"pH {properties.NET_CHARGE_PH:g}",
+               "lipophilicity": "pH 7.4 (logD 7.4)"}
+# The classes of a class-valued field and what each says: (label (value), meaning).
+_CLASSES = {"solubility": tuple((f"{label} ({value})", domain.SOLUBILITY_MEANINGS[value])
+                                for value, (label, _tone) in domain.SOLUBILITY_CLASSES.items())}
+# Units spelled out where a symbol alone would be cryptic.
+_UNIT_WORDS = {"e": "e (elementary charges)"}
+
 # Which tool computes a field of each group.
 _TOOLS = {"metric": "Boltz (the compute API's structure model)",
           "sample": "Boltz (per sample of a structure-and-binding prediction)",
-          "adme": "The compute API's ADME model",
+          "adme": "The compute API: an ADME prediction's model (its page names it), or a "
+                  "run's ADME summary of each result (its record names no model); the two "
+                  "are different predictions and can differ for one molecule",
           "chemistry": "RDKit, from the SMILES (computed by this viewer)",
           "protein": "Biopython ProtParam and sequence motifs, from the designed chain "
                      "(computed by this viewer)",
@@ -49,7 +79,7 @@ _SECTIONS = (("metric", "Structure and binding metrics"),
              ("chem_filter", "Structures, alerts, scaffolds and similarity"),
              ("protein", "Computed protein properties"),
              ("liability", "Sequence liabilities"),
-             ("structure", "Structures: interface and epitope"))
+             ("structure", "Structures: confidence, interface and epitope"))
 # Entries of the chemistry filters and the Structure column (no number of explore.fields):
 # (key, label, description, unit or range, direction).
 _CHEM_FILTERS = (
@@ -91,6 +121,20 @@ class Entry:
     thresholds: tuple[Threshold, ...]
     tool: str
     purpose: str = ""
+    # Where the definition comes from (the thresholds cite their own).
+    source: str = ""
+    # (family, meaning) where the metric means something different per family.
+    by_family: tuple[tuple[str, str], ...] = ()
+    # The condition the value holds at (a pH), not part of its unit.
+    condition: str = ""
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Return every source the entry cites: its definition's, then its thresholds'."""
+        found: list[str] = []
+        for cited in (self.source, *(t.source for t in self.thresholds)):
+            found += [part for part in cited.split("; ") if part and part not in found]
+        return tuple(found)
 
 
 def _direction(direction: str | None) -> str:
@@ -101,15 +145,24 @@ def _direction(direction: str | None) -> str:
 def _metric_entry(metric: domain.Metric, group: str) -> Entry:
     tool = _TOOLS[group]
     if metric.key == "ipsae_min":
-        tool = "Computed from Boltz's PAE matrix (ipSAE)"
-    return Entry(metric.key, metric.label, metric.description, metric.scale,
+        tool = "The compute API, from the prediction's PAE matrix (ipSAE)"
+    elif metric.key in domain.BINDING_METRICS:
+        tool = "The compute API (the specification does not name the model)"
+    scale = metric.scale
+    if metric.key == "optimization_score":
+        scale = "No unit, no fixed range (a relative ranking score)"
+    return Entry(metric.key, metric.label, metric.description, scale,
                  _direction(metric.direction), THRESHOLDS.get(metric.key, ()), tool,
-                 PURPOSE.get(metric.key, ""))
+                 PURPOSE.get(metric.key, ""), _source(metric.key, group), metric.by_family)
+
+
+def _source(key: str, group: str) -> str:
+    return SOURCES.get(key) or _GROUP_SOURCES.get(group, "This viewer")
 
 
 def _chem_filter_entries() -> list[Entry]:
     return [Entry(key, label, description, scale, direction, THRESHOLDS.get(key, ()),
-                  TOOLS.get(key, _TOOLS["chemistry"]))
+                  TOOLS.get(key, _TOOLS["chemistry"]), source=_source(key, "chem_filter"))
             for key, label, description, scale, direction in _CHEM_FILTERS]
 
 
@@ -119,7 +172,7 @@ def _liability_entries() -> list[Entry]:
                   f"{liabilities.MEANINGS[name]} Filter: liability={name}.",
                   "Sites per designed chain",
                   "Lower is better: no site is the goal", THRESHOLDS.get(name, ()),
-                  _TOOLS["liability"])
+                  _TOOLS["liability"], source=_source(name, "liability"))
             for name in liabilities.LIABILITIES]
 
 
@@ -132,8 +185,42 @@ def _contact_entry() -> Entry:
                  f"{contacts.CONTACT_CUTOFF:g} \u00c5 heavy atom to heavy atom; "
                  f"{contacts.CB_CONTACT:g} \u00c5 C\u03b2 to C\u03b2 (models without side "
                  "chains)", "Neither: it describes rather than grades", (),
-                 "This viewer: gemmi reads the structure, numpy measures the distances")
+                 "This viewer: gemmi reads the structure, numpy measures the distances",
+                 source=_source("contact", "structure"))
 
+
+def _plddt_entry() -> Entry:
+    """Per-residue pLDDT, the 3D page's colouring: bands from ``structure.model``."""
+    bands = "; ".join(label for _, label, _ in model.PLDDT_BANDS)
+    return Entry(
+        "plddt", "pLDDT (per residue)",
+        "Predicted local distance difference test: the model's confidence, per residue, "
+        "that the residue's local environment (distances to its neighbours within 15 \u00c5) is "
+        "right. It says nothing about where one chain sits on another: read PAE or ipTM "
+        "for that. The 3D page colours each residue by it, from the structure file (the "
+        "B-factor column, or ModelCIF's local quality metric); a value on 0\u20131 is "
+        "multiplied by 100.",
+        "0\u2013100 per residue", "Higher is better",
+        (Threshold(f"AlphaFold DB's bands: {bands}",
+                   "AlphaFold DB documentation; Jumper et al., Nature 2021"),),
+        "The structure model (Boltz), read from its structure file by this viewer",
+        source=_source("plddt", "structure"))
+
+
+def _pae_entry() -> Entry:
+    """Predicted aligned error, the 3D page's map."""
+    return Entry(
+        "pae", "PAE (predicted aligned error)",
+        "The expected error, in \u00c5ngstr\u00f6m, in the position of residue x when the "
+        "predicted and true structures are aligned on residue y: one value per pair of "
+        "residues (a ligand adds one row and column per atom in Boltz's output). The 3D "
+        "page draws it as a map, x across and y down; lines mark where chains start. It is "
+        "not symmetric. Min. interaction PAE and ipSAE are read from the blocks between "
+        "chains.",
+        "\u00c5, from 0 (AlphaFold DB's files stop at 31.75)", "Lower is better",
+        THRESHOLDS.get("pae", ()),
+        "The structure model (Boltz), from the prediction's archive; AlphaFold DB's JSON",
+        source=_source("pae", "structure"))
 
 def _field_direction(field: fields.Field) -> str | None:
     """Return the better direction of a non-metric field: only graded ones have one."""
@@ -158,12 +245,16 @@ def sections() -> list[tuple[str, str, list[Entry]]]:
         if field.group in ("metric", *_RECORD_GROUPS):
             continue
         found[field.group if field.group in found else "other"].append(Entry(
-            field.key, field.label, field.description, field.unit,
+            field.key, field.label, field.description,
+            _UNIT_WORDS.get(field.unit, field.unit),
             _direction(_field_direction(field)), THRESHOLDS.get(field.key, ()),
-            TOOLS.get(field.key) or _TOOLS.get(field.group, "Computed by this viewer")))
+            TOOLS.get(field.key) or _TOOLS.get(field.group, "Computed by this viewer"),
+            source=_source(field.key, field.group),
+            by_family=_CLASSES.get(field.key, ()),
+            condition=_CONDITIONS.get(field.key, "")))
     found["chem_filter"] = _chem_filter_entries()
     found["liability"] = _liability_entries()
-    found["structure"] = [_contact_entry()]
+    found["structure"] = [_plddt_entry(), _pae_entry(), _contact_entry()]
     headings = (*_SECTIONS, ("other", "Other fields"))
     return [(group, heading, found[group]) for group, heading in headings if found[group]]
 

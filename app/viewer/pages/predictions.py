@@ -23,6 +23,7 @@ from app.viewer.core import run_kinds
 from app.viewer.core.errors import BadRequest
 from app.viewer.core.prediction_files import SAMPLE_ROLE, prediction_files
 from app.viewer.pages import glossary, sample_metrics
+from app.viewer.provenance import prediction_provenance
 from app.viewer.results.table import Column  # the results tables' own: one header partial for both
 
 # The columns of the ADME table, which are also its sort keys, in display order.
@@ -74,6 +75,11 @@ def adme_columns() -> tuple[Column, ...]:
                    for key, field in domain.ADME_FIELDS.items())
     return (Column("name", "Molecule", "", "The identifier given with the molecule."),
             Column("smiles", "SMILES", "", "The molecule as a SMILES string."), *fields)
+
+
+def model_phrase(item: dict) -> str:
+    """Return the prediction's model as its record names it ("ADME v1, version 1"), or ""."""
+    return prediction_provenance(item).engine
 
 
 def parse_sort(value: str | None) -> Sort | None:
@@ -212,12 +218,25 @@ def samples(item: dict) -> list[Sample]:
     return sorted(found, key=lambda s: (not s.best, s.number))
 
 
-def sample_columns(found: list[Sample]) -> tuple[Column, ...]:
-    """Return the metric columns of the samples table: the domain's order, then others."""
+def protein_chains(item: dict) -> int:
+    """Return how many protein chains the prediction's input names (its entities')."""
+    count = 0
+    for entity in (item.get("input") or {}).get("entities") or []:
+        if isinstance(entity, dict) and entity.get("type") == "protein":
+            chains = entity.get("chain_ids")
+            count += len(chains) if isinstance(chains, list) and chains else 1
+    return count
+
+
+def sample_columns(found: list[Sample], chains: int = 2) -> tuple[Column, ...]:
+    """Return the metric columns of the samples table: the domain's order, then others.
+
+    Labels are ``domain.sample_metric``'s for a complex of ``chains`` protein chains.
+    """
     present = {key for s in found for key in s.metrics}
     keys = [k for k in domain.SAMPLE_METRICS if k in present]
     keys += sorted(present.difference(keys))
-    return tuple(_metric_column(key) for key in keys)
+    return tuple(_metric_column(domain.sample_metric(key, chains)) for key in keys)
 
 
 def binding_columns(item: dict) -> tuple[Column, ...]:
@@ -225,12 +244,11 @@ def binding_columns(item: dict) -> tuple[Column, ...]:
     binding = (item.get("output") or {}).get("binding_metrics") or {}
     keys = [k for k in domain.BINDING_METRICS if k in binding]
     keys += sorted(k for k in binding if k not in keys and k != "type")
-    return tuple(_metric_column(key) for key in keys)
+    return tuple(_metric_column(domain.metric(key)) for key in keys)
 
 
-def _metric_column(key: str) -> Column:
-    metric = domain.metric(key)
-    return Column(key, metric.label, metric.scale, metric.description, numeric=True)
+def _metric_column(metric: domain.Metric) -> Column:
+    return Column(metric.key, metric.label, metric.scale, metric.description, numeric=True)
 
 
 def sample_structure_artifacts(item: dict) -> list[dict]:
@@ -289,9 +307,10 @@ def files(item: dict) -> list[tuple[dict, str]]:
     return [(found, file_label(found["name"])) for found in prediction_files(item)]
 
 
-def shade(key: str, value: object) -> str:
-    """Return the quality shade ("strong", "weak", "") of metric ``key``'s value."""
-    return domain.quality(domain.metric(key), value)
+def shade(key: str, value: object, chains: int = 2) -> str:
+    """Return the quality shade ("strong", "weak", "") of metric ``key``'s value in a
+    complex of ``chains`` protein chains (``domain.sample_metric``)."""
+    return domain.quality(domain.sample_metric(key, chains), value)
 
 
 def page_content(item: dict, sort: Sort | None) -> dict:
@@ -309,16 +328,20 @@ def page_content(item: dict, sort: Sort | None) -> dict:
     if application == "adme":
         return {**common, "kind": "adme", "rows": sort_adme(adme_rows(item), sort),
                 "columns": adme_columns(), "sort": sort, "header_sort": header_sort,
-                "input": adme_input_summary(item)}
+                "input": adme_input_summary(item),
+                "source": domain.adme_source("prediction", model_phrase(item))}
     if application == "structure_and_binding":
         found = samples(item)
-        columns = sample_columns(found)
+        chains = protein_chains(item)
+        columns = sample_columns(found, chains)
+        # Only metrics with a direction in this complex are compared between samples.
+        graded = (c.key for c in columns if domain.sample_metric(c.key, chains).direction)
         return {**common, "kind": "structure_and_binding", "samples": found,
                 "best": next((s for s in found if s.best), None), "columns": columns,
-                "metric_best": sample_metrics.best_by_metric(found, (c.key for c in columns)),
+                "metric_best": sample_metrics.best_by_metric(found, graded),
                 "purpose": glossary.PURPOSE, "binding_columns": binding_columns(item),
                 "binding": (item.get("output") or {}).get("binding_metrics") or {},
                 # Only these samples link to a 3D view: another number is the 3D page's 400.
                 "structure_samples": {a["sample"] for a in sample_structure_artifacts(item)},
-                "shade": shade, "domain": domain}
+                "shade": lambda key, value: shade(key, value, chains), "domain": domain}
     return {**common, "kind": "other"}

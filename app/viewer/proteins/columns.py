@@ -22,8 +22,10 @@ FIELD_SPECS = (
      "(Biopython ProtParam; standard residues only).", True),
     ("isoelectric_point", "pI", "", "Isoelectric point of the designed chain "
      "(Biopython ProtParam, Bjellqvist pK values).", False),
-    ("net_charge", "Net charge", "pH 7.4", "Net charge of the designed chain at pH 7.4 "
-     "(Biopython ProtParam).", False),
+    # The unit of a charge is the elementary charge; the pH is the condition it holds at.
+    ("net_charge", "Net charge", "e", "Net charge of the designed chain at pH "
+     f"{properties.NET_CHARGE_PH:g}, in elementary charges (e) (Biopython ProtParam).",
+     False),
     ("gravy", "GRAVY", "", "Grand average of hydropathy (Kyte-Doolittle): above 0 is "
      "hydrophobic.", False),
     ("instability_index", "Instability index", "", "Guruprasad's instability index: above "

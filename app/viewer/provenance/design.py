@@ -128,9 +128,7 @@ def design_facts(data: dict, progress: dict) -> list[Fact]:
         facts.append(Fact("Pocket", f"{total} residues on chain"
                           f"{'s' if len(pockets) != 1 else ''} "
                           + ", ".join(str(k) for k in pockets)))
-    references = [r for r in as_list(target.get("reference_ligands")) if isinstance(r, str)]
-    if references:
-        facts.append(Fact("Reference ligands", count_phrase(len(references))))
+    # Reference ligands are drawn, not counted: ``Provenance.reference_ligands``.
     level = text(as_dict(data.get("molecule_filters")).get("boltz_smarts_catalog_filter_level"))
     if level:
         facts.append(Fact("Structural alert filter", level.capitalize()))

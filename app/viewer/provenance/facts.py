@@ -44,6 +44,23 @@ class Provenance:
     error: str = ""
     error_code: str = ""
     extra: tuple[Fact, ...] = field(default_factory=tuple)
+    # The target's reference ligands (SMILES) of a small-molecule run: pages draw them.
+    reference_ligands: tuple[str, ...] = ()
+
+    @property
+    def end_note(self) -> str:
+        """Say why a run that did not succeed ended, as far as the record says.
+
+        A stopped or failed run with an error shows that (``error``); without one, this
+        says that the record gives no reason, and that it does not say who stopped it
+        (the SDK's run records have no such field). "" for any other run.
+        """
+        if self.error or self.error_code or self.status not in ("stopped", "failed"):
+            return ""
+        if self.status == "stopped":
+            return ("Stopped before it finished. The record gives no reason and does not "
+                    "say who stopped it.")
+        return "Failed. The record gives no error message."
 
     @property
     def entities(self) -> tuple[EntityView, ...]:

@@ -1,13 +1,15 @@
 """The library a pipeline run screened or explored: its source, format and size.
 
 ``library_facts(input, progress)`` reads the SDK ``input`` (``proteins``, ``molecules``
-or ``library``) and ``progress`` (``library_size`` or the totals to screen).
+or ``library``) and ``progress`` (``library_size`` or the totals to screen). A library
+file is named by its file name and how it came (uploaded, or fetched from a web address):
+never its URL, which is the service's internal address (or a signed one).
 """
 
 from __future__ import annotations
 
 from app.viewer.provenance.facts import Fact, count_phrase
-from app.viewer.provenance.values import as_dict, count, file_name, text, url_place
+from app.viewer.provenance.values import as_dict, count, file_name, text
 
 
 def library_facts(data: dict, progress: dict) -> list[Fact]:
@@ -20,9 +22,12 @@ def library_facts(data: dict, progress: dict) -> list[Fact]:
     library = as_dict(data.get("library"))
     if library:
         source = as_dict(library.get("source"))
-        place = (url_place(source.get("url")) if source.get("type") == "url"
-                 else file_name(source.get("url")))
-        facts.append(Fact("Molecule library", place or "Uploaded file"))
+        name = file_name(source.get("url"))
+        if source.get("type") == "url":
+            place = f"{name}, fetched from a web address" if name else "A file from the web"
+        else:
+            place = name or "Uploaded file"
+        facts.append(Fact("Molecule library", place))
         fmt = text(library.get("format"))
         if fmt:
             facts.append(Fact("Library format", fmt.upper()))

@@ -1,8 +1,10 @@
 """A run's progress in words: its phase, counters, failures and rejections.
 
-``progress_facts(input, progress)`` reads the SDK ``progress`` of a pipeline run record
-("Generated 260 of 300 requested"); ``COUNTERS`` and ``REQUESTED`` say which counters and
-requested numbers exist (``design`` leaves the number requested to the progress line).
+``progress_facts(input, progress, status)`` reads the SDK ``progress`` of a pipeline run
+record ("Generated 260 of 300 requested"); ``COUNTERS`` and ``REQUESTED`` say which
+counters and requested numbers exist (``design`` leaves the number requested to the
+progress line). The phase is where a run is: a running run's "Phase", the phase a stopped
+or failed run ended in; a run that succeeded is past every phase, so none is said.
 """
 
 from __future__ import annotations
@@ -24,15 +26,24 @@ COUNTERS = (
     ("num_molecules_scored", "total_molecules_to_score", "Scored", "budgeted"),
 )
 REQUESTED = ("num_proteins", "num_molecules", "budget")
+# How the phase is labelled by the run's status; a status not here says no phase.
+PHASE_LABELS = {"pending": "Phase", "running": "Phase", "stopped": "Stopped during",
+                "failed": "Failed during", "": "Phase"}
 
 
-def progress_facts(data: dict, progress: dict) -> tuple[list[Fact], str]:
-    """Return the progress lines and the headline ("Generated 260 of 300 requested")."""
+def progress_facts(data: dict, progress: dict,
+                   status: str = "") -> tuple[list[Fact], str]:
+    """Return the progress lines and the headline ("Generated 260 of 300 requested").
+
+    ``status`` is the run's: it labels the phase (``PHASE_LABELS``), and a run that
+    succeeded (or of a status the SDK does not list) says none.
+    """
     facts: list[Fact] = []
     headline = ""
     phase = text(progress.get("phase"))
-    if phase:
-        facts.append(Fact("Phase", PHASES.get(phase, phase.replace("_", " ").capitalize())))
+    label = PHASE_LABELS.get(status)
+    if phase and label:
+        facts.append(Fact(label, PHASES.get(phase, phase.replace("_", " ").capitalize())))
     for done_key, total_key, verb, of_what in COUNTERS:
         done = count(progress.get(done_key))
         if done is None:

@@ -100,12 +100,14 @@ def run_provenance(record) -> Provenance:
     data = as_dict(record.get("input"))
     progress = as_dict(record.get("progress"))
     entities = run_entities(record)
-    progress_lines, headline = progress_facts(data, progress)
+    progress_lines, headline = progress_facts(data, progress, text(record.get("status")))
     message, code = _error(record)
+    references = as_dict(data.get("target")).get("reference_ligands")
     return Provenance(
         targets=tuple(e for e in entities if e.side == TARGET),
         binders=tuple(e for e in entities if e.side == BINDER),
         design=tuple(design_facts(data, progress)) if data else (),
+        reference_ligands=tuple(r for r in as_list(references) if text(r)),
         library=tuple(library_facts(data, progress)),
         progress=tuple(progress_lines),
         headline=headline,

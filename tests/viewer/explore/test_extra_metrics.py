@@ -83,7 +83,7 @@ def test_keys_values_and_labels():
     assert fields.label("ipsae_min") == "ipSAE (min)"
     assert fields.unit("ipsae_min") == domain.UNIT_RANGE
     assert fields.label("foo_score") == "Foo score" and fields.unit("foo_score") == ""
-    assert fields.label("ligand_iptm") == "Ligand ipTM"  # the vocabulary's label
+    assert fields.label("ligand_iptm") == "Protein\u2013ligand ipTM"  # the vocabulary's label
     assert fields.descending_first("ipsae_min") and fields.descending_first("foo_score")
     assert domain.METRICS["ipsae_min"].direction == "higher"
     assert all("ipsae_min" not in kind.metrics for kind in domain.KINDS.values())

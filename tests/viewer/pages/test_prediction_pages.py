@@ -133,3 +133,26 @@ def test_every_sample_file_downloads_through_the_viewer(client, pages):
         assert response.status_code == 200 and response.data.startswith(b"data_pred_")
         downloads[name] = response.data
     assert len(set(downloads.values())) == len(names)
+
+
+def test_protein_iptm_of_a_one_protein_complex_says_there_is_no_such_interface(client, pages):
+    body = body_of(client.get(pages["structure_and_binding"]))
+    assert "Protein ipTM" not in body
+    assert "Protein\u2013protein ipTM (no such interface)" in body
+    assert "Protein\u2013ligand ipTM" in body
+
+
+def test_adme_page_names_its_source_and_model_and_defines_the_solubility_classes(client,
+                                                                                 pages):
+    body = body_of(client.get(pages["adme"]))
+    source = re.search(r"<p class=\"adme-source\" data-adme-source><strong>Source:</strong> "
+                       r"([^<]+)</p>", body)
+    assert source and source.group(1).startswith("From this ADME prediction, model ADME v1")
+    for value, meaning in domain.SOLUBILITY_MEANINGS.items():
+        assert f"<code>{value}</code></dt><dd>{meaning}</dd>" in body, value
+    # "Soluble (medium confidence)" is soluble: the tone of good news, not of a warning.
+    medium = re.findall(r'<span class="sol sol-(\w+)">Soluble \(medium confidence\)</span>',
+                        body)
+    assert medium and set(medium) == {"good"}
+    assert set(re.findall(r'<span class="sol sol-(\w+)">Solubility risk</span>', body)) <= {
+        "risk"}

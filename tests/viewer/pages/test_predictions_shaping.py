@@ -249,3 +249,27 @@ def test_page_content_follows_the_model():
     assert predictions.page_content(sb_item(None), None)["kind"] == "structure_and_binding"
     assert predictions.page_content({"model": "boltz-3", "output": {"x": 1}}, None) == {
         "files": [], "kind": "other"}
+
+
+def _two_samples(protein_entities: int) -> dict:
+    entities = [{"type": "protein", "chain_ids": [chr(65 + n)], "value": "MKV"}
+                for n in range(protein_entities)]
+    entities.append({"type": "ligand_ccd", "chain_ids": ["Z"], "value": "ATP"})
+    metrics = [{"iptm": 0.9, "protein_iptm": 0.1}, {"iptm": 0.8, "protein_iptm": 0.9}]
+    return {"model": "boltz-2.1", "input": {"entities": entities},
+            "output": {"all_sample_results": [{"metrics": m} for m in metrics]}}
+
+
+def test_protein_iptm_is_labelled_for_the_complex_it_describes():
+    one = _two_samples(1)
+    assert predictions.protein_chains(one) == 1
+    columns = {c.key: c for c in predictions.sample_columns(predictions.samples(one), 1)}
+    assert columns["protein_iptm"].label == "Protein\u2013protein ipTM (no such interface)"
+    assert "no protein\u2013protein interface" in columns["protein_iptm"].description
+    # Not graded nor compared between samples where there is no such interface.
+    assert predictions.shade("protein_iptm", 0.95, 1) == ""
+    two = _two_samples(2)
+    assert predictions.protein_chains(two) == 2
+    columns = {c.key: c for c in predictions.sample_columns(predictions.samples(two), 2)}
+    assert columns["protein_iptm"].label == "Protein\u2013protein ipTM"
+    assert predictions.shade("protein_iptm", 0.95, 2) == "strong"

@@ -334,3 +334,46 @@ def test_a_result_page_marks_each_liability_motif_in_its_designed_chain(app, cli
 def designed(record: dict) -> str:
     """The designed chain's sequence."""
     return next(e["value"] for e in record["entities"] if e["type"] == "protein")
+
+
+def _cards(demo: dict, client) -> dict[str, str]:
+    """Return the overview's pipeline cards' text and markup, by pipeline id."""
+    link = demo["share_links"]["public"]["id"]
+    body = client.get(f"/share/{link}").get_data(as_text=True)
+    cards = {}
+    for kind, pipeline_id in demo["pipelines"].items():
+        start = body.index(f"<code>{pipeline_id}</code>")
+        card = body[body.rindex('<li class="card', 0, start):start]
+        cards[kind] = card
+    return cards
+
+
+@pytest.mark.reads_demo
+def test_overview_cards_say_what_the_record_says_in_words(client, demo):
+    cards = _cards(demo, client)
+    link = demo["share_links"]["public"]["id"]
+    # The demo's stopped protein design has no error: its card says the record gives none.
+    stopped = cards["protein_design"]
+    assert "Stopped" in stopped
+    assert "The record gives no reason and does not say who stopped it." in stopped
+    # The explore run succeeded: no phase, and its library by its file name, in words.
+    explore = cards["small_molecule_explore"]
+    assert "Phase" not in explore and "Scoring" not in explore
+    assert "bet_focused_560.csv, fetched from a web address" in explore
+    assert "inputs.demo.invalid" not in "".join(cards.values())
+    # The reference ligand (JQ1) is drawn by the share's depiction route, SMILES beside it.
+    design = cards["small_molecule_design"]
+    assert "Reference ligand" in design
+    assert f'src="/share/{link}/depictions/' in design
+    assert "Reference ligands</dt><dd>1" not in design
+
+
+@pytest.mark.reads_demo
+def test_a_screens_adme_says_it_is_the_runs_summary_with_no_model_named(client, demo):
+    link = demo["share_links"]["public"]["id"]
+    pipeline = demo["pipelines"][LIBRARY]
+    table = client.get(f"/share/{link}/pipelines/{pipeline}").get_data(as_text=True)
+    note = table[table.index("data-adme-source"):]
+    note = note[:note.index("</p>")]
+    assert "From the run&#39;s ADME summary of each result, the record names no model." in note
+    assert "different prediction" in note

@@ -65,7 +65,7 @@ def test_small_molecule_screen_explore_and_design():
     got = facts(explore)
     assert got["Phase"] == "Scoring"
     assert explore.headline.startswith("Scored 1")
-    assert got["Molecule library"] == "files.example/org/inputs/library.csv"
+    assert got["Molecule library"] == "library.csv, fetched from a web address"
     assert "X-Signature" not in repr(explore)
     assert got["Library format"] == "CSV"
     assert got["Library size"] == format_number(2000000, 0)
@@ -220,3 +220,41 @@ def test_template_curated_and_sampled_binder_specifications():
     assert "designed regions: 8\u201314 residues" in heavy.notes
     record["input"]["binder_specification"] = template
     assert facts(run_provenance(record))["Binder source"] == "Template structure (fab.cif)"
+
+
+def test_a_finished_run_says_no_phase_and_a_stopped_one_says_where_it_stopped():
+    running = records.small_molecule_explore()
+    assert facts(run_provenance(running))["Phase"] == "Scoring"
+    done = facts(run_provenance({**running, "status": "succeeded"}))
+    assert "Phase" not in done and "Scoring" not in done.values()
+    stopped = facts(run_provenance({**running, "status": "stopped"}))
+    assert stopped["Stopped during"] == "Scoring" and "Phase" not in stopped
+
+
+def test_a_stopped_run_says_why_or_that_the_record_does_not():
+    with_error = run_provenance(records.small_molecule_design())
+    assert with_error.error == "GPU <out> of memory" and with_error.end_note == ""
+    bare = run_provenance({**records.protein_design(), "status": "stopped", "error": None,
+                           "stopped_at": "2026-05-04T11:00:00Z"})
+    assert bare.end_note == ("Stopped before it finished. The record gives no reason and "
+                             "does not say who stopped it.")
+    failed = run_provenance({**records.protein_design(), "status": "failed", "error": None})
+    assert failed.end_note == "Failed. The record gives no error message."
+    assert run_provenance(records.protein_design()).end_note == ""
+
+
+def test_a_library_is_named_by_its_file_never_its_internal_url():
+    record = records.small_molecule_explore()
+    internal = "https://inputs.demo.invalid/libraries/enamine_sample.csv?sig=1"
+    record["input"]["library"]["source"]["url"] = internal
+    got = facts(run_provenance(record))["Molecule library"]
+    assert got == "enamine_sample.csv, fetched from a web address"
+    assert "inputs.demo.invalid" not in repr(run_provenance(record))
+
+
+def test_reference_ligands_are_kept_to_be_drawn_not_counted():
+    record = records.small_molecule_design()
+    record["input"]["target"]["reference_ligands"] = ["CCO", "c1ccccc1"]
+    p = run_provenance(record)
+    assert p.reference_ligands == ("CCO", "c1ccccc1")
+    assert "Reference ligands" not in facts(p)

@@ -60,7 +60,8 @@ def test_hostile_values_are_escaped(render):
 
 def test_library_and_explore_cards(render):
     html = render("run", records.small_molecule_explore())
-    assert "Scoring" in html and "files.example/org/inputs/library.csv" in html
+    assert "Scoring" in html and "library.csv, fetched from a web address" in html
+    assert "files.example" not in html
     assert "X-Signature" not in html
     screen = render("run", records.protein_library_screen(), True)
     assert "binders.fasta" in screen and "Failed" in screen

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.html import one, page, text
+from tests.viewer.structure.test_pae_alphafold import _base
 
 # Reads the demo: a link over six pipelines and two predictions.
 pytestmark = pytest.mark.reads_demo
@@ -36,3 +37,15 @@ def test_compare_shows_both_designs_metrics_with_the_better_marked(client, demo)
     # Metrics that grade nothing are never marked.
     for key in ("helix_fraction", "sheet_fraction", "loop_fraction"):
         assert table.select(f"tr[data-metric='{key}'] td[data-better]") == []
+
+
+def test_the_3d_pages_plddt_legend_and_pae_map_link_to_their_glossary_entries(app, client,
+                                                                             demo):
+    base, _result = _base(demo, "small_molecule_design", app)
+    body = client.get(base).get_data(as_text=True)
+    legend = body[body.index('data-legend="plddt"'):]
+    legend = legend[:legend.index("</section>")]
+    assert '<a href="/glossary#plddt">What is pLDDT?</a>' in legend
+    panel = body[body.index('id="pae-panel"'):]
+    panel = panel[:panel.index("</section>")]
+    assert '<a href="/glossary#pae">What is PAE?</a>' in panel
