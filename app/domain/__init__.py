@@ -292,3 +292,9 @@ APPLICATIONS: dict[str, str] = {
 # left out: added by the API to a stored record not in its schema's shape, and by the
 # viewer to a record whose values it cannot read. Its message names the fields.
 UNREADABLE_VALUES = "unreadable_values"
+
+# The longest id the API stores and serves: the width of every id column of its store.
+# The ids it makes are shorter (``app.platform.ids``); a record written into the store by
+# other means may have any id up to this long, and a page cursor (``after_id``,
+# ``before_id``) may be any such id, so that every id the API serves can be paged past.
+MAX_ID_LENGTH = 64
