@@ -33,6 +33,7 @@ os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR",
                       tempfile.mkdtemp(prefix="share-viewer-metrics-"))
 
 from gunicorn.glogging import Logger
+from gunicorn.http import message as gunicorn_message
 from gunicorn.workers import gthread
 
 from app.platform.logging_setup import redact
@@ -49,10 +50,17 @@ keepalive = 5
 STOP_KEEPALIVE_LINGER = 0.25
 if hasattr(gthread, "STOP_KEEPALIVE_LINGER"):
     gthread.STOP_KEEPALIVE_LINGER = STOP_KEEPALIVE_LINGER
-# The spec allows 200 result ids in one `ids` filter (about 6 KB of query string), and the
-# viewer's own pages carry the same filter; gunicorn's default request line of 4094 bytes
-# would answer those with a 414. 8190 is gunicorn's maximum.
-limit_request_line = 8190
+# The longest request line served (method, target and version), answered 414 past it. The
+# spec allows 200 result ids of up to 64 characters in one `ids` filter: 13.4 KB of query
+# once its commas are percent-encoded, which the SDK sends, the viewer's own pages carry
+# (with the view's other parameters) and the viewer sends the API. gunicorn caps
+# `limit_request_line` at its MAX_REQUEST_LINE, 8190 (and 0 would be no bound at all: a
+# client could make a worker buffer one line for ever), so the cap is raised to this
+# bound. deploy/haproxy.cfg's buffers hold such a line with its headers (docs/deploy.md);
+# tests/test_wsgi.py proves both sides of the bound through a running server.
+REQUEST_LINE_LIMIT = 32 * 1024
+gunicorn_message.MAX_REQUEST_LINE = REQUEST_LINE_LIMIT
+limit_request_line = REQUEST_LINE_LIMIT
 accesslog = "-"
 errorlog = "-"
 # Ends with the request id (app.platform.request_ids), which the error pages show to visitors.

@@ -6,13 +6,14 @@ One database for the module (a link over every kind, a pipeline of 200 results) 
 server per entry point, shared by the module's tests:
 
 - ``wsgi:app``, the composition: the official SDK over HTTP gets answers that validate
-  strictly, a viewer page, a presigned download through gunicorn, a query of the largest
-  ids filter (longer than gunicorn's default request line), and the error contract for
-  oversized, malformed and misrouted requests;
+  strictly, a viewer page, a presigned download through gunicorn, the largest ids filter
+  (200 ids of 64 characters, longer than gunicorn's own cap on a request line) through
+  the SDK and on a viewer page, the bound on a request line (``REQUEST_LINE_LIMIT``), and
+  the error contract for oversized, malformed and misrouted requests;
 - ``wsgi:service_app``: the API alone, no pages;
 - ``wsgi:viewer_app``: the viewer alone, reading that service over HTTP through
   ``FLASK_COMPUTE_API_URL`` (pages, an export, a prediction, a download streamed from the
-  service), serving no API.
+  service, and the largest ids filter it passes on to the API), serving no API.
 """
 
 from __future__ import annotations
@@ -27,18 +28,21 @@ import pytest
 from boltz_api.types import share_link_read_response as R
 
 from app.platform.db import get_engine
+from app.store import schema
 from tests.support import factories
 from tests.support.apps import OrgFixture, make_org, make_test_app
 from tests.support.databases import dispose_engines, migrated_database
 from tests.support.links import Shared, seed_link
 from tests.support.sdk_clients import checked_share_read, strict
-from tests.support.servers import LiveServer, start_gunicorn, stop_gunicorn
+from tests.support.servers import LiveServer, raw_request, start_gunicorn, stop_gunicorn
 
 # Three gunicorn servers to start: more than a few seconds.
 pytestmark = pytest.mark.slow
 
 TIMEOUT = 60  # seconds: a loaded 2-core machine answers slowly, not wrongly
 MAX_IDS = 200  # the spec's maximum of the ids filter
+LONGEST_ID = 64  # the longest id the ids filter takes
+REQUEST_LINE_LIMIT = 32 * 1024  # gunicorn.conf.py: the longest request line served
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,8 @@ class Site:
     env: dict
     folder: Path
     shared: Shared
-    # A pipeline of MAX_IDS results and a public link over it.
+    # A pipeline of MAX_IDS results whose ids are LONGEST_ID characters, and a public link
+    # over it.
     big_pipeline: str
     big_results: list[str]
     big_link: str
@@ -65,8 +70,12 @@ def site(tmp_path_factory):
     org = make_org(application)
     shared = seed_link(application, org)
     with get_engine(application).begin() as conn:
-        big, big_results = factories.insert_pipeline(conn, org.workspace_id,
-                                                     n_results=MAX_IDS)
+        big, made = factories.insert_pipeline(conn, org.workspace_id, n_results=MAX_IDS)
+        # Time-ordered ids padded at their end: still in creation order.
+        big_results = [result_id.ljust(LONGEST_ID, "0") for result_id in made]
+        for old, new in zip(made, big_results, strict=True):
+            conn.execute(schema.results.update().where(schema.results.c.id == old)
+                         .values(id=new))
     big_link = factories.make_link(application, org, pipeline_ids=[big]).id
     quiet = make_org(application, "Quiet Org")
     dispose_engines(application)
@@ -127,14 +136,34 @@ def test_app_answers_the_sdk_strictly_and_serves_pages_and_files(site, composed)
         page = http.get(f"/share/{link.id}")
         assert page.status_code == 200 and "Small-molecule design" in page.text
 
-        # 200 ids make a query string of about 6 KB: more than gunicorn's default request
-        # line allows, so gunicorn.conf.py raises the limit.
-        wanted = site.big_results[:MAX_IDS]
-        response = http.get(
-            f"/compute/v1/share/{site.big_link}/pipelines/{site.big_pipeline}/results",
-            params={"ids": ",".join(wanted), "limit": 1000})
-        assert response.status_code == 200, response.text[:200]
-        assert [r["id"] for r in response.json()["data"]] == wanted
+
+
+def test_the_largest_ids_filter_passes_and_the_request_line_is_bounded(site, composed):
+    # 200 ids of 64 characters: 13.4 KB of query string once the SDK has percent-encoded
+    # its commas, over gunicorn's own cap of 8190 bytes on a request line.
+    wanted = site.big_results
+    assert len(wanted) == MAX_IDS and {len(result_id) for result_id in wanted} == {LONGEST_ID}
+    with boltz_api.Boltz(api_key=site.shared.org.admin_key, base_url=composed.url,
+                         max_retries=0, timeout=TIMEOUT) as sdk:
+        page = sdk.share_links.list_pipeline_results(
+            site.big_pipeline, id=site.big_link, ids=",".join(wanted), limit=1000)
+    assert [record.id for record in page.data] == wanted
+    with httpx.Client(base_url=composed.url, timeout=TIMEOUT) as http:
+        # The viewer's URL of the same filter, pasted ids and all.
+        table = http.get(f"/share/{site.big_link}/pipelines/{site.big_pipeline}",
+                         params={"ids": ",".join(wanted), "limit": 250})
+    assert table.status_code == 200, table.text[:300]
+    assert f"{MAX_IDS} of the {MAX_IDS} pasted ids found" in table.text
+    assert all(f"/results/{result_id}" in table.text for result_id in wanted)
+
+    # The bound: a line of REQUEST_LINE_LIMIT bytes is served (the API ignores a parameter
+    # it does not know), one byte more is gunicorn's 414.
+    path = f"/compute/v1/share/{site.big_link}/pipelines/{site.big_pipeline}/results?pad="
+    fill = REQUEST_LINE_LIMIT - len(f"GET {path} HTTP/1.1")
+    for extra, status in ((0, 200), (1, 414)):
+        head = (f"GET {path}{'x' * (fill + extra)} HTTP/1.1\r\n"
+                f"Host: {composed.url.split('//')[1]}\r\nConnection: close")
+        assert raw_request(composed.url, head, TIMEOUT) == status
 
 
 def test_app_keeps_the_error_contract(site, composed):
@@ -194,6 +223,16 @@ def test_viewer_app_reads_the_service_over_http(site, service, viewer):
             assert response.status_code == 200, (path, response.text[:2000],
                                                   service.log_text()[-3000:])
             assert response.content, path
+        # The largest ids filter, which the viewer passes on to the API over HTTP: for the
+        # page, and for an export in the API's order (its walk asks for the same ids).
+        big = f"/share/{site.big_link}/pipelines/{site.big_pipeline}"
+        ids = ",".join(site.big_results)
+        table = browser.get(big, params={"ids": ids, "limit": 250})
+        assert table.status_code == 200, table.text[:300]
+        assert all(f"/results/{result_id}" in table.text for result_id in site.big_results)
+        exported = browser.get(f"{big}/export.csv", params={"ids": ids, "sort": "id"})
+        assert exported.status_code == 200
+        assert all(result_id in exported.text for result_id in site.big_results)
         # The viewer serves no API: each half is alone.
         assert browser.get("/compute/v1/openapi.json").status_code == 404
     # The viewer's requests reached the service: its access log has the API calls.

@@ -333,3 +333,9 @@ UNREADABLE_VALUES = "unreadable_values"
 # Re-exported: every layer reads the ADME vocabulary from ``app.domain``.
 __all__ = ["ADME_FIELDS", "ADME_FROM_PREDICTION", "ADME_FROM_SUMMARY", "ADME_NO_MODEL",
            "SOLUBILITY_CLASSES", "SOLUBILITY_MEANINGS", "AdmeField", "adme_source"]
+
+# The longest id the API stores and serves: the width of every id column of its store.
+# The ids it makes are shorter (``app.platform.ids``); a record written into the store by
+# other means may have any id up to this long, and a page cursor (``after_id``,
+# ``before_id``) may be any such id, so that every id the API serves can be paged past.
+MAX_ID_LENGTH = 64

@@ -3,6 +3,14 @@
 Defaults: ``limit`` is 100 on share results and 20 on admin lists; the maximum is 1000
 everywhere, and a larger value is a 400 (never silently clamped). ``after_id`` together
 with ``before_id`` is a 400.
+
+A cursor is any id the API can serve: 1 to ``domain.MAX_ID_LENGTH`` characters (the width
+of the store's id columns), whatever they are. The ids of stored records are not only the
+API's own (a record written into the store by other means may have a non-ASCII id, or
+``res_02.x``), and every ``first_id``/``last_id`` a page answers must be a cursor the next
+request may send back, or an SDK client paging past such a record would get a 400. A
+cursor is compared, never interpreted: it is a position in id order whether or not an item
+has that id. NUL, which no database text holds, is refused in every parameter (``api``).
 """
 
 from __future__ import annotations
@@ -11,8 +19,11 @@ from typing import Generic, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from app.domain import MAX_ID_LENGTH
+
 MAX_LIMIT = 1000
-CURSOR = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")
+CURSOR = Field(default=None, min_length=1, max_length=MAX_ID_LENGTH,
+               description=f"An id (1-{MAX_ID_LENGTH} characters): a position in id order.")
 
 
 class PageQuery(BaseModel):

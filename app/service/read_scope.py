@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.domain import MAX_ID_LENGTH
 from app.platform.db import get_conn
 from app.platform.ids import is_record_id
 from app.service.auth import current_key
@@ -23,7 +24,7 @@ from app.service.share_read import ShareResultsQuery
 from app.store import workspaces as workspace_store
 
 WORKSPACE_ID = Field(
-    default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$",
+    default=None, min_length=1, max_length=MAX_ID_LENGTH, pattern=r"^[A-Za-z0-9_\-]+$",
     description="Admin keys: the workspace to read (lists default to the default workspace; "
     "retrieval searches the organization). Workspace keys: must be the key's own workspace "
     "if given (403 otherwise).",

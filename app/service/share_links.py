@@ -32,6 +32,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from app.domain import MAX_ID_LENGTH
 from app.platform import public_url
 from app.platform.db import get_conn
 from app.platform.timeutil import utcnow
@@ -51,7 +52,7 @@ MAX_LINK_LIFETIME = timedelta(days=365)
 MAX_IDS = 100
 MAX_EMAILS = 100
 
-ResourceId = Annotated[str, Field(min_length=1, max_length=64)]
+ResourceId = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
 
 
 class PublicAccess(BaseModel):
@@ -125,7 +126,7 @@ class ShareLinkCreate(BaseModel):
     pipeline_ids: list[ResourceId] = Field(default_factory=list, max_length=MAX_IDS)
     prediction_ids: list[ResourceId] = Field(default_factory=list, max_length=MAX_IDS)
     workspace_id: str | None = Field(
-        default=None, min_length=1, max_length=64,
+        default=None, min_length=1, max_length=MAX_ID_LENGTH,
         description="Admin keys: target workspace (default workspace when omitted). "
         "Workspace keys: must equal the key's workspace if given (403 otherwise).",
     )

@@ -26,6 +26,7 @@ from flask import request
 from pydantic import BaseModel, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from app.domain import MAX_ID_LENGTH
 from app.platform import share_tokens
 from app.platform.db import get_conn
 from app.service.api import ApiBlueprint
@@ -131,10 +132,11 @@ class ShareResultsQuery(ResultsPageQuery):
     """Paging of a link's pipeline results, plus the ``ids`` filter."""
 
     ids: str | None = Field(
-        default=None, max_length=200 * 65,
-        description="Comma-separated result ids (1 to 200); only those are returned, "
-        "missing ids are skipped. Applied before pagination. Each id is 1-64 ASCII letters, "
-        "digits, '_' or '-'; anything else (or an empty entry) is a 400.",
+        default=None, max_length=MAX_IDS_FILTER * (MAX_ID_LENGTH + 1),
+        description=f"Comma-separated result ids (1 to {MAX_IDS_FILTER}); only those are "
+        "returned, missing ids are skipped. Applied before pagination. Each id is "
+        f"1-{MAX_ID_LENGTH} ASCII letters, digits, '_' or '-'; anything else (or an empty "
+        "entry) is a 400.",
     )
 
     @field_validator("ids")
@@ -146,13 +148,14 @@ class ShareResultsQuery(ResultsPageQuery):
         if not parts or any(not part for part in parts):
             raise PydanticCustomError("ids", "must be comma-separated ids without empty entries")
         if len(parts) > MAX_IDS_FILTER:
-            raise PydanticCustomError("ids", "at most 200 ids (got {count})",
-                                      {"count": len(parts)})
+            raise PydanticCustomError("ids", "at most {limit} ids (got {count})",
+                                      {"limit": MAX_IDS_FILTER, "count": len(parts)})
         for part in parts:
-            if len(part) > 64 or not part.replace("_", "").replace("-", "").isalnum() \
+            if len(part) > MAX_ID_LENGTH \
+                    or not part.replace("_", "").replace("-", "").isalnum() \
                     or not part.isascii():
                 raise PydanticCustomError("ids", "{part} is not a result id",
-                                          {"part": part[:64]})
+                                          {"part": part[:MAX_ID_LENGTH]})
         return ",".join(parts)
 
     def id_list(self) -> list[str] | None:

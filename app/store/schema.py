@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from app.domain import MAX_ID_LENGTH
+
 metadata = sa.MetaData(
     naming_convention={
         "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -21,7 +23,7 @@ metadata = sa.MetaData(
     }
 )
 
-ID = sa.String(64)
+ID = sa.String(MAX_ID_LENGTH)
 
 organizations = sa.Table(
     "organizations",

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.domain import MAX_ID_LENGTH
 from app.platform.db import get_engine
+from app.store import schema
 from tests.support import factories
 from tests.support.apps import make_org, make_test_app
 from tests.support.databases import dispose_engines, migrated_database
 from tests.support.factories import assert_envelope
+from tests.support.sdk_clients import sdk_client
 
 
 @pytest.fixture(scope="module")
@@ -88,11 +93,52 @@ def test_after_and_before_together_is_400(client, pipeline):
     assert "after_id and before_id" in assert_envelope(response, 400)["message"]
 
 
-@pytest.mark.parametrize("cursor", ["has space", "x" * 65, "res_1;drop", "ré", "a,b"])
 @pytest.mark.parametrize("name", ["after_id", "before_id"])
-def test_malformed_cursors_are_400(client, pipeline, name, cursor):
-    response = get_page(client, pipeline["url"], **{name: cursor})
+def test_a_cursor_longer_than_any_id_is_400(client, pipeline, name):
+    response = get_page(client, pipeline["url"], **{name: "x" * (MAX_ID_LENGTH + 1)})
     assert name in assert_envelope(response, 400)["message"]
+    response = get_page(client, pipeline["url"], **{name: "res_\x001"})
+    assert "NUL" in assert_envelope(response, 400)["message"]
+
+
+@pytest.mark.parametrize("cursor", ["has space", "x" * MAX_ID_LENGTH, "res_1;drop", "ré",
+                                    "a,b", "res_02.x", "\u4e2d"])
+@pytest.mark.parametrize("name", ["after_id", "before_id"])
+def test_any_id_the_api_may_serve_is_a_cursor(client, pipeline, name, cursor):
+    ids = pipeline["ids"]
+    page = get_page(client, pipeline["url"], limit=2, **{name: cursor}).get_json()
+    expected = ([i for i in ids if i > cursor][:2] if name == "after_id"
+                else [i for i in ids if i < cursor][-2:])
+    assert [r["id"] for r in page["data"]] == expected
+
+
+# Ids a record may be stored under without the API having made them (written into the
+# store by other means), each a page boundary for a client paging two at a time.
+ODD_IDS = ["res_\u00e901", "res_02.x", "res_03 with space", "res_04,comma", "res_\u4e2d05",
+           "x" * MAX_ID_LENGTH]
+
+
+@pytest.mark.dialect  # keyset pagination over ids of any characters, in the database
+def test_an_sdk_client_pages_past_every_id_the_api_serves(app, org):
+    with get_engine(app).begin() as conn:
+        pipeline_id, made = factories.insert_pipeline(conn, org.workspace_id, n_results=5)
+        rows = [{**factories.result_row("protein_design", pipeline_id, n, random.Random(n)),
+                 "id": odd} for n, odd in enumerate(ODD_IDS)]
+        conn.execute(schema.results.insert(), rows)
+    link = factories.make_link(app, org, pipeline_ids=[pipeline_id])
+    everything = sorted([*made, *ODD_IDS])
+    with sdk_client(app, org.admin_key) as sdk:
+        first = sdk.share_links.list_pipeline_results(pipeline_id, id=link.id, limit=2)
+        forward = [record.id for record in first]  # the SDK's pager: after_id=last_id
+        backward = []
+        page = sdk.share_links.list_pipeline_results(pipeline_id, id=link.id, limit=2,
+                                                     before_id="\U0010ffff")
+        while True:
+            backward = [record.id for record in page.data] + backward
+            if not page.has_next_page():
+                break
+            page = page.get_next_page()  # before_id=first_id
+    assert forward == everything and backward == everything
 
 
 @pytest.mark.dialect  # keyset pagination: id order and comparisons in the database

@@ -91,6 +91,18 @@ def start_gunicorn(env_overrides: dict, tmp_path: Path, workers: int = 2,
     raise RuntimeError(f"gunicorn did not start within 90 s:\n{log_text}")
 
 
+def raw_request(url: str, head: str, timeout: float = 10) -> int:
+    """Send ``head`` (request line and headers) as is, ``Connection: close`` among them;
+    return the status the server answers (0 if it answers nothing)."""
+    host, port = url.rsplit("/", 1)[-1].split(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(head.encode("latin-1") + b"\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/") else 0
+
+
 def stop_gunicorn(server: LiveServer) -> None:
     """Stop the server and wait for it."""
     server.process.terminate()

@@ -2,7 +2,9 @@
 
 The viewer mirrors the API's parameters (``limit``, ``after_id``, ``before_id``, ``ids``),
 validates them before asking the API, and works out the previous/next links from the
-page envelope.
+page envelope. Its cursors are the API's: any id the API serves (``is_cursor``), since
+they come from the envelope's ``first_id`` and ``last_id``, which may be the id of a record
+the viewer cannot show (``core.records``) and skips.
 """
 
 from __future__ import annotations
@@ -12,14 +14,15 @@ from dataclasses import dataclass
 
 from werkzeug.datastructures import MultiDict
 
+from app.domain import MAX_ID_LENGTH
 from app.viewer.core.errors import BadRequest
 
 PAGE_SIZES = (25, 50, 100, 250, 500)
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 MAX_IDS = 200
-# What an id of the API can look like (at most 64 URL-safe characters).
-ID = re.compile(r"[A-Za-z0-9_\-]{1,64}")
+# What an id the API makes (and its ``ids`` filter takes) looks like: URL-safe characters.
+ID = re.compile(rf"[A-Za-z0-9_\-]{{1,{MAX_ID_LENGTH}}}")
 _SEPARATORS = re.compile(r"[\s,;]+")
 _RANK = re.compile(r"#\d{1,9}")
 # An entry longer than any id or label is kept this long (to be named, not used).
@@ -73,6 +76,12 @@ def id_shaped(entries: tuple[str, ...]) -> list[str]:
     return [entry for entry in entries if ID.fullmatch(entry)]
 
 
+def is_cursor(value: str) -> bool:
+    """Tell whether ``value`` is a page position the API takes: any id it may serve, 1 to
+    ``MAX_ID_LENGTH`` characters (NUL, which no stored id holds, is refused)."""
+    return 1 <= len(value) <= MAX_ID_LENGTH and "\x00" not in value
+
+
 def parse(args: MultiDict) -> PageRequest:
     """Validate the table's query string."""
     raw_limit = args.get("limit") or str(DEFAULT_PAGE_SIZE)
@@ -83,7 +92,7 @@ def parse(args: MultiDict) -> PageRequest:
     after_id = args.get("after_id") or None
     before_id = args.get("before_id") or None
     for cursor in (after_id, before_id):
-        if cursor is not None and not ID.fullmatch(cursor):
+        if cursor is not None and not is_cursor(cursor):
             raise BadRequest("That page position is not valid; start from the first page.")
     if after_id and before_id:
         raise BadRequest("Use either the next or the previous page, not both.")

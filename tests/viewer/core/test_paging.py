@@ -38,3 +38,15 @@ def test_pasted_ids_keep_order_and_drop_repeats():
     assert paging.id_shaped(("#3 WGK2", "QPZ9", "not/ok")) == ["QPZ9"]
     with pytest.raises(BadRequest):
         paging.parse_ids(",".join(f"#{i} T{i}" for i in range(201)))
+
+
+@pytest.mark.parametrize("cursor", ["res_\u00e901", "res_02.x", "a b", "<x>", "x" * 64])
+def test_a_cursor_is_any_id_the_api_serves(cursor):
+    assert parse(after_id=cursor).after_id == cursor
+    assert parse(before_id=cursor).before_id == cursor
+
+
+@pytest.mark.parametrize("cursor", ["x" * 65, "res\x00"])
+def test_a_cursor_no_id_can_be_is_a_400(cursor):
+    with pytest.raises(BadRequest):
+        parse(after_id=cursor)

@@ -9,7 +9,6 @@ quoted. Access log, error log and the app's records share one file here, and the
 
 from __future__ import annotations
 
-import socket
 import time
 
 import httpx
@@ -17,20 +16,9 @@ import pytest
 
 from tests.support.links import seed_link
 from tests.support.log_corpus import encodings, offending_lines, request_targets
-from tests.support.servers import start_gunicorn, stop_gunicorn
+from tests.support.servers import raw_request, start_gunicorn, stop_gunicorn
 
 API_KEY = "bz_test_" + "Qx7_" * 8
-
-
-def raw_request(url: str, head: str) -> int:
-    """Send ``head`` (request line and headers) as is; return the status gunicorn answers."""
-    host, port = url.rsplit("/", 1)[-1].split(":")
-    with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(head.encode("latin-1") + b"\r\n\r\n")
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
-    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/") else 0
 
 
 def sample(share_id: str) -> list[tuple[str, str]]:
