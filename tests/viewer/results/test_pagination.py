@@ -172,6 +172,8 @@ def test_pasted_labels_are_what_the_exports_hold(client, big):
         assert sum(1 for i in big.results["protein_design"] if i in text) == 2
 
 
+@pytest.mark.parametrize("query", ["limit=0", "limit=5000", "limit=x", f"after_id={'x' * 65}",
+                                   "after_id=a&before_id=b"])
 def test_invalid_table_queries_get_a_400_page(client, big, query):
     response = client.get(big.url(f"/pipelines/{big.pipelines['protein_design']}?{query}"))
     assert response.status_code == 400
