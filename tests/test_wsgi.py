@@ -153,7 +153,7 @@ def test_the_largest_ids_filter_passes_and_the_request_line_is_bounded(site, com
         table = http.get(f"/share/{site.big_link}/pipelines/{site.big_pipeline}",
                          params={"ids": ",".join(wanted), "limit": 250})
     assert table.status_code == 200, table.text[:300]
-    assert f"{MAX_IDS} of the {MAX_IDS} pasted ids found" in table.text
+    assert f"{MAX_IDS} of the {MAX_IDS} pasted found" in table.text
     assert all(f"/results/{result_id}" in table.text for result_id in wanted)
 
     # The bound: a line of REQUEST_LINE_LIMIT bytes is served (the API ignores a parameter

@@ -26,7 +26,7 @@ from app.platform.timeutil import utcnow
 from app.service.api import ApiBlueprint
 from app.service.auth import current_key, normalise_ip
 from app.service.errors import ApiError, bad_request, not_found
-from app.service.pagination import CURSOR, Page, PageQuery
+from app.service.pagination import OWN_ID_FILTER, Page, PageQuery
 from app.service.wire import Timestamp
 from app.store import api_keys as store
 from app.store import workspaces as workspace_store
@@ -111,7 +111,7 @@ class ApiKeyCreated(BaseModel):
 class ApiKeyListQuery(PageQuery):
     """Paging of API keys, optionally only those of one workspace."""
 
-    workspace_id: str | None = CURSOR
+    workspace_id: str | None = OWN_ID_FILTER
 
 
 class ApiKeyPage(Page[ApiKeyOut]):

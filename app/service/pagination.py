@@ -24,6 +24,9 @@ from app.domain import MAX_ID_LENGTH
 MAX_LIMIT = 1000
 CURSOR = Field(default=None, min_length=1, max_length=MAX_ID_LENGTH,
                description=f"An id (1-{MAX_ID_LENGTH} characters): a position in id order.")
+# A filter by one of the API's own ids (a workspace's): the pattern of the ids it makes.
+OWN_ID_FILTER = Field(default=None, min_length=1, max_length=MAX_ID_LENGTH,
+                      pattern=r"^[A-Za-z0-9_\-]+$")
 
 
 class PageQuery(BaseModel):

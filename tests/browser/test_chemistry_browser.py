@@ -23,18 +23,21 @@ def _mol(smiles: str):
         return Chem.MolFromSmiles(smiles or "")
 
 
-def _all_drawn(page) -> int:
-    """Scroll every depiction into view (they load lazily); return how many are decoded.
+def _all_drawn(page, within: str = "") -> int:
+    """Scroll every depiction (of the element ``within`` selects, or the whole page) into
+    view (they load lazily); return how many are decoded.
 
     Decoded means the browser loaded the SVG and knows its size: a broken or refused
-    image has naturalWidth 0.
+    image has naturalWidth 0. A results page's table is ``within="table"``: the run's
+    reference ligands are drawn too, in "What was run", folded until opened.
     """
-    images = page.locator("figure.mol img")
+    selector = f"{within} figure.mol img".strip()
+    images = page.locator(selector)
     for index in range(images.count()):
         images.nth(index).scroll_into_view_if_needed()
     page.wait_for_function(  # a function: an expression would be eval'd, refused by CSP
-        "() => [...document.querySelectorAll('figure.mol img')]"
-        ".every(img => img.complete && img.naturalWidth > 0)", timeout=30_000)
+        "selector => [...document.querySelectorAll(selector)]"
+        ".every(img => img.complete && img.naturalWidth > 0)", arg=selector, timeout=30_000)
     return images.count()
 
 
@@ -47,7 +50,7 @@ def test_every_molecule_of_a_results_table_is_drawn(site, browser, kind):
     records = api_records(server, seed, kind)[:100]
     drawable = sum(_mol(r.get("smiles")) is not None for r in records)
     assert drawable > 0
-    assert _all_drawn(v.page) == drawable
+    assert _all_drawn(v.page, within="table") == drawable
     v.close()
     assert v.errors == []
 
@@ -76,6 +79,6 @@ def test_the_highlighted_drawings_of_a_substructure_view_are_drawn(site, browser
     v.goto(f"{server.url}/share/{seed['share_links']['public']['id']}/pipelines/"
            f"{seed['pipelines'][kind]}?limit=250&smarts={CHLOROPHENYL}")
     v.page.wait_for_selector("#match-count", timeout=30_000)
-    assert _all_drawn(v.page) == len(wanted)
+    assert _all_drawn(v.page, within="table") == len(wanted)
     v.close()
     assert v.errors == []

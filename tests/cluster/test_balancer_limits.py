@@ -50,5 +50,5 @@ def test_the_largest_ids_filter_passes_the_balancer(cluster, demo):
         api = http.get(f"/compute/v1/share/{demo.public_id}/pipelines/{demo.pipeline_id}"
                        "/results", params={"ids": ",".join(ids)})
     assert page.status_code == 200, page.text[:300]
-    assert "1 of the 200 pasted ids found" in page.text
+    assert "1 of the 200 pasted found" in page.text
     assert api.status_code == 200 and [r["id"] for r in api.json()["data"]] == [demo.result_id]
